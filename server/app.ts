@@ -1,0 +1,106 @@
+import fs from "node:fs";
+import path from "node:path";
+import cookie from "@fastify/cookie";
+import helmet from "@fastify/helmet";
+import fastifyStatic from "@fastify/static";
+import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
+import Fastify, { type FastifyInstance } from "fastify";
+import type { AppConfig } from "./config.ts";
+import type { Database } from "./db/database.ts";
+import authHooks from "./http/auth-hooks.ts";
+import { registerErrorHandling } from "./http/errors.ts";
+import { authRestRoutes } from "./modules/auth/auth.rest.ts";
+import { type AppServices, createServices } from "./services.ts";
+import { createContextFactory } from "./trpc/context.ts";
+import { type AppRouter, appRouter } from "./trpc/router.ts";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    services: AppServices;
+  }
+}
+
+export interface BuildAppOptions {
+  config: AppConfig;
+  db: Database;
+  /** Pino options; tests pass false. */
+  logger?: boolean | object;
+}
+
+export async function buildApp({ config, db, logger }: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    bodyLimit: 5 * 1024 * 1024,
+    // tRPC batches put many procedure names in one path.
+    routerOptions: { maxParamLength: 5000 },
+  });
+  const services = createServices(db, config);
+  app.decorate("services", services);
+  // Before any route plugin: child scopes copy the error handler that exists when they register.
+  const indexHtml = path.join(config.clientDist, "index.html");
+  const hasClient = fs.existsSync(indexHtml);
+  registerErrorHandling(app, (_req, reply) => {
+    if (!hasClient) return false;
+    reply.header("Cache-Control", "no-cache").type("text/html").sendFile("index.html");
+    return true;
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        "img-src": ["'self'", "data:", "blob:"],
+        "upgrade-insecure-requests": null,
+      },
+    },
+    crossOriginEmbedderPolicy: false,
+    // Plain-HTTP installs (localhost, intranet) must not be told to switch to HTTPS.
+    hsts: config.cookieSecure === true,
+  });
+  await app.register(cookie);
+  await app.register(authHooks, services);
+
+  app.get("/healthz", { config: { auth: "public" } }, async () => ({ status: "ok" }));
+  app.get("/readyz", { config: { auth: "public" } }, async (_req, reply) => {
+    try {
+      await db.prisma.$queryRaw`SELECT 1`;
+      return { status: "ok", database: db.kind };
+    } catch {
+      return reply.status(503).send({
+        status: "unavailable",
+        database: db.kind,
+        error: "Database unreachable",
+        message: "Database unreachable",
+      });
+    }
+  });
+
+  await app.register(fastifyTRPCPlugin, {
+    prefix: "/trpc",
+    trpcOptions: {
+      router: appRouter,
+      createContext: createContextFactory(services),
+      onError({ error, path, req }) {
+        if (error.code === "INTERNAL_SERVER_ERROR")
+          req.log.error({ err: error.cause ?? error, path }, "tRPC procedure failed");
+      },
+    } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],
+  });
+
+  await app.register(async (scope) => authRestRoutes(scope, services));
+
+  if (hasClient) {
+    await app.register(fastifyStatic, {
+      root: config.clientDist,
+      wildcard: false,
+      index: false,
+      setHeaders(res, filePath) {
+        // Vite fingerprints everything under assets/, so it can be cached for good.
+        if (filePath.includes(`${path.sep}assets${path.sep}`))
+          res.header("Cache-Control", "public, max-age=31536000, immutable");
+      },
+    });
+  }
+
+  return app;
+}

@@ -1,0 +1,12 @@
+import type { z } from "zod";
+import { AppError, describeIssues } from "../errors.ts";
+
+/** Validates a REST body/query with a shared zod schema; a failure is a 400 naming the field. */
+export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  const parsed = schema.safeParse(value ?? {});
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new AppError("BAD_REQUEST", describeIssues(parsed.error.issues), first?.path.join("."));
+  }
+  return parsed.data;
+}

@@ -1,0 +1,236 @@
+import { createHash, randomBytes } from "node:crypto";
+import { hash, verify } from "@node-rs/argon2";
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type { CurrentUser, LoginResponse } from "../../../shared/auth.ts";
+import { PERMISSION_CATALOGUE } from "../../../shared/permissions.ts";
+import type { AppConfig } from "../../config.ts";
+import type { Database, PrismaClient } from "../../db/database.ts";
+import { AppError, tooManyRequests } from "../../errors.ts";
+
+/** The signed-in user as every procedure and route sees it. */
+export interface AuthUser extends CurrentUser {
+  sessionId: number;
+}
+
+const INVALID_CREDENTIALS = "Invalid username or password";
+// Refresh a session's sliding expiry at most this often, so reads don't write on every request.
+const TOUCH_INTERVAL_MS = 5 * 60_000;
+
+export function normalizeUsername(username: string): string {
+  return username.trim().toLowerCase();
+}
+
+export function hashPassword(password: string): Promise<string> {
+  // @node-rs/argon2 defaults to argon2id with OWASP-recommended cost (19 MiB, t=2, p=1).
+  return hash(password);
+}
+
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** 256 random bits, URL-safe. */
+export function newToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+const userSelect = {
+  id: true,
+  username: true,
+  email: true,
+  isAdmin: true,
+  isActive: true,
+  rocketChatUserId: true,
+  permissions: { select: { permission: { select: { code: true } } } },
+} as const;
+
+type SelectedUser = {
+  id: number;
+  username: string;
+  email: string | null;
+  isAdmin: boolean;
+  rocketChatUserId: number | null;
+  permissions: { permission: { code: string } }[];
+};
+
+function toCurrentUser(u: SelectedUser): CurrentUser {
+  return {
+    id: u.id,
+    username: u.username,
+    email: u.email,
+    is_admin: u.isAdmin,
+    permissions: u.permissions.map((p) => p.permission.code).sort(),
+    rocket_chat_user_id: u.rocketChatUserId,
+  };
+}
+
+export class LoginLimiter {
+  private readonly perIp: RateLimiterMemory;
+  private readonly failures: RateLimiterMemory;
+  constructor(limits: AppConfig["loginLimits"]) {
+    this.perIp = new RateLimiterMemory({
+      keyPrefix: "login_ip",
+      points: limits.perIp,
+      duration: limits.windowSeconds,
+    });
+    this.failures = new RateLimiterMemory({
+      keyPrefix: "login_fail",
+      points: limits.failuresPerUser,
+      duration: limits.windowSeconds,
+    });
+  }
+
+  /** Counts an attempt from this IP and refuses when the IP or this username has had too many. */
+  async check(ip: string, usernameKey: string): Promise<void> {
+    const failed = await this.failures.get(`${usernameKey}|${ip}`);
+    if (failed && failed.consumedPoints >= this.failures.points) throw limited(failed);
+    try {
+      await this.perIp.consume(ip);
+    } catch (res) {
+      if (res instanceof RateLimiterRes) throw limited(res);
+      throw res;
+    }
+  }
+
+  async recordFailure(ip: string, usernameKey: string): Promise<void> {
+    await this.failures.penalty(`${usernameKey}|${ip}`, 1);
+  }
+
+  async recordSuccess(ip: string, usernameKey: string): Promise<void> {
+    await this.failures.delete(`${usernameKey}|${ip}`);
+  }
+}
+
+function limited(res: RateLimiterRes): AppError {
+  const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  const wait = seconds >= 120 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`;
+  return tooManyRequests(`Too many login attempts. Please try again in ${wait}.`, seconds);
+}
+
+// Verifying against a fixed hash when the user does not exist keeps response times alike, so
+// timing does not reveal which usernames exist.
+let dummyHash: Promise<string> | undefined;
+
+export interface LoginDeps {
+  db: Database;
+  config: AppConfig;
+  limiter: LoginLimiter;
+}
+
+export async function login(
+  deps: LoginDeps,
+  input: { username: string; password: string; ip: string; userAgent?: string },
+): Promise<LoginResponse & { expiresAt: Date }> {
+  const { prisma } = deps.db;
+  const key = normalizeUsername(input.username);
+  await deps.limiter.check(input.ip, key);
+
+  const found = await prisma.user.findUnique({
+    where: { usernameKey: key },
+    select: { ...userSelect, passwordHash: true },
+  });
+  dummyHash ??= hashPassword(newToken());
+  const ok = await verify(found?.passwordHash ?? (await dummyHash), input.password).catch(() => false);
+  if (!found || !ok) {
+    await deps.limiter.recordFailure(input.ip, key);
+    throw new AppError("UNAUTHORIZED", INVALID_CREDENTIALS);
+  }
+  await deps.limiter.recordSuccess(input.ip, key);
+  if (!found.isActive) {
+    throw new AppError("FORBIDDEN", "This account is inactive. Please contact an administrator.");
+  }
+
+  const token = newToken();
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + deps.config.sessionTtlMs);
+  await prisma.$transaction([
+    prisma.session.create({
+      data: {
+        tokenHash: hashToken(token),
+        userId: found.id,
+        expiresAt,
+        ip: input.ip,
+        userAgent: input.userAgent?.slice(0, 500),
+      },
+    }),
+    prisma.user.update({ where: { id: found.id }, data: { lastLogin: now } }),
+  ]);
+  return { token, user: toCurrentUser(found), expiresAt };
+}
+
+/** The user behind a token, or null when it is unknown, expired, or the user is inactive. */
+export async function resolveSession(
+  db: Database,
+  config: AppConfig,
+  token: string,
+): Promise<{ user: AuthUser; expiresAt: Date } | null> {
+  if (!token || token.length > 200) return null;
+  const session = await db.prisma.session.findUnique({
+    where: { tokenHash: hashToken(token) },
+    select: { id: true, expiresAt: true, lastSeenAt: true, user: { select: userSelect } },
+  });
+  const now = Date.now();
+  if (!session || session.expiresAt.getTime() <= now || !session.user.isActive) return null;
+  let expiresAt = session.expiresAt;
+  if (now - session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
+    expiresAt = new Date(now + config.sessionTtlMs);
+    await db.prisma.session.update({
+      where: { id: session.id },
+      data: { lastSeenAt: new Date(now), expiresAt },
+    });
+  }
+  return { user: { ...toCurrentUser(session.user), sessionId: session.id }, expiresAt };
+}
+
+export async function logout(db: Database, token: string): Promise<void> {
+  await db.prisma.session.deleteMany({ where: { tokenHash: hashToken(token) } });
+}
+
+export async function endSessionsOfUser(prisma: PrismaClient, userId: number): Promise<void> {
+  await prisma.session.deleteMany({ where: { userId } });
+}
+
+export async function deleteExpiredSessions(db: Database): Promise<number> {
+  const { count } = await db.prisma.session.deleteMany({ where: { expiresAt: { lt: new Date() } } });
+  return count;
+}
+
+/** Brings the permissions table in line with the catalogue in shared/permissions.ts. */
+export async function syncPermissionCatalogue(db: Database): Promise<void> {
+  const rows = PERMISSION_CATALOGUE.map((p, i) => ({ ...p, sortOrder: i }));
+  await db.prisma.$executeRaw`
+    INSERT INTO permissions (code, name, description, category, sort_order)
+    SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+      AS r(code text, name text, description text, category text, "sortOrder" int)
+    ON CONFLICT (code) DO UPDATE
+      SET name = EXCLUDED.name, description = EXCLUDED.description,
+          category = EXCLUDED.category, sort_order = EXCLUDED.sort_order`;
+}
+
+/**
+ * On a database without users, creates the admin. Returns the generated password when none was
+ * configured, so the caller can print it once.
+ */
+export async function ensureAdminUser(
+  db: Database,
+  config: Pick<AppConfig, "adminUsername" | "adminPassword">,
+): Promise<{ created: boolean; generatedPassword?: string }> {
+  if ((await db.prisma.user.count()) > 0) return { created: false };
+  const generatedPassword = config.adminPassword ? undefined : randomBytes(18).toString("base64url");
+  const password = config.adminPassword ?? generatedPassword!;
+  await db.prisma.user.create({
+    data: {
+      username: config.adminUsername,
+      usernameKey: normalizeUsername(config.adminUsername),
+      passwordHash: await hashPassword(password),
+      isAdmin: true,
+      isActive: true,
+    },
+  });
+  return { created: true, generatedPassword };
+}
+
+export async function getCurrentUser(db: Database, userId: number): Promise<CurrentUser | null> {
+  const u = await db.prisma.user.findUnique({ where: { id: userId }, select: userSelect });
+  return u ? toCurrentUser(u) : null;
+}
