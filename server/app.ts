@@ -10,6 +10,7 @@ import type { Database } from "./db/database.ts";
 import authHooks from "./http/auth-hooks.ts";
 import { registerErrorHandling } from "./http/errors.ts";
 import { authRestRoutes } from "./modules/auth/auth.rest.ts";
+import { usersRestRoutes } from "./modules/users/users.rest.ts";
 import { type AppServices, createServices } from "./services.ts";
 import { createContextFactory } from "./trpc/context.ts";
 import { type AppRouter, appRouter } from "./trpc/router.ts";
@@ -88,6 +89,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   });
 
   await app.register(async (scope) => authRestRoutes(scope, services));
+  await app.register(async (scope) => usersRestRoutes(scope, services));
 
   if (hasClient) {
     await app.register(fastifyStatic, {

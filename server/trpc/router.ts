@@ -1,8 +1,10 @@
 import { authRouter } from "../modules/auth/auth.router.ts";
+import { usersRouter } from "../modules/users/users.router.ts";
 import { router } from "./trpc.ts";
 
 export const appRouter = router({
   auth: authRouter,
+  users: usersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -218,15 +218,21 @@ export async function ensureAdminUser(
   if ((await db.prisma.user.count()) > 0) return { created: false };
   const generatedPassword = config.adminPassword ? undefined : randomBytes(18).toString("base64url");
   const password = config.adminPassword ?? generatedPassword!;
-  await db.prisma.user.create({
-    data: {
-      username: config.adminUsername,
-      usernameKey: normalizeUsername(config.adminUsername),
-      passwordHash: await hashPassword(password),
-      isAdmin: true,
-      isActive: true,
-    },
-  });
+  try {
+    await db.prisma.user.create({
+      data: {
+        username: config.adminUsername,
+        usernameKey: normalizeUsername(config.adminUsername),
+        passwordHash: await hashPassword(password),
+        isAdmin: true,
+        isActive: true,
+      },
+    });
+  } catch (err) {
+    // Another instance starting at the same moment created it first.
+    if ((err as { code?: string }).code === "P2002") return { created: false };
+    throw err;
+  }
   return { created: true, generatedPassword };
 }
 

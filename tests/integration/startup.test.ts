@@ -1,0 +1,143 @@
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/config.ts";
+import { DataDirInUseError, openDatabase } from "../../server/db/database.ts";
+import { prepareDatabase } from "../../server/startup.ts";
+import { createTestDatabase } from "../helpers/db.ts";
+
+const tsx = path.resolve("node_modules/.bin/tsx");
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill("SIGKILL");
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(url: string, ms = 30_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {}
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+describe("configuration", () => {
+  it("names the bad variable and exits 1", () => {
+    const res = spawnSync(tsx, ["server/main.ts"], {
+      env: { ...process.env, PORT: "not-a-port", DATABASE_URL: "mysql://x" },
+      encoding: "utf8",
+    });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain("Invalid configuration");
+    expect(res.stderr).toMatch(/PORT: /);
+    expect(res.stderr).toMatch(/DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+  });
+
+  it("has the documented defaults", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 3000, adminUsername: "admin", databaseUrl: undefined });
+    expect(c.dataDir).toBe(path.resolve("data"));
+  });
+});
+
+describe("embedded database", () => {
+  it("refuses a second process on the same DATA_DIR with a clear message", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bo-data-"));
+    const first = await openDatabase({ dataDir: dir });
+    try {
+      await expect(openDatabase({ dataDir: dir })).rejects.toThrow(DataDirInUseError);
+      await expect(openDatabase({ dataDir: dir })).rejects.toThrow(
+        /Another process is already using the embedded database/,
+      );
+    } finally {
+      await first.close();
+    }
+    // Once released, it opens again and keeps its data.
+    const again = await openDatabase({ dataDir: dir });
+    await again.close();
+    fs.rmSync(dir, { recursive: true });
+  });
+});
+
+describe("first admin", () => {
+  it("generates a strong password when ADMIN_PASSWORD is unset and prints it once", async () => {
+    const tdb = await createTestDatabase({ migrated: false });
+    const lines: string[] = [];
+    const log = { info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
+    const config = loadConfig({ ADMIN_USERNAME: "boss" });
+    await prepareDatabase(tdb.db, config, log);
+    const printed = lines.find((l) => l.includes("generated password"));
+    expect(printed).toBeDefined();
+    const password = /generated password: (\S+)/.exec(printed!)![1]!;
+    expect(password.length).toBeGreaterThanOrEqual(20);
+    const user = await tdb.db.prisma.user.findUniqueOrThrow({ where: { usernameKey: "boss" } });
+    expect(user.isAdmin).toBe(true);
+    expect(user.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(user.passwordHash).not.toContain(password);
+
+    lines.length = 0;
+    await prepareDatabase(tdb.db, config, log);
+    expect(lines.some((l) => l.includes("generated password"))).toBe(false);
+    expect(await tdb.db.prisma.user.count()).toBe(1);
+    await tdb.drop();
+  });
+});
+
+describe("the server process", () => {
+  it("migrates, creates the admin and serves login on a fresh data directory", async () => {
+    const port = await freePort();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bo-start-"));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD: "secret123",
+      LOG_LEVEL: "warn",
+      CLIENT_DIST: "/nonexistent",
+    };
+    delete env.DATABASE_URL;
+    const child = spawn(tsx, ["server/main.ts"], { env, stdio: "pipe" });
+    children.push(child);
+    await waitFor(`http://127.0.0.1:${port}/readyz`);
+
+    const login = await fetch(`http://127.0.0.1:${port}/auth-inv/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "admin", password: "secret123" }),
+    });
+    expect(login.status).toBe(200);
+    const { token, user } = await login.json();
+    expect(user).toMatchObject({ username: "admin", is_admin: true });
+    const me = await fetch(`http://127.0.0.1:${port}/auth-inv/me`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(await me.json()).toMatchObject({ username: "admin" });
+
+    // A second server on the same DATA_DIR refuses to start.
+    const second = spawnSync(tsx, ["server/main.ts"], {
+      env: { ...env, PORT: String(port + 1) },
+      encoding: "utf8",
+    });
+    expect(second.status).toBe(1);
+    expect(second.stderr).toMatch(/Another process is already using the embedded database/);
+
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+    fs.rmSync(dataDir, { recursive: true });
+  }, 60_000);
+});
