@@ -14,7 +14,7 @@ type ProcedureDef = {
   _def: { type: "query" | "mutation" | "subscription"; meta?: { auth?: Requirement | "public" } };
 };
 
-const procedures = Object.entries(appRouter._def.procedures as Record<string, ProcedureDef>).map(
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, ProcedureDef>).map(
   ([path, p]) => ({
     path,
     type: p._def.type,
@@ -95,7 +95,7 @@ describe(`every procedure and route enforces its permission (${testBackend})`, (
       expect(anon, `${p.path} without a session`).toBe("UNAUTHORIZED");
       if (p.auth === "authenticated") continue;
       const user = { ...nobody, sessionId: 0 };
-      expect(hasPermission(user, p.auth!)).toBe(false);
+      expect(hasPermission(user, p.auth as Requirement)).toBe(false);
       const denied = await codeOf(callProcedure({ ...ctxBase, user, token: noPermsToken }, p.path, p.type));
       expect(denied, `${p.path} without its permission`).toBe("FORBIDDEN");
       forbiddenChecked++;
