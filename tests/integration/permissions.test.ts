@@ -160,3 +160,18 @@ describe(`every procedure and route enforces its permission (${testBackend})`, (
     expect(res.json().error.json.data.code).toBe("UNAUTHORIZED");
   });
 });
+
+describe("docs/permissions.md", () => {
+  it("lists every code, procedure and route as the server declares them", async () => {
+    const fs = await import("node:fs");
+    const { renderPermissionsDoc } = await import("../../scripts/lib/permissions-doc.ts");
+    const t = await startTestApp({ listen: false });
+    try {
+      const expected = renderPermissionsDoc(t.app);
+      const actual = fs.readFileSync("docs/permissions.md", "utf8");
+      expect(actual, "docs/permissions.md is out of date: run npm run docs:permissions").toBe(expected);
+    } finally {
+      await t.close();
+    }
+  });
+});
