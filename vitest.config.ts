@@ -1,3 +1,4 @@
+import "./tests/node20-polyfills.ts";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({

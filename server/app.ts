@@ -10,8 +10,9 @@ import type { Database } from "./db/database.ts";
 import authHooks from "./http/auth-hooks.ts";
 import { registerErrorHandling } from "./http/errors.ts";
 import { authRestRoutes } from "./modules/auth/auth.rest.ts";
+import { dataOpsRestRoutes } from "./modules/dataOps/dataOps.rest.ts";
 import { usersRestRoutes } from "./modules/users/users.rest.ts";
-import { type AppServices, createServices } from "./services.ts";
+import { type AppServices, closeServices, createServices } from "./services.ts";
 import { createContextFactory } from "./trpc/context.ts";
 import { type AppRouter, appRouter } from "./trpc/router.ts";
 
@@ -36,7 +37,11 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
     // tRPC batches put many procedure names in one path.
     routerOptions: { maxParamLength: 5000 },
   });
-  const services = createServices(db, config);
+  const services = await createServices(db, config, {
+    info: (m) => app.log.info(m),
+    error: (obj, m) => app.log.error(obj, m),
+  });
+  app.addHook("onClose", () => closeServices(services));
   app.decorate("services", services);
   // Before any route plugin: child scopes copy the error handler that exists when they register.
   const indexHtml = path.join(config.clientDist, "index.html");
@@ -90,6 +95,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
 
   await app.register(async (scope) => authRestRoutes(scope, services));
   await app.register(async (scope) => usersRestRoutes(scope, services));
+  await app.register(async (scope) => dataOpsRestRoutes(scope, services));
 
   if (hasClient) {
     await app.register(fastifyStatic, {

@@ -28,6 +28,12 @@ const EnvSchema = z.object({
   LOGIN_MAX_FAILURES_PER_USER: z.coerce.number().int().positive().default(10),
   LOGIN_WINDOW_SECONDS: z.coerce.number().int().positive().default(900),
   CLIENT_DIST: z.string().default("dist/client"),
+  /** Folder of CSV exports the data pipeline imports (docs/data-format.md). Default: DATA_DIR/source */
+  SOURCE_DIR: z.string().min(1).optional(),
+  /** On an empty database, write a demo data set into SOURCE_DIR and run a Full Reset. */
+  DEMO_DATA: bool.default(true),
+  /** Test hook: pause before each pipeline step so a cancel can arrive mid-run. */
+  PIPELINE_STEP_DELAY_MS: z.coerce.number().int().min(0).default(0),
 });
 
 export type AppConfig = {
@@ -45,6 +51,9 @@ export type AppConfig = {
   trustProxy: boolean;
   loginLimits: { perIp: number; failuresPerUser: number; windowSeconds: number };
   clientDist: string;
+  sourceDir: string;
+  demoData: boolean;
+  pipelineStepDelayMs: number;
 };
 
 export class ConfigError extends Error {}
@@ -77,5 +86,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       windowSeconds: e.LOGIN_WINDOW_SECONDS,
     },
     clientDist: path.resolve(e.CLIENT_DIST),
+    sourceDir: path.resolve(e.SOURCE_DIR ?? path.join(e.DATA_DIR, "source")),
+    demoData: e.DEMO_DATA,
+    pipelineStepDelayMs: e.PIPELINE_STEP_DELAY_MS,
   };
 }

@@ -1,5 +1,8 @@
 import type { AppConfig } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import { DataOps } from "./jobs/data-ops.ts";
+import { createProgressBus, type ProgressBus } from "./jobs/progress-bus.ts";
+import { CsvFolderSource } from "./jobs/source.ts";
 import { LoginLimiter } from "./modules/auth/auth.service.ts";
 
 /** Long-lived things every procedure and route may use; built once per app. */
@@ -7,8 +10,25 @@ export interface AppServices {
   db: Database;
   config: AppConfig;
   loginLimiter: LoginLimiter;
+  bus: ProgressBus;
+  dataOps: DataOps;
 }
 
-export function createServices(db: Database, config: AppConfig): AppServices {
-  return { db, config, loginLimiter: new LoginLimiter(config.loginLimits) };
+type Log = { info(msg: string): void; error(obj: unknown, msg: string): void };
+
+export async function createServices(db: Database, config: AppConfig, log?: Log): Promise<AppServices> {
+  const bus = await createProgressBus(db.url);
+  const dataOps = new DataOps({
+    db,
+    bus,
+    source: () => new CsvFolderSource(config.sourceDir),
+    stepDelayMs: config.pipelineStepDelayMs,
+    log,
+  });
+  return { db, config, loginLimiter: new LoginLimiter(config.loginLimits), bus, dataOps };
+}
+
+export async function closeServices(services: AppServices): Promise<void> {
+  await services.dataOps.close();
+  await services.bus.close();
 }

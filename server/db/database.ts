@@ -1,8 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import lockfile from "proper-lockfile";
 import { PrismaClient } from "./generated/client.ts";
@@ -14,11 +17,67 @@ export interface SqlConnection {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Runs a script of one or more statements without parameters. */
   exec(sql: string): Promise<void>;
+  /** Runs one statement and answers the number of rows it affected. */
+  execute(sql: string, params?: unknown[]): Promise<number>;
+  /**
+   * Runs fn in one transaction. On embedded PGlite this also keeps every other query of the
+   * process waiting until it ends, so keep it short.
+   */
+  transaction<T>(fn: (tx: SqlConnection) => Promise<T>): Promise<T>;
+  /**
+   * Streams CSV text into `table (columns)` with COPY, in constant memory. `header` skips the first
+   * line. Errors are CopyError with the 1-based line of the input.
+   */
+  copyCsv(opts: CopyCsvOptions): Promise<number>;
   release(): Promise<void>;
+}
+
+export interface CopyCsvOptions {
+  table: string;
+  columns: readonly string[];
+  source: AsyncIterable<Buffer>;
+  header: boolean;
+  signal?: AbortSignal;
+  /** Called after each chunk with the bytes consumed so far. */
+  onProgress?: (bytes: number) => void;
+}
+
+/** A COPY that failed on a row: the database's message plus where in the input. */
+export class CopyError extends Error {
+  constructor(
+    message: string,
+    readonly line: number | undefined,
+    readonly column: string | undefined,
+    readonly value: string | undefined,
+    readonly code: string | undefined,
+    readonly detail: string | undefined,
+  ) {
+    super(message);
+    this.name = "CopyError";
+  }
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+// FORCE_NULL: an empty field is NULL whether or not it was quoted.
+function copySql(table: string, columns: readonly string[], header: boolean, from: string): string {
+  const cols = columns.map(quoteIdent).join(", ");
+  return `COPY ${quoteIdent(table)} (${cols}) FROM ${from} WITH (FORMAT csv, HEADER ${header ? "true" : "false"}, FORCE_NULL (${cols}))`;
+}
+
+/** Turns PostgreSQL's COPY error ("CONTEXT: COPY t, line 3, column price: "12,5"") into a CopyError. */
+function toCopyError(err: unknown, lineOffset = 0): unknown {
+  const e = err as { message?: string; where?: string; code?: string; detail?: string };
+  const where = e.where ?? "";
+  const m = /COPY [^,]+, line (\d+)(?:, column ([^:]+)(?:: "(.*)")?)?/s.exec(where);
+  if (!m) return err;
+  return new CopyError(e.message ?? "COPY failed", Number(m[1]) + lineOffset, m[2], m[3], e.code, e.detail);
 }
 
 export interface Database {
   kind: "postgres" | "pglite";
+  /** The server's URL (PostgreSQL only), for connections of their own such as LISTEN. */
+  url?: string;
   prisma: PrismaClient;
   /** A connection of its own (PostgreSQL) or the single embedded one (PGlite). */
   connect(): Promise<SqlConnection>;
@@ -46,10 +105,11 @@ function openPostgres(url: string, max: number): Database {
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     kind: "postgres",
+    url,
     prisma,
     async connect() {
       const client = await pool.connect();
-      return {
+      const conn: SqlConnection = {
         async query(sql, params) {
           const res = await client.query(sql, params as unknown[] | undefined);
           return res.rows;
@@ -57,10 +117,44 @@ function openPostgres(url: string, max: number): Database {
         async exec(sql) {
           await client.query(sql);
         },
+        async execute(sql, params) {
+          const res = await client.query(sql, params as unknown[] | undefined);
+          return res.rowCount ?? 0;
+        },
+        async transaction(fn) {
+          await client.query("BEGIN");
+          try {
+            const result = await fn(conn);
+            await client.query("COMMIT");
+            return result;
+          } catch (err) {
+            await client.query("ROLLBACK").catch(() => {});
+            throw err;
+          }
+        },
+        async copyCsv({ table, columns, source, header, signal, onProgress }) {
+          const stream = client.query(copyFrom(copySql(table, columns, header, "STDIN")));
+          let bytes = 0;
+          async function* counted() {
+            for await (const chunk of source) {
+              if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+              bytes += chunk.length;
+              onProgress?.(bytes);
+              yield chunk;
+            }
+          }
+          try {
+            await pipeline(Readable.from(counted()), stream);
+          } catch (err) {
+            throw toCopyError(err);
+          }
+          return Number(stream.rowCount ?? 0);
+        },
         async release() {
           client.release();
         },
       };
+      return conn;
     },
     async close() {
       await prisma.$disconnect();
@@ -93,16 +187,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   }
   await pglite.waitReady;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
-  const connection: SqlConnection = {
-    async query(sql, params) {
-      const res = await pglite.query(sql, params as unknown[] | undefined);
-      return res.rows as never[];
-    },
-    async exec(sql) {
-      await pglite.exec(sql);
-    },
-    async release() {},
-  };
+  const connection = pgliteConnection(pglite);
   return {
     kind: "pglite",
     prisma,
@@ -115,4 +200,98 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
       await releaseLock?.();
     },
   };
+}
+
+type PgliteQueryable = Pick<PGlite, "query" | "exec">;
+
+function pgliteConnection(pg: PgliteQueryable, inTransaction = false): SqlConnection {
+  const conn: SqlConnection = {
+    async query(sql, params) {
+      const res = await pg.query(sql, params as unknown[] | undefined);
+      return res.rows as never[];
+    },
+    async exec(sql) {
+      await pg.exec(sql);
+    },
+    async execute(sql, params) {
+      const res = await pg.query(sql, params as unknown[] | undefined);
+      return res.affectedRows ?? 0;
+    },
+    async transaction(fn) {
+      if (inTransaction) return fn(conn);
+      return (pg as PGlite).transaction((tx) => fn(pgliteConnection(tx as unknown as PgliteQueryable, true)));
+    },
+    async copyCsv({ table, columns, source, header, signal, onProgress }) {
+      // PGlite reads COPY input from a Blob: feed it in chunks cut at line ends outside quotes,
+      // so memory stays bounded whatever the file size.
+      let rows = 0;
+      let bytes = 0;
+      let linesBefore = 0;
+      let first = true;
+      for await (const { chunk, lines } of csvChunks(source, 8 * 1024 * 1024)) {
+        if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+        const withHeader = first && header;
+        try {
+          const res = await pg.query(copySql(table, columns, withHeader, "'/dev/blob'"), [], {
+            blob: new Blob([chunk as unknown as BlobPart]),
+          });
+          rows += res.affectedRows ?? 0;
+        } catch (err) {
+          throw toCopyError(err, linesBefore);
+        }
+        first = false;
+        linesBefore += lines;
+        bytes += chunk.length;
+        onProgress?.(bytes);
+      }
+      return rows;
+    },
+    async release() {},
+  };
+  return conn;
+}
+
+/**
+ * Re-chunks a CSV byte stream into pieces of about `size` bytes that end at a line end outside
+ * quotes (RFC 4180: a quote toggles quoting, "" inside quotes toggles twice), counting lines.
+ */
+export async function* csvChunks(
+  source: AsyncIterable<Buffer>,
+  size: number,
+): AsyncGenerator<{ chunk: Buffer; lines: number }> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let inQuote = false;
+  // Lines completed in `pending`, and where the last complete line ends within the pending data.
+  let lines = 0;
+  let cutAt = -1;
+  let linesAtCut = 0;
+  for await (const buf of source) {
+    const base = pendingBytes;
+    for (let i = 0; i < buf.length; i++) {
+      const c = buf[i];
+      if (c === 0x22) inQuote = !inQuote;
+      else if (c === 0x0a && !inQuote) {
+        lines++;
+        cutAt = base + i + 1;
+        linesAtCut = lines;
+      }
+    }
+    pending.push(buf);
+    pendingBytes += buf.length;
+    if (pendingBytes >= size && cutAt > 0) {
+      const all = Buffer.concat(pending);
+      yield { chunk: all.subarray(0, cutAt), lines: linesAtCut };
+      const rest = all.subarray(cutAt);
+      pending = rest.length ? [Buffer.from(rest)] : [];
+      pendingBytes = rest.length;
+      lines -= linesAtCut;
+      cutAt = -1;
+      linesAtCut = 0;
+    }
+  }
+  if (pendingBytes > 0) {
+    const all = Buffer.concat(pending);
+    yield { chunk: all, lines: lines + (all[all.length - 1] === 0x0a ? 0 : 1) };
+  }
 }

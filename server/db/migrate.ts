@@ -134,15 +134,14 @@ async function applyPending(
       [id, file.checksum, file.name],
     );
     try {
-      await conn.exec("BEGIN");
-      await conn.exec(file.sql);
-      await conn.query(
-        `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
-        [id],
-      );
-      await conn.exec("COMMIT");
+      await conn.transaction(async (tx) => {
+        await tx.exec(file.sql);
+        await tx.query(
+          `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
+          [id],
+        );
+      });
     } catch (err) {
-      await conn.exec("ROLLBACK").catch(() => {});
       // The transaction undid the migration's changes, so record it as rolled back: the next start
       // retries it once the file is fixed, as after `prisma migrate resolve --rolled-back`.
       await conn.query(`UPDATE "_prisma_migrations" SET rolled_back_at = now(), logs = $2 WHERE id = $1`, [

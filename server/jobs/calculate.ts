@@ -1,0 +1,92 @@
+// Calculation phase: each module recomputes one metrics table from the imported data with
+// set-based SQL, inside the run's transaction. The planning engine adds its modules to this list.
+import type { SqlConnection } from "../db/database.ts";
+
+export interface CalcContext {
+  conn: SqlConnection;
+  /** The moment the figures are "as of" (windows like 30 days end here). */
+  asOf: Date;
+}
+
+export interface CalcModule {
+  /** Shown in "Last Calculation Times" */
+  name: string;
+  /** Metrics tables it fills, for the table counts */
+  tables: readonly string[];
+  run(ctx: CalcContext): Promise<number>;
+}
+
+/**
+ * Per-product sales and stock figures. Sales are completed order lines (cancelled and returned lines
+ * are not sales); revenue is quantity × unit price − line discount. Windows are the N days up to asOf.
+ */
+export const productMetricsModule: CalcModule = {
+  name: "product_metrics",
+  tables: ["product_metrics"],
+  async run({ conn, asOf }) {
+    await conn.exec("TRUNCATE product_metrics");
+    return conn.execute(
+      `WITH sales AS (
+         SELECT pid,
+           SUM(quantity) FILTER (WHERE order_date > $1::timestamptz - interval '7 days') AS units_7d,
+           SUM(quantity) FILTER (WHERE order_date > $1::timestamptz - interval '30 days') AS units_30d,
+           SUM(quantity) FILTER (WHERE order_date > $1::timestamptz - interval '90 days') AS units_90d,
+           SUM(quantity) FILTER (WHERE order_date > $1::timestamptz - interval '365 days') AS units_365d,
+           SUM(quantity * price - discount) FILTER (WHERE order_date > $1::timestamptz - interval '7 days') AS revenue_7d,
+           SUM(quantity * price - discount) FILTER (WHERE order_date > $1::timestamptz - interval '30 days') AS revenue_30d,
+           SUM(quantity * price - discount) FILTER (WHERE order_date > $1::timestamptz - interval '90 days') AS revenue_90d,
+           SUM(quantity * price - discount) FILTER (WHERE order_date > $1::timestamptz - interval '365 days') AS revenue_365d,
+           SUM(quantity) AS total_sold,
+           SUM(quantity * price - discount) AS lifetime_revenue,
+           MIN(order_date) AS first_sold,
+           MAX(order_date) AS last_sold
+         FROM order_lines
+         WHERE status = 'completed' AND order_date <= $1::timestamptz
+         GROUP BY pid
+       ),
+       received AS (
+         SELECT po_line_id, SUM(qty) AS qty FROM receivings GROUP BY po_line_id
+       ),
+       on_order AS (
+         SELECT l.pid, SUM(GREATEST(l.ordered_qty - COALESCE(r.qty, 0), 0)) AS qty
+         FROM po_lines l
+         JOIN purchase_orders o ON o.id = l.po_id AND o.status IN ('ordered', 'partial')
+         LEFT JOIN received r ON r.po_line_id = l.id
+         GROUP BY l.pid
+       )
+       INSERT INTO product_metrics (
+         pid, on_hand, on_order, stock_value_cost, stock_value_retail,
+         units_7d, units_30d, units_90d, units_365d,
+         revenue_7d, revenue_30d, revenue_90d, revenue_365d,
+         total_sold, lifetime_revenue, first_sold, date_last_sold, calculated_at)
+       SELECT p.pid,
+         GREATEST(p.stock_quantity, 0),
+         COALESCE(oo.qty, 0),
+         round(GREATEST(p.stock_quantity, 0) * COALESCE(p.cost_price, 0), 2),
+         round(GREATEST(p.stock_quantity, 0) * p.price, 2),
+         COALESCE(s.units_7d, 0), COALESCE(s.units_30d, 0), COALESCE(s.units_90d, 0), COALESCE(s.units_365d, 0),
+         COALESCE(s.revenue_7d, 0), COALESCE(s.revenue_30d, 0), COALESCE(s.revenue_90d, 0), COALESCE(s.revenue_365d, 0),
+         COALESCE(s.total_sold, 0), COALESCE(s.lifetime_revenue, 0),
+         (s.first_sold AT TIME ZONE 'UTC')::date, (s.last_sold AT TIME ZONE 'UTC')::date,
+         now()
+       FROM products p
+       LEFT JOIN sales s ON s.pid = p.pid
+       LEFT JOIN on_order oo ON oo.pid = p.pid`,
+      [asOf],
+    );
+  },
+};
+
+export const CALC_MODULES: readonly CalcModule[] = [productMetricsModule];
+
+export async function recordCalculation(
+  conn: SqlConnection,
+  modules: readonly string[],
+  at: Date,
+): Promise<void> {
+  await conn.query(
+    `INSERT INTO calculate_status (module_name, last_calculation_timestamp) SELECT unnest($1::text[]), $2
+     ON CONFLICT (module_name) DO UPDATE SET last_calculation_timestamp = EXCLUDED.last_calculation_timestamp`,
+    [modules, at],
+  );
+}

@@ -1,0 +1,471 @@
+// Full Update and Full Reset: one data operation at a time across every instance (a PostgreSQL
+// advisory lock held by the run's own connection), with progress events, cancel at the next step
+// boundary, and history records. A failed or cancelled run changes nothing: staging happens outside
+// the live tables, and the apply + calculations commit in one transaction.
+
+import type { Database, SqlConnection } from "../db/database.ts";
+import type { Prisma } from "../db/generated/client.ts";
+import { conflict } from "../errors.ts";
+import { CALC_MODULES, type CalcModule, recordCalculation } from "./calculate.ts";
+import {
+  checkReferences,
+  dropStaging,
+  mergeTable,
+  recordSync,
+  replaceTable,
+  stageAll,
+  type TableCounts,
+} from "./import.ts";
+import type { ProgressBus, ProgressEvent, RunStatus, RunType } from "./progress-bus.ts";
+import type { DataSource } from "./source.ts";
+import { CancelledError, StepRunner } from "./steps.ts";
+import { IMPORTED_TABLES } from "./tables.ts";
+
+const DATA_OPS_LOCK_KEY = 72_707_370;
+
+const LABEL: Record<RunType, string> = { update: "Full update", reset: "Full reset" };
+
+export interface DataOpsOptions {
+  db: Database;
+  bus: ProgressBus;
+  source: () => DataSource;
+  modules?: readonly CalcModule[];
+  /** Test hook: pause before each step (PIPELINE_STEP_DELAY_MS). */
+  stepDelayMs?: number;
+  /** Fixed "as of" moment for calculations (tests); default now. */
+  asOf?: () => Date;
+  log?: { info(msg: string): void; error(obj: unknown, msg: string): void };
+}
+
+interface ActiveRun {
+  runId: number;
+  type: RunType;
+  abort: AbortController;
+  done: Promise<void>;
+}
+
+export interface DataOpsStatus {
+  active: boolean;
+  progress: ProgressEvent | null;
+}
+
+export class DataOps {
+  private active: ActiveRun | null = null;
+  private starting = false;
+  /** The newest event seen per run type, from this instance or (via the bus) any other. */
+  private readonly latest = new Map<RunType, ProgressEvent>();
+  private readonly unsubscribe: Array<() => void> = [];
+  private persistChain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly opts: DataOpsOptions) {
+    this.unsubscribe.push(
+      opts.bus.onProgress((e) => this.latest.set(e.type, e)),
+      opts.bus.onCancel((runId) => {
+        if (this.active?.runId === runId) this.active.abort.abort();
+      }),
+    );
+  }
+
+  /** Marks runs left "running" by a stopped server as failed, and loads the last known events. */
+  async init(): Promise<void> {
+    const { prisma } = this.opts.db;
+    const conn = await this.opts.db.connect();
+    try {
+      const [{ locked }] = (await conn.query<{ locked: boolean }>(
+        "SELECT pg_try_advisory_lock($1) AS locked",
+        [DATA_OPS_LOCK_KEY],
+      )) as [{ locked: boolean }];
+      if (locked) {
+        try {
+          const stale = await prisma.dataRun.findMany({ where: { status: "running" }, select: { id: true } });
+          if (stale.length) {
+            const ids = stale.map((r) => r.id);
+            const error = "Interrupted: the server stopped during the run";
+            await prisma.$transaction([
+              prisma.dataRun.updateMany({
+                where: { id: { in: ids } },
+                data: { status: "failed", endedAt: new Date(), error },
+              }),
+              prisma.importHistory.updateMany({
+                where: { runId: { in: ids }, status: "running" },
+                data: { status: "failed", endTime: new Date(), errorMessage: error },
+              }),
+              prisma.calculateHistory.updateMany({
+                where: { runId: { in: ids }, status: "running" },
+                data: { status: "failed", endTime: new Date(), errorMessage: error },
+              }),
+            ]);
+          }
+        } finally {
+          await conn.query("SELECT pg_advisory_unlock($1)", [DATA_OPS_LOCK_KEY]);
+        }
+      }
+    } finally {
+      await conn.release();
+    }
+    for (const type of ["update", "reset"] as const) {
+      const last = await prisma.dataRun.findFirst({
+        where: { type },
+        orderBy: { id: "desc" },
+        select: { lastEvent: true },
+      });
+      if (last?.lastEvent && !this.latest.has(type))
+        this.latest.set(type, last.lastEvent as unknown as ProgressEvent);
+    }
+  }
+
+  async status(): Promise<DataOpsStatus> {
+    if (this.active) return { active: true, progress: this.latest.get(this.active.type) ?? null };
+    // Another instance may be running one.
+    const running = await this.opts.db.prisma.dataRun.findFirst({
+      where: { status: "running" },
+      orderBy: { id: "desc" },
+      select: { type: true, lastEvent: true },
+    });
+    if (running) {
+      const type = running.type as RunType;
+      return {
+        active: true,
+        progress: this.latest.get(type) ?? (running.lastEvent as unknown as ProgressEvent) ?? null,
+      };
+    }
+    const events = [...this.latest.values()].sort((a, b) => b.run_id - a.run_id);
+    return { active: false, progress: events[0] ?? null };
+  }
+
+  /** The current state for a new subscriber of one stream. */
+  latestEvent(type: RunType): ProgressEvent | null {
+    return this.latest.get(type) ?? null;
+  }
+
+  onProgress(fn: (e: ProgressEvent) => void): () => void {
+    return this.opts.bus.onProgress(fn);
+  }
+
+  async start(type: RunType, userId: number | null): Promise<{ run_id: number }> {
+    // `starting` is set before the first await: two clicks on this instance cannot both pass.
+    if (this.active || this.starting) throw conflict("A data operation is already running");
+    this.starting = true;
+    let handedOver = false;
+    const conn = await this.opts.db.connect().catch((err) => {
+      this.starting = false;
+      throw err;
+    });
+    try {
+      const [row] = await conn.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
+        DATA_OPS_LOCK_KEY,
+      ]);
+      if (!row?.locked) throw conflict("A data operation is already running");
+      try {
+        const run = await this.opts.db.prisma.dataRun.create({
+          data: { type, status: "running", startedBy: userId },
+        });
+        const active: ActiveRun = {
+          runId: run.id,
+          type,
+          abort: new AbortController(),
+          done: Promise.resolve(),
+        };
+        this.active = active;
+        handedOver = true;
+        active.done = this.execute(active, conn).finally(async () => {
+          await conn.query("SELECT pg_advisory_unlock($1)", [DATA_OPS_LOCK_KEY]).catch(() => {});
+          await conn.release();
+          this.active = null;
+        });
+        return { run_id: run.id };
+      } finally {
+        if (!handedOver)
+          await conn.query("SELECT pg_advisory_unlock($1)", [DATA_OPS_LOCK_KEY]).catch(() => {});
+      }
+    } finally {
+      this.starting = false;
+      if (!handedOver) await conn.release();
+    }
+  }
+
+  /** Cancels the running operation (of this type, when given), wherever it runs. */
+  async cancel(type?: RunType): Promise<{ run_id: number }> {
+    const running = this.active
+      ? { id: this.active.runId, type: this.active.type }
+      : await this.opts.db.prisma.dataRun.findFirst({
+          where: { status: "running" },
+          orderBy: { id: "desc" },
+          select: { id: true, type: true },
+        });
+    if (!running || (type && running.type !== type)) {
+      throw conflict(type ? `No ${LABEL[type].toLowerCase()} is running` : "No data operation is running");
+    }
+    await this.opts.db.prisma.dataRun.update({ where: { id: running.id }, data: { cancelRequested: true } });
+    if (this.active?.runId === running.id) this.active.abort.abort();
+    else await this.opts.bus.requestCancel(running.id);
+    return { run_id: running.id };
+  }
+
+  /** Resolves when no run of this instance is active (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.active) await this.active.done.catch(() => {});
+    await this.persistChain.catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    this.active?.abort.abort();
+    await this.idle();
+    for (const u of this.unsubscribe) u();
+  }
+
+  private async execute(run: ActiveRun, conn: SqlConnection): Promise<void> {
+    const { prisma } = this.opts.db;
+    const label = LABEL[run.type];
+    const started = new Date();
+    const modules = this.opts.modules ?? CALC_MODULES;
+    const stepCount = IMPORTED_TABLES.length * 2 + 1 + modules.length;
+    let currentStep = "";
+    let stepIndex = 0;
+
+    const emit = (status: RunStatus, operation: string, extra: Partial<ProgressEvent> = {}) => {
+      const event: ProgressEvent = {
+        run_id: run.runId,
+        type: run.type,
+        status,
+        operation,
+        step: currentStep || undefined,
+        step_index: stepIndex,
+        step_count: stepCount,
+        elapsed_seconds: Math.round((Date.now() - started.getTime()) / 100) / 10,
+        error: null,
+        timestamp: new Date().toISOString(),
+        ...extra,
+      };
+      event.progress = { ...event.progress, status, operation, type: run.type, error: event.error };
+      this.latest.set(run.type, event);
+      void this.opts.bus
+        .publish(event)
+        .catch((err) => this.opts.log?.error({ err }, "progress publish failed"));
+      // Stored with the run. Not awaited: on embedded PGlite the run's transaction holds the only
+      // connection, so these writes queue up behind it instead of blocking it.
+      this.persist(() =>
+        prisma.$transaction([
+          prisma.dataRunEvent.create({
+            data: { runId: run.runId, event: event as unknown as Prisma.InputJsonValue },
+          }),
+          prisma.dataRun.update({
+            where: { id: run.runId },
+            data: { lastEvent: event as unknown as Prisma.InputJsonValue },
+          }),
+        ]),
+      );
+    };
+
+    let lastProgressAt = 0;
+    const steps = new StepRunner({
+      signal: run.abort.signal,
+      delayMs: this.opts.stepDelayMs,
+      onStepStart: (name, index) => {
+        currentStep = name;
+        stepIndex = index + 1;
+        emit("running", `${name}…`);
+      },
+      onStepProgress: (name, p) => {
+        const now = Date.now();
+        if (now - lastProgressAt < 250) return;
+        lastProgressAt = now;
+        const percentage = p.total ? Math.min(100, Math.round((p.current / p.total) * 100)) : undefined;
+        emit("running", `${name}…`, {
+          progress: { ...p, percentage, status: "running", operation: name, type: run.type },
+        });
+      },
+      onStepEnd: (r) => {
+        if (r.status === "completed") emit("running", `${r.name}: done`, { rows: r.rowsAffected });
+      },
+    });
+
+    // Emitted before the first await, so status() shows the run the moment start() returns.
+    emit("running", `Starting ${label.toLowerCase()}`);
+    const importRecord = await prisma.importHistory.create({
+      data: { runId: run.runId, startTime: started, status: "running", additionalInfo: { type: run.type } },
+    });
+    const counts: Record<string, TableCounts> = {};
+    let importSteps = 0;
+
+    try {
+      await conn.exec("SET TIME ZONE 'UTC'");
+      await stageAll(conn, this.opts.source(), (name, fn) => steps.run(name, fn));
+      await steps.run("Check references", () => checkReferences(conn));
+      let calcStarted = 0;
+      await conn.transaction(async (tx) => {
+        for (const def of IMPORTED_TABLES) {
+          const verb = run.type === "reset" ? "Replace" : "Update";
+          await steps.run(`${verb} ${def.table}`, async () => {
+            const c = run.type === "reset" ? await replaceTable(tx, def) : await mergeTable(tx, def);
+            counts[def.table] = c;
+            return c.added + c.updated + c.deleted;
+          });
+        }
+        const syncedAt = new Date();
+        await recordSync(
+          tx,
+          IMPORTED_TABLES.map((d) => d.table),
+          syncedAt,
+        );
+        importSteps = steps.results.length;
+        calcStarted = Date.now();
+        const asOf = this.opts.asOf?.() ?? new Date();
+        for (const module of modules) {
+          await steps.run(`Calculate ${module.name}`, () => module.run({ conn: tx, asOf }));
+        }
+        await recordCalculation(
+          tx,
+          modules.map((m) => m.name),
+          new Date(),
+        );
+      });
+
+      const ended = new Date();
+      const totals = sumCounts(counts);
+      await prisma.importHistory.update({
+        where: { id: importRecord.id },
+        data: {
+          endTime: ended,
+          durationMinutes: minutes(started, ended),
+          status: "completed",
+          recordsAdded: totals.added,
+          recordsUpdated: totals.updated,
+          recordsDeleted: totals.deleted,
+          recordsSkipped: totals.skipped,
+          totalProcessed: totals.total,
+          additionalInfo: runDetail(run.type, steps, 0, importSteps, { tables: countsDetail(counts) }),
+        },
+      });
+      await this.recordCalculationHistory(run, steps, importSteps, new Date(calcStarted), ended, "completed");
+      await prisma.dataRun.update({
+        where: { id: run.runId },
+        data: { status: "completed", endedAt: ended },
+      });
+      currentStep = "";
+      emit("complete", `${label} complete`, { rows: totals.total });
+      this.opts.log?.info(`${label} ${run.runId} completed in ${minutes(started, ended).toFixed(2)} min`);
+    } catch (err) {
+      const cancelled = err instanceof CancelledError || run.abort.signal.aborted;
+      const status = cancelled ? "cancelled" : "failed";
+      const message = cancelled ? "Cancelled by user" : errorText(err);
+      const ended = new Date();
+      if (!cancelled && !(err instanceof Error && err.name === "SourceError")) {
+        this.opts.log?.error({ err }, `${label} ${run.runId} failed`);
+      }
+      await prisma.importHistory.update({
+        where: { id: importRecord.id },
+        data: {
+          endTime: ended,
+          durationMinutes: minutes(started, ended),
+          status,
+          errorMessage: message,
+          additionalInfo: runDetail(run.type, steps, 0, importSteps || steps.results.length, {
+            tables: countsDetail(counts),
+          }),
+        },
+      });
+      if (importSteps)
+        await this.recordCalculationHistory(run, steps, importSteps, ended, ended, status, message);
+      await prisma.dataRun.update({
+        where: { id: run.runId },
+        data: { status, endedAt: ended, error: message },
+      });
+      emit(cancelled ? "cancelled" : "error", cancelled ? `${label} cancelled` : `${label} failed`, {
+        error: message,
+      });
+    } finally {
+      await dropStaging(conn).catch(() => {});
+      await this.persistChain.catch(() => {});
+    }
+  }
+
+  private async recordCalculationHistory(
+    run: ActiveRun,
+    steps: StepRunner,
+    from: number,
+    start: Date,
+    end: Date,
+    status: string,
+    error?: string,
+  ) {
+    const { prisma } = this.opts.db;
+    const [products, metrics, orders, pos] = await Promise.all([
+      prisma.product.count(),
+      prisma.productMetrics.count(),
+      prisma.orderLine.count(),
+      prisma.purchaseOrder.count(),
+    ]);
+    const done = status === "completed";
+    return prisma.calculateHistory.create({
+      data: {
+        runId: run.runId,
+        startTime: start,
+        endTime: end,
+        durationMinutes: minutes(start, end),
+        status,
+        processedProducts: done ? metrics : 0,
+        totalProducts: products,
+        processedOrders: done ? orders : 0,
+        totalOrders: orders,
+        processedPurchaseOrders: done ? pos : 0,
+        totalPurchaseOrders: pos,
+        errorMessage: error ?? null,
+        additionalInfo: runDetail(run.type, steps, from, steps.results.length, {}),
+      },
+      select: { id: true },
+    });
+  }
+
+  private persist(write: () => Promise<unknown>) {
+    this.persistChain = this.persistChain
+      .then(write)
+      .catch((err) => this.opts.log?.error({ err }, "progress store failed"));
+  }
+}
+
+function minutes(a: Date, b: Date): number {
+  return (b.getTime() - a.getTime()) / 60000;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function sumCounts(counts: Record<string, TableCounts>): TableCounts {
+  const t = { added: 0, updated: 0, deleted: 0, skipped: 0, total: 0 };
+  for (const c of Object.values(counts)) {
+    t.added += c.added;
+    t.updated += c.updated;
+    t.deleted += c.deleted;
+    t.skipped += c.skipped;
+    t.total += c.total;
+  }
+  return t;
+}
+
+function countsDetail(counts: Record<string, TableCounts>) {
+  return Object.fromEntries(Object.entries(counts).map(([table, c]) => [table, { ...c }]));
+}
+
+/** The run history detail of spec section 3: completed_steps, details, step_timings. */
+function runDetail(
+  type: RunType,
+  steps: StepRunner,
+  from: number,
+  to: number,
+  details: Record<string, Record<string, unknown>>,
+): Prisma.InputJsonValue {
+  const slice = steps.results.slice(from, to);
+  return {
+    type,
+    completed_steps: slice.map((s) => ({
+      name: s.name,
+      duration: s.duration,
+      rowsAffected: s.rowsAffected,
+      status: s.status,
+    })),
+    details,
+    step_timings: Object.fromEntries(slice.map((s) => [s.name, s.duration])),
+  } as Prisma.InputJsonValue;
+}

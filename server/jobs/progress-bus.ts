@@ -1,0 +1,117 @@
+// Fans data-operation progress out to every subscriber of every app instance: PostgreSQL
+// LISTEN/NOTIFY when there is a server (a browser on instance B sees a run started on A), an
+// in-process emitter for embedded PGlite (one process by construction).
+import { EventEmitter } from "node:events";
+import pg from "pg";
+
+export type RunType = "update" | "reset";
+export type RunStatus = "running" | "complete" | "error" | "cancelled";
+
+/** The progress message of spec section 3, plus what the screen shows of the current step. */
+export interface ProgressEvent {
+  run_id: number;
+  type: RunType;
+  status: RunStatus;
+  /** e.g. 'Loading products.csv', 'Full update complete' */
+  operation: string;
+  step?: string;
+  step_index?: number;
+  step_count?: number;
+  /** Spec: "a nested progress object with the same fields", plus how far the current step is. */
+  progress?: {
+    status: RunStatus;
+    operation: string;
+    type: RunType;
+    error?: string | null;
+    current?: number;
+    total?: number;
+    unit?: string;
+    percentage?: number;
+  };
+  rows?: number;
+  elapsed_seconds: number;
+  error?: string | null;
+  timestamp: string;
+}
+
+type Message = { kind: "progress"; event: ProgressEvent } | { kind: "cancel"; run_id: number };
+
+export interface ProgressBus {
+  publish(event: ProgressEvent): Promise<void>;
+  requestCancel(runId: number): Promise<void>;
+  onProgress(fn: (event: ProgressEvent) => void): () => void;
+  onCancel(fn: (runId: number) => void): () => void;
+  close(): Promise<void>;
+}
+
+const CHANNEL = "back_office_data_ops";
+
+class LocalBus implements ProgressBus {
+  protected readonly emitter = new EventEmitter().setMaxListeners(0);
+  async publish(event: ProgressEvent) {
+    this.deliver({ kind: "progress", event });
+  }
+  async requestCancel(runId: number) {
+    this.deliver({ kind: "cancel", run_id: runId });
+  }
+  protected deliver(msg: Message) {
+    if (msg.kind === "progress") this.emitter.emit("progress", msg.event);
+    else this.emitter.emit("cancel", msg.run_id);
+  }
+  onProgress(fn: (event: ProgressEvent) => void) {
+    this.emitter.on("progress", fn);
+    return () => void this.emitter.off("progress", fn);
+  }
+  onCancel(fn: (runId: number) => void) {
+    this.emitter.on("cancel", fn);
+    return () => void this.emitter.off("cancel", fn);
+  }
+  async close() {
+    this.emitter.removeAllListeners();
+  }
+}
+
+class PostgresBus extends LocalBus {
+  private constructor(
+    private readonly listener: pg.Client,
+    private readonly notifier: pg.Pool,
+  ) {
+    super();
+    listener.on("notification", (n) => {
+      if (n.channel !== CHANNEL || !n.payload) return;
+      try {
+        this.deliver(JSON.parse(n.payload) as Message);
+      } catch {}
+    });
+  }
+
+  static async connect(url: string): Promise<PostgresBus> {
+    const listener = new pg.Client({ connectionString: url, application_name: "back-office-listen" });
+    listener.on("error", () => {});
+    await listener.connect();
+    await listener.query(`LISTEN ${CHANNEL}`);
+    const notifier = new pg.Pool({ connectionString: url, max: 2, application_name: "back-office-notify" });
+    notifier.on("error", () => {});
+    return new PostgresBus(listener, notifier);
+  }
+
+  private async notify(msg: Message) {
+    // Delivered to every listening instance, this one included, in commit order.
+    await this.notifier.query("SELECT pg_notify($1, $2)", [CHANNEL, JSON.stringify(msg)]);
+  }
+  override async publish(event: ProgressEvent) {
+    await this.notify({ kind: "progress", event });
+  }
+  override async requestCancel(runId: number) {
+    await this.notify({ kind: "cancel", run_id: runId });
+  }
+  override async close() {
+    await super.close();
+    await this.listener.end().catch(() => {});
+    await this.notifier.end().catch(() => {});
+  }
+}
+
+export function createProgressBus(databaseUrl: string | undefined): Promise<ProgressBus> {
+  return databaseUrl ? PostgresBus.connect(databaseUrl) : Promise.resolve(new LocalBus());
+}

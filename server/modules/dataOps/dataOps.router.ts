@@ -1,0 +1,63 @@
+import { tracked } from "@trpc/server";
+import { z } from "zod";
+import { CancelInputSchema, HistoryInputSchema, RunTypeSchema } from "../../../shared/data-ops.ts";
+import type { ProgressEvent } from "../../jobs/progress-bus.ts";
+import { permissionProcedure, router } from "../../trpc/trpc.ts";
+import {
+  getTableCounts,
+  listCalculationHistory,
+  listImportHistory,
+  listModuleStatus,
+  listTableStatus,
+} from "./dataOps.service.ts";
+
+const dataProcedure = permissionProcedure("settings:data_management");
+
+export const dataOpsRouter = router({
+  status: dataProcedure.query(({ ctx }) => ctx.dataOps.status()),
+  startFullUpdate: dataProcedure.mutation(({ ctx }) => ctx.dataOps.start("update", ctx.user.id)),
+  startFullReset: dataProcedure.mutation(({ ctx }) => ctx.dataOps.start("reset", ctx.user.id)),
+  cancel: dataProcedure.input(CancelInputSchema).mutation(({ ctx, input }) => ctx.dataOps.cancel(input.type)),
+  importHistory: dataProcedure
+    .input(HistoryInputSchema)
+    .query(({ ctx, input }) => listImportHistory(ctx.db, input.limit)),
+  calculationHistory: dataProcedure
+    .input(HistoryInputSchema)
+    .query(({ ctx, input }) => listCalculationHistory(ctx.db, input.limit)),
+  moduleStatus: dataProcedure.query(({ ctx }) => listModuleStatus(ctx.db)),
+  tableStatus: dataProcedure.query(({ ctx }) => listTableStatus(ctx.db)),
+  tableCounts: dataProcedure.query(({ ctx }) => getTableCounts(ctx.db)),
+
+  /** Progress of both operations (or one type): the current state first, then every event. */
+  progress: dataProcedure
+    .input(z.object({ type: RunTypeSchema.optional() }).optional())
+    .subscription(async function* ({ ctx, input, signal }) {
+      const queue: ProgressEvent[] = [];
+      let wake: (() => void) | null = null;
+      const off = ctx.dataOps.onProgress((e) => {
+        if (input?.type && e.type !== input.type) return;
+        queue.push(e);
+        wake?.();
+      });
+      try {
+        for (const type of input?.type ? [input.type] : (["update", "reset"] as const)) {
+          const current = ctx.dataOps.latestEvent(type);
+          if (current) yield tracked(`${current.run_id}:${current.timestamp}`, current);
+        }
+        while (!signal?.aborted) {
+          if (queue.length === 0) {
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+              signal?.addEventListener("abort", () => resolve(), { once: true });
+            });
+            wake = null;
+            continue;
+          }
+          const e = queue.shift()!;
+          yield tracked(`${e.run_id}:${e.timestamp}`, e);
+        }
+      } finally {
+        off();
+      }
+    }),
+});

@@ -1,0 +1,101 @@
+import type { Database } from "../../db/database.ts";
+import { CALC_MODULES } from "../../jobs/calculate.ts";
+import { IMPORTED_TABLES } from "../../jobs/tables.ts";
+
+/** Settings-like tables grouped under "Config Tables"; later features add theirs here. */
+export const CONFIG_TABLES: string[] = ["users", "permissions", "user_permissions"];
+
+export interface TableCount {
+  table_name: string;
+  count: number;
+  error?: string;
+}
+
+export interface TableCounts {
+  core: TableCount[];
+  metrics: TableCount[];
+  config: TableCount[];
+}
+
+async function countTables(db: Database, tables: readonly string[]): Promise<TableCount[]> {
+  const out: TableCount[] = [];
+  for (const table of tables) {
+    try {
+      const rows = await db.prisma.$queryRawUnsafe<{ count: bigint }[]>(
+        `SELECT count(*)::bigint AS count FROM "${table.replace(/"/g, '""')}"`,
+      );
+      out.push({ table_name: table, count: Number(rows[0]?.count ?? 0) });
+    } catch (err) {
+      out.push({
+        table_name: table,
+        count: 0,
+        error: err instanceof Error ? err.message.split("\n")[0]! : String(err),
+      });
+    }
+  }
+  return out;
+}
+
+export async function getTableCounts(db: Database): Promise<TableCounts> {
+  return {
+    core: await countTables(
+      db,
+      IMPORTED_TABLES.map((t) => t.table),
+    ),
+    metrics: await countTables(
+      db,
+      CALC_MODULES.flatMap((m) => m.tables),
+    ),
+    config: await countTables(db, CONFIG_TABLES),
+  };
+}
+
+export async function listImportHistory(db: Database, limit = 20) {
+  const rows = await db.prisma.importHistory.findMany({ orderBy: { id: "desc" }, take: limit });
+  return rows.map((r) => ({
+    id: r.id,
+    start_time: r.startTime,
+    end_time: r.endTime,
+    duration_minutes: r.durationMinutes,
+    status: r.status,
+    records_added: r.recordsAdded,
+    records_updated: r.recordsUpdated,
+    records_deleted: r.recordsDeleted,
+    records_skipped: r.recordsSkipped,
+    total_processed: r.totalProcessed,
+    error_message: r.errorMessage,
+    additional_info: r.additionalInfo as Record<string, unknown> | null,
+  }));
+}
+
+export async function listCalculationHistory(db: Database, limit = 20) {
+  const rows = await db.prisma.calculateHistory.findMany({ orderBy: { id: "desc" }, take: limit });
+  return rows.map((r) => ({
+    id: r.id,
+    start_time: r.startTime,
+    end_time: r.endTime,
+    duration_minutes: r.durationMinutes,
+    status: r.status,
+    processed_products: r.processedProducts,
+    total_products: r.totalProducts,
+    processed_orders: r.processedOrders,
+    total_orders: r.totalOrders,
+    processed_purchase_orders: r.processedPurchaseOrders,
+    total_purchase_orders: r.totalPurchaseOrders,
+    error_message: r.errorMessage,
+    additional_info: r.additionalInfo as Record<string, unknown> | null,
+  }));
+}
+
+export async function listTableStatus(db: Database) {
+  const rows = await db.prisma.syncStatus.findMany({ orderBy: { tableName: "asc" } });
+  return rows.map((r) => ({ table_name: r.tableName, last_sync_timestamp: r.lastSyncTimestamp }));
+}
+
+export async function listModuleStatus(db: Database) {
+  const rows = await db.prisma.calculateStatus.findMany({ orderBy: { moduleName: "asc" } });
+  return rows.map((r) => ({
+    module_name: r.moduleName,
+    last_calculation_timestamp: r.lastCalculationTimestamp,
+  }));
+}

@@ -1,0 +1,65 @@
+// Browser tests: the real server (buildApp) serving the built client from dist/client on a free
+// port, over this file's own database, driven by Debian's Chromium through playwright-core.
+import fs from "node:fs";
+import path from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+export interface E2E {
+  t: TestApp;
+  browser: Browser;
+  /** A fresh browser context (its own storage and cookies) and page. */
+  newPage(opts?: { width?: number; height?: number }): Promise<{ context: BrowserContext; page: Page }>;
+  /** Signs in through the login form and waits until the app left /login. */
+  signIn(page: Page, username: string, password?: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startE2E(): Promise<E2E> {
+  const dist = path.resolve("dist/client");
+  if (!fs.existsSync(path.join(dist, "index.html"))) {
+    throw new Error("dist/client is missing: run `npm run build` before `npm run test:e2e`");
+  }
+  const t = await startTestApp({ env: { CLIENT_DIST: dist } });
+  // playwright gives every launch a fresh temporary profile (--user-data-dir) of its own.
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  const contexts: BrowserContext[] = [];
+  return {
+    t,
+    browser,
+    async newPage({ width = 1280, height = 800 } = {}) {
+      const context = await browser.newContext({ viewport: { width, height }, baseURL: t.url });
+      contexts.push(context);
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      return { context, page };
+    },
+    async signIn(page, username, password) {
+      const pw = password ?? (username === "admin" ? "admin-secret" : "password1");
+      if (!page.url().includes("/login")) await page.goto("/login");
+      await page.getByLabel("Username").fill(username);
+      await page.getByLabel("Password").fill(pw);
+      await page.getByRole("button", { name: "Log In" }).click();
+      await page.waitForURL((u) => !u.pathname.startsWith("/login"));
+    },
+    async close() {
+      for (const c of contexts) await c.close().catch(() => {});
+      await browser.close().catch(() => {});
+      await t.close();
+    },
+  };
+}

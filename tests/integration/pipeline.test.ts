@@ -1,0 +1,364 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
+import { copyFixture, editFile, FIXTURE_DIR, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
+
+const num = (v: unknown) => Number(v);
+
+describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
+  let tdb: TestDatabase;
+  let p: PipelineHarness;
+  let dir = FIXTURE_DIR;
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    p = await pipeline(tdb.db, () => dir);
+  });
+  afterAll(async () => {
+    await p.close();
+    await tdb.drop();
+  });
+
+  async function snapshot() {
+    const { prisma } = tdb.db;
+    return {
+      products: await prisma.product.findMany({ orderBy: { pid: "asc" } }),
+      orders: await prisma.orderLine.count(),
+      metrics: await prisma.productMetrics.findMany({
+        orderBy: { pid: "asc" },
+        omit: { calculatedAt: true },
+      }),
+    };
+  }
+
+  it("Full Reset imports every row value by value", async () => {
+    const final = await p.run("reset");
+    expect(final).toMatchObject({
+      status: "complete",
+      operation: "Full reset complete",
+      type: "reset",
+      error: null,
+    });
+    const { prisma } = tdb.db;
+
+    expect(await prisma.vendor.findMany({ orderBy: { id: "asc" } })).toEqual([
+      { id: 10, name: "Vendor A", email: null, phone: null, leadTimeDays: 14 },
+      { id: 11, name: "Vendor, B", email: "b@example.com", phone: "555-0100", leadTimeDays: 21 },
+    ]);
+    expect(await prisma.category.findMany({ orderBy: { id: "asc" } })).toEqual([
+      { id: 100, parentId: null, name: "Paper", type: 10, level: 1 },
+      { id: 101, parentId: 100, name: "Cardstock", type: 11, level: 2 },
+      { id: 200, parentId: null, name: "Internal", type: 20, level: 1 },
+    ]);
+    const [p1001, p1002, p1003] = await prisma.product.findMany({ orderBy: { pid: "asc" } });
+    expect(p1001).toMatchObject({
+      pid: 1001,
+      title: "Cardstock 12x12 - Blue",
+      sku: "CS-1",
+      barcode: "0123456789012",
+      brandId: 1,
+      vendorId: 10,
+      line: "Basics",
+      description: 'Heavy, 80lb "cover" stock',
+      stockQuantity: 100,
+      moq: 1,
+      caseQty: 25,
+      harmonizedTariffCode: "4802.56",
+      taxCode: "1",
+      sizeCat: "S",
+      shippingRestrictions: "0",
+      visible: true,
+      replenishable: true,
+      discontinued: false,
+      createdAt: new Date("2025-01-01T00:00:00Z"),
+      firstReceived: new Date("2025-01-05T00:00:00Z"),
+      imageUrl: null,
+    });
+    expect([num(p1001!.price), num(p1001!.regularPrice), num(p1001!.costPrice), num(p1001!.weight)]).toEqual([
+      1.5, 2, 0.6, 0.5,
+    ]);
+    // Empty fields take the documented defaults.
+    expect(p1002).toMatchObject({
+      moq: 1,
+      caseQty: 6,
+      taxCode: "0",
+      shippingRestrictions: "0",
+      visible: true,
+      replenishable: true,
+      discontinued: false,
+      regularPrice: null,
+      sizeCat: null,
+      firstReceived: null,
+    });
+    expect(p1003).toMatchObject({
+      visible: false,
+      replenishable: false,
+      discontinued: true,
+      shippingRestrictions: "1",
+    });
+    expect(await prisma.productCategory.count()).toBe(3);
+    const line2 = await prisma.orderLine.findUniqueOrThrow({ where: { id: 2 } });
+    expect([
+      line2.orderNumber,
+      line2.pid,
+      line2.quantity,
+      num(line2.price),
+      num(line2.discount),
+      line2.status,
+    ]).toEqual(["SO-1", 1002, 1, 5, 0.5, "completed"]);
+    expect(num((await prisma.orderLine.findUniqueOrThrow({ where: { id: 3 } })).discount)).toBe(0);
+    expect(await prisma.purchaseOrder.count()).toBe(4);
+    expect(await prisma.receiving.count()).toBe(2);
+  });
+
+  it("calculates per-product sales and stock figures", async () => {
+    const m = await tdb.db.prisma.productMetrics.findMany({ orderBy: { pid: "asc" } });
+    const row = (pid: number) => {
+      const r = m.find((x) => x.pid === pid)!;
+      return {
+        onHand: r.onHand,
+        onOrder: r.onOrder,
+        stockValueCost: num(r.stockValueCost),
+        stockValueRetail: num(r.stockValueRetail),
+        units: [r.units7d, r.units30d, r.units90d, r.units365d],
+        revenue: [num(r.revenue7d), num(r.revenue30d), num(r.revenue90d), num(r.revenue365d)],
+        totalSold: r.totalSold,
+        lifetimeRevenue: num(r.lifetimeRevenue),
+        firstSold: r.firstSold?.toISOString().slice(0, 10),
+        dateLastSold: r.dateLastSold?.toISOString().slice(0, 10),
+      };
+    };
+    expect(row(1001)).toEqual({
+      onHand: 100,
+      onOrder: 30, // PO 503 is open; 500 is received, 502 cancelled
+      stockValueCost: 60,
+      stockValueRetail: 150,
+      units: [3, 5, 10, 20], // the cancelled line is not a sale
+      revenue: [4.5, 7.5, 14.5, 28.5],
+      totalSold: 20,
+      lifetimeRevenue: 28.5,
+      firstSold: "2025-12-01",
+      dateLastSold: "2026-06-29",
+    });
+    expect(row(1002)).toMatchObject({
+      onHand: 0,
+      onOrder: 14,
+      units: [1, 1, 1, 1],
+      revenue: [4.5, 4.5, 4.5, 4.5],
+      totalSold: 1,
+    });
+    expect(row(1003)).toMatchObject({
+      onOrder: 5,
+      units: [0, 0, 0, 0],
+      totalSold: 1,
+      lifetimeRevenue: 3,
+      dateLastSold: "2024-07-01",
+    });
+  });
+
+  it("records history with steps, per-table details and timings, and sync/calculation times", async () => {
+    const { prisma } = tdb.db;
+    const imp = await prisma.importHistory.findFirstOrThrow({ orderBy: { id: "desc" } });
+    expect(imp).toMatchObject({
+      status: "completed",
+      recordsAdded: 38,
+      recordsUpdated: 0,
+      recordsDeleted: 0,
+      totalProcessed: 38,
+    });
+    const info = imp.additionalInfo as {
+      type: string;
+      completed_steps: { name: string; duration: number; rowsAffected: number; status: string }[];
+      details: { tables: Record<string, { added: number }> };
+      step_timings: Record<string, number>;
+    };
+    expect(info.type).toBe("reset");
+    expect(info.completed_steps.map((s) => s.name)).toContain("Load products.csv");
+    expect(info.completed_steps.find((s) => s.name === "Load order_lines.csv")).toMatchObject({
+      rowsAffected: 8,
+      status: "completed",
+    });
+    expect(info.details.tables.products).toEqual({ added: 3, updated: 0, deleted: 0, skipped: 0, total: 3 });
+    // (jsonb keeps object keys in its own order)
+    expect(Object.keys(info.step_timings).sort()).toEqual(info.completed_steps.map((s) => s.name).sort());
+    const calc = await prisma.calculateHistory.findFirstOrThrow({ orderBy: { id: "desc" } });
+    expect(calc).toMatchObject({
+      status: "completed",
+      processedProducts: 3,
+      totalProducts: 3,
+      totalOrders: 8,
+      totalPurchaseOrders: 4,
+    });
+    expect(
+      (calc.additionalInfo as { completed_steps: { name: string }[] }).completed_steps.map((s) => s.name),
+    ).toEqual(["Calculate product_metrics"]);
+    expect((await prisma.syncStatus.findMany()).map((s) => s.tableName).sort()).toContain("order_lines");
+    expect((await prisma.calculateStatus.findMany()).map((s) => s.moduleName)).toEqual(["product_metrics"]);
+  });
+
+  it("Full Update of unchanged data changes nothing, twice", async () => {
+    const before = await snapshot();
+    for (let i = 0; i < 2; i++) {
+      expect((await p.run("update")).operation).toBe("Full update complete");
+      const imp = await tdb.db.prisma.importHistory.findFirstOrThrow({ orderBy: { id: "desc" } });
+      expect(imp).toMatchObject({
+        recordsAdded: 0,
+        recordsUpdated: 0,
+        recordsDeleted: 0,
+        recordsSkipped: 38,
+      });
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("Full Update adds, updates and deletes what changed in the files", async () => {
+    dir = copyFixture();
+    editFile(dir, "products.csv", (t) =>
+      t
+        .replace("1002,Ink Pad Black,IP-1,,2,11,Inks,,5.00", "1002,Ink Pad Black,IP-1,,2,11,Inks,,5.25")
+        .replace(/\n1003,[^\n]*/, "")
+        .concat("1004,New Washi Tape,WT-1,,2,11,,,2.00,,0.80,12,,,,,,,,,,,,,,2026-06-01T00:00:00Z,,\n"),
+    );
+    editFile(dir, "order_lines.csv", (t) => t.replace(/\n8,[^\n]*/, ""));
+    editFile(dir, "po_lines.csv", (t) => t.replace(/\n5004,[^\n]*/, ""));
+    await p.run("update");
+    const imp = await tdb.db.prisma.importHistory.findFirstOrThrow({ orderBy: { id: "desc" } });
+    const details = (imp.additionalInfo as { details: { tables: Record<string, unknown> } }).details.tables;
+    expect(details.products).toEqual({ added: 1, updated: 1, deleted: 1, skipped: 1, total: 3 });
+    expect(details.order_lines).toEqual({ added: 0, updated: 0, deleted: 1, skipped: 7, total: 7 });
+    expect(imp).toMatchObject({ recordsAdded: 1, recordsUpdated: 1, recordsDeleted: 3 });
+    const pids = (await tdb.db.prisma.product.findMany({ select: { pid: true } })).map((r) => r.pid).sort();
+    expect(pids).toEqual([1001, 1002, 1004]);
+    expect(num((await tdb.db.prisma.product.findUniqueOrThrow({ where: { pid: 1002 } })).price)).toBe(5.25);
+    expect((await tdb.db.prisma.productMetrics.findMany()).map((m) => m.pid).sort()).toEqual([
+      1001, 1002, 1004,
+    ]);
+  });
+
+  describe("a bad file fails the run, names file, line and column, and changes nothing", () => {
+    const cases: [string, string, (t: string) => string, string][] = [
+      [
+        "a bad number",
+        "products.csv",
+        (t) =>
+          t.replace("1002,Ink Pad Black,IP-1,,2,11,Inks,,5.00", '1002,Ink Pad Black,IP-1,,2,11,Inks,,"12,5"'),
+        'products.csv line 3, column price: "12,5" is not a decimal number',
+      ],
+      [
+        "a bad date",
+        "order_lines.csv",
+        (t) => t.replace("2026-06-10T10:00:00Z", "2026-13-45"),
+        'order_lines.csv line 4, column order_date: "2026-13-45" is not a timestamp (YYYY-MM-DDTHH:MM:SSZ)',
+      ],
+      [
+        "a missing required value",
+        "order_lines.csv",
+        (t) => t.replace("3,SO-2,1001,", "3,SO-2,,"),
+        "order_lines.csv line 4, column pid: a value is required",
+      ],
+      [
+        "a duplicate key",
+        "brands.csv",
+        (t) => `${t}1,Duplicate\n`,
+        "brands.csv line 4, column brand_id: duplicate key 1 (already on an earlier line)",
+      ],
+      [
+        "an unknown reference",
+        "order_lines.csv",
+        (t) => t.replace("8,SO-7,1003,", "8,SO-7,9999,"),
+        "order_lines.csv line 9, column pid: 9999 does not match any pid in products.csv",
+      ],
+      [
+        "a missing column",
+        "po_lines.csv",
+        (t) => t.replace("po_line_id,po_id,pid,ordered_qty,cost_each", "po_line_id,po_id,pid,qty,cost_each"),
+        "po_lines.csv line 1: missing required column ordered_qty",
+      ],
+      [
+        "an unknown status",
+        "order_lines.csv",
+        (t) => t.replace("returned", "refunded"),
+        'order_lines.csv line 8, column status: "refunded" is not one of completed, cancelled, returned',
+      ],
+    ];
+    for (const [label, file, edit, message] of cases) {
+      it(label, async () => {
+        const before = await snapshot();
+        dir = copyFixture();
+        editFile(dir, file, edit);
+        const final = await p.run("update");
+        expect(final).toMatchObject({ status: "error", operation: "Full update failed", error: message });
+        const imp = await tdb.db.prisma.importHistory.findFirstOrThrow({ orderBy: { id: "desc" } });
+        expect(imp).toMatchObject({ status: "failed", errorMessage: message });
+        expect(await snapshot()).toEqual(before);
+      });
+    }
+  });
+});
+
+describe(`cancel and concurrency (${testBackend})`, () => {
+  let tdb: TestDatabase;
+  let p: PipelineHarness;
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    const warm = await pipeline(tdb.db, () => FIXTURE_DIR);
+    await warm.run("reset");
+    await warm.close();
+    p = await pipeline(tdb.db, () => FIXTURE_DIR, { stepDelayMs: 300 });
+  });
+  afterAll(async () => {
+    await p.close();
+    await tdb.drop();
+  });
+
+  it("cancel mid-run stops at the next step and leaves the previous data intact", async () => {
+    const dir = copyFixture();
+    editFile(dir, "brands.csv", (t) => t.replace("Paper Co", "Renamed Co"));
+    const q = await pipeline(tdb.db, () => dir, { stepDelayMs: 300 });
+    try {
+      const { run_id } = await q.ops.start("update", null);
+      // Wait until the run is inside its steps, then cancel.
+      while (!q.events.some((e) => e.run_id === run_id && e.step === "Load vendors.csv")) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await q.ops.cancel("update");
+      await q.ops.idle();
+      const final = q.events.findLast((e) => e.run_id === run_id)!;
+      expect(final).toMatchObject({
+        status: "cancelled",
+        operation: "Full update cancelled",
+        error: "Cancelled by user",
+      });
+      const run = await tdb.db.prisma.dataRun.findUniqueOrThrow({ where: { id: run_id } });
+      expect(run.status).toBe("cancelled");
+      const imp = await tdb.db.prisma.importHistory.findFirstOrThrow({ where: { runId: run_id } });
+      expect(imp.status).toBe("cancelled");
+      const names = (imp.additionalInfo as { completed_steps: { name: string }[] }).completed_steps.map(
+        (s) => s.name,
+      );
+      expect(names).not.toContain("Update brands");
+      expect((await tdb.db.prisma.brand.findUniqueOrThrow({ where: { id: 1 } })).name).toBe("Paper Co");
+    } finally {
+      await q.close();
+    }
+  });
+
+  it("a second start while one runs answers CONFLICT", async () => {
+    const first = await p.ops.start("update", null);
+    await expect(p.ops.start("reset", null)).rejects.toMatchObject({ kind: "CONFLICT" });
+    await expect(p.ops.start("update", null)).rejects.toThrow(/already running/);
+    expect(await p.ops.status()).toMatchObject({
+      active: true,
+      progress: { run_id: first.run_id, type: "update" },
+    });
+    await p.ops.cancel();
+    await p.ops.idle();
+    expect((await p.ops.status()).active).toBe(false);
+  });
+
+  it("cancel with nothing running answers CONFLICT", async () => {
+    await expect(p.ops.cancel("reset")).rejects.toMatchObject({
+      kind: "CONFLICT",
+      message: "No full reset is running",
+    });
+  });
+});
