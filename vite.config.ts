@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import tailwindcss from "@tailwindcss/vite";
 import { tanstackRouter } from "@tanstack/router-plugin/vite";
 import react from "@vitejs/plugin-react";
@@ -14,8 +15,9 @@ export default defineConfig({
     tanstackRouter({
       target: "react",
       autoCodeSplitting: true,
-      routesDirectory: "./client/routes",
-      generatedRouteTree: "./client/routeTree.gen.ts",
+      // Absolute: the plugin resolves relative paths against Vite's root (client/).
+      routesDirectory: fileURLToPath(new URL("./client/routes", import.meta.url)),
+      generatedRouteTree: fileURLToPath(new URL("./client/routeTree.gen.ts", import.meta.url)),
     }),
     react(),
     tailwindcss(),

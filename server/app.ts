@@ -46,8 +46,9 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   // Before any route plugin: child scopes copy the error handler that exists when they register.
   const indexHtml = path.join(config.clientDist, "index.html");
   const hasClient = fs.existsSync(indexHtml);
-  registerErrorHandling(app, (_req, reply) => {
-    if (!hasClient) return false;
+  registerErrorHandling(app, (req, reply) => {
+    // Only page routes fall back to the app; a missing file (e.g. a stale asset after a deploy) is a 404.
+    if (!hasClient || /\.[a-z0-9]+$/i.test(req.url.split("?")[0]!)) return false;
     reply.header("Cache-Control", "no-cache").type("text/html").sendFile("index.html");
     return true;
   });

@@ -2,6 +2,7 @@ import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirInUseError, openDatabase } from "./db/database.ts";
 import { MigrationError } from "./db/migrate.ts";
+import { bootstrapDemoData } from "./jobs/demo-bootstrap.ts";
 import { deleteExpiredSessions } from "./modules/auth/auth.service.ts";
 import { prepareDatabase } from "./startup.ts";
 
@@ -45,7 +46,11 @@ async function main() {
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
+  await app.services.dataOps.init();
   await app.listen({ port: config.port, host: config.host });
+  bootstrapDemoData(app.services, { info: (m) => log.info(m), warn: (m) => log.warn(m) }).catch((err) =>
+    log.error({ err }, "demo data bootstrap failed"),
+  );
 }
 
 main().catch((err) => {

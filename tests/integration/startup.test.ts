@@ -109,6 +109,7 @@ describe("the server process", () => {
       ADMIN_PASSWORD: "secret123",
       LOG_LEVEL: "warn",
       CLIENT_DIST: "/nonexistent",
+      DEMO_DATA: "0",
     };
     delete env.DATABASE_URL;
     const child = spawn(tsx, ["server/main.ts"], { env, stdio: "pipe" });

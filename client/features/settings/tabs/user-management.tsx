@@ -1,0 +1,5 @@
+import { TabPlaceholder } from "../tab-placeholder.tsx";
+
+export default function UserManagement() {
+  return <TabPlaceholder title="User Management" description="Manage users and their permissions." />;
+}
