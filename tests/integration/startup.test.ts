@@ -142,3 +142,55 @@ describe("the server process", () => {
     fs.rmSync(dataDir, { recursive: true });
   }, 60_000);
 });
+
+describe("first start with demo data", () => {
+  it("writes the demo set into the data directory and runs a Full Reset, so real numbers show", async () => {
+    const port = await freePort();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bo-demo-"));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      ADMIN_PASSWORD: "secret123",
+      LOG_LEVEL: "warn",
+      CLIENT_DIST: "/nonexistent",
+    };
+    delete env.DATABASE_URL;
+    delete env.DEMO_DATA;
+    delete env.SOURCE_DIR;
+    const child = spawn(tsx, ["server/main.ts"], { env, stdio: "pipe" });
+    children.push(child);
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(`${base}/readyz`);
+    const { token } = await (
+      await fetch(`${base}/auth-inv/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ username: "admin", password: "secret123" }),
+      })
+    ).json();
+    const headers = { authorization: `Bearer ${token}` };
+    let status: { active: boolean; progress: { status: string; operation: string } | null } = {
+      active: true,
+      progress: null,
+    };
+    const until = Date.now() + 90_000;
+    while (Date.now() < until) {
+      status = await (await fetch(`${base}/csv/status`, { headers })).json();
+      if (!status.active && status.progress) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(status.progress).toMatchObject({ status: "complete", operation: "Full reset complete" });
+    expect(fs.existsSync(path.join(dataDir, "source", "products.csv"))).toBe(true);
+    const counts = await (await fetch(`${base}/csv/status/table-counts`, { headers })).json();
+    const count = (group: { table_name: string; count: number }[], name: string) =>
+      group.find((c) => c.table_name === name)?.count;
+    expect(count(counts.core, "products")).toBe(2000);
+    expect(count(counts.core, "order_lines")).toBeGreaterThan(100_000);
+    expect(count(counts.metrics, "product_metrics")).toBe(2000);
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+    fs.rmSync(dataDir, { recursive: true });
+  }, 120_000);
+});
