@@ -40,6 +40,8 @@ export interface DataOpsOptions {
 interface ActiveRun {
   runId: number;
   type: RunType;
+  /** Set just before the final event: the run's outcome is recorded, only cleanup remains. */
+  finished: boolean;
   abort: AbortController;
   done: Promise<void>;
 }
@@ -115,7 +117,7 @@ export class DataOps {
   }
 
   async status(): Promise<DataOpsStatus> {
-    if (this.active) return { active: true, progress: this.latest.get(this.active.type) ?? null };
+    if (this.active && !this.active.finished) return { active: true, progress: this.latest.get(this.active.type) ?? null };
     // Another instance may be running one.
     const running = await this.opts.db.prisma.dataRun.findFirst({
       where: { status: "running" },
@@ -143,6 +145,8 @@ export class DataOps {
   }
 
   async start(type: RunType, userId: number | null): Promise<{ run_id: number }> {
+    // A run that already sent its final event is only releasing its connection.
+    if (this.active?.finished && !this.starting) await this.active.done.catch(() => {});
     // `starting` is set before the first await: two clicks on this instance cannot both pass.
     if (this.active || this.starting) throw conflict("A data operation is already running");
     this.starting = true;
@@ -343,6 +347,7 @@ export class DataOps {
         data: { status: "completed", endedAt: ended },
       });
       currentStep = "";
+      run.finished = true;
       emit("complete", `${label} complete`, { rows: totals.total });
       this.opts.log?.info(`${label} ${run.runId} completed in ${minutes(started, ended).toFixed(2)} min`);
     } catch (err) {
@@ -371,6 +376,7 @@ export class DataOps {
         where: { id: run.runId },
         data: { status, endedAt: ended, error: message },
       });
+      run.finished = true;
       emit(cancelled ? "cancelled" : "error", cancelled ? `${label} cancelled` : `${label} failed`, {
         error: message,
       });
