@@ -167,6 +167,7 @@ export class DataOps {
         const active: ActiveRun = {
           runId: run.id,
           type,
+          finished: false,
           abort: new AbortController(),
           done: Promise.resolve(),
         };
