@@ -91,21 +91,21 @@ const gen = spawnSync(
   { stdio: ["ignore", "ignore", "inherit"] },
 );
 if (gen.status !== 0) process.exit(gen.status ?? 1);
-const lineCount = (file: string) => {
-  // Rows, not lines: a description may hold a newline. The generator's summary is the truth, but
-  // counting records here keeps the bench independent of it.
-  const text = fs.readFileSync(path.join(dir, file), "utf8");
+/** Records (not lines: a description may hold a newline), counted while streaming the file. */
+async function recordCount(file: string): Promise<number> {
   let n = 0;
   let inQuote = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) inQuote = !inQuote;
-    else if (c === 10 && !inQuote) n++;
+  for await (const chunk of fs.createReadStream(path.join(dir, file)) as AsyncIterable<Buffer>) {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      if (c === 34) inQuote = !inQuote;
+      else if (c === 10 && !inQuote) n++;
+    }
   }
   return n - 1;
-};
+}
 const rowsOf: Record<string, number> = {};
-for (const def of IMPORTED_TABLES) rowsOf[def.table] = lineCount(def.file);
+for (const def of IMPORTED_TABLES) rowsOf[def.table] = await recordCount(def.file);
 const totalRows = Object.values(rowsOf).reduce((a, b) => a + b, 0);
 const rate = (rows: number, s: number) =>
   `${Math.round(rows / Math.max(s, 1e-6)).toLocaleString("en-US")} rows/s`;
@@ -115,7 +115,11 @@ console.log("\n(a) floor: raw COPY into plain tables + one per-product query");
 await client.query("DROP SCHEMA IF EXISTS bench_floor CASCADE; CREATE SCHEMA bench_floor");
 let floorStart = performance.now();
 for (const def of IMPORTED_TABLES) {
-  const header = fs.readFileSync(path.join(dir, def.file), "utf8").split("\n", 1)[0]!.split(",");
+  const fd = fs.openSync(path.join(dir, def.file), "r");
+  const head = Buffer.alloc(4096);
+  fs.readSync(fd, head, 0, head.length, 0);
+  fs.closeSync(fd);
+  const header = head.toString("utf8").split("\n", 1)[0]!.trim().split(",");
   const types = new Map(def.columns.map((c) => [c.name, c.sql]));
   await client.query(
     `CREATE TABLE bench_floor.${def.table} (${header.map((h) => `"${h}" ${types.get(h) ?? "text"}`).join(", ")})`,

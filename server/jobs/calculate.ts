@@ -25,8 +25,11 @@ export const productMetricsModule: CalcModule = {
   tables: ["product_metrics"],
   async run({ conn, asOf }) {
     await conn.exec("TRUNCATE product_metrics");
-    return conn.execute(
-      `WITH sales AS (
+    // The sales aggregate goes into a temp table first: CREATE TABLE AS may use a parallel plan,
+    // while the SELECT of an INSERT never does.
+    await conn.exec("DROP TABLE IF EXISTS calc_sales");
+    await conn.query(
+      `CREATE TEMP TABLE calc_sales AS
          SELECT pid,
            SUM(quantity) FILTER (WHERE order_date > $1::timestamptz - interval '7 days') AS units_7d,
            SUM(quantity) FILTER (WHERE order_date > $1::timestamptz - interval '30 days') AS units_30d,
@@ -42,8 +45,11 @@ export const productMetricsModule: CalcModule = {
            MAX(order_date) AS last_sold
          FROM order_lines
          WHERE status = 'completed' AND order_date <= $1::timestamptz
-         GROUP BY pid
-       ),
+         GROUP BY pid`,
+      [asOf],
+    );
+    const rows = await conn.execute(
+      `WITH sales AS (SELECT * FROM calc_sales),
        received AS (
          SELECT po_line_id, SUM(qty) AS qty FROM receivings GROUP BY po_line_id
        ),
@@ -72,8 +78,9 @@ export const productMetricsModule: CalcModule = {
        FROM products p
        LEFT JOIN sales s ON s.pid = p.pid
        LEFT JOIN on_order oo ON oo.pid = p.pid`,
-      [asOf],
     );
+    await conn.exec("DROP TABLE calc_sales");
+    return rows;
   },
 };
 

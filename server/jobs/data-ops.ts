@@ -117,7 +117,8 @@ export class DataOps {
   }
 
   async status(): Promise<DataOpsStatus> {
-    if (this.active && !this.active.finished) return { active: true, progress: this.latest.get(this.active.type) ?? null };
+    if (this.active && !this.active.finished)
+      return { active: true, progress: this.latest.get(this.active.type) ?? null };
     // Another instance may be running one.
     const running = await this.opts.db.prisma.dataRun.findFirst({
       where: { status: "running" },
@@ -294,7 +295,8 @@ export class DataOps {
     let importSteps = 0;
 
     try {
-      await conn.exec("SET TIME ZONE 'UTC'");
+      // The run's own session: UTC dates, and memory for big sorts, hash aggregates and index builds.
+      await conn.exec("SET TIME ZONE 'UTC'; SET work_mem = '128MB'; SET maintenance_work_mem = '256MB'");
       await stageAll(conn, this.opts.source(), (name, fn) => steps.run(name, fn));
       await steps.run("Check references", () => checkReferences(conn));
       let calcStarted = 0;

@@ -100,25 +100,33 @@ async function stageFile(
     if (err instanceof CopyError) throw new SourceError(describeCopyError(def, err));
     throw err;
   }
-  // Empty values of required columns that COPY let through as empty strings.
-  for (const c of def.columns.filter((c) => c.required && c.type === "text")) {
-    const bad = await conn.query<{ line: string }>(
-      `SELECT _line + 1 AS line FROM ${q(staging)} WHERE ${q(c.name)} = '' ORDER BY _line LIMIT 1`,
+  // One scan for what COPY cannot check: empty required text and values outside an enumeration.
+  const checks: { sql: string; message: (line: string, value: string) => string }[] = [
+    ...def.columns
+      .filter((c) => c.required && c.type === "text")
+      .map((c) => ({
+        sql: `${q(c.name)} = ''`,
+        message: (line: string) => `${def.file} line ${line}, column ${c.name}: a value is required`,
+      })),
+    ...Object.entries(ENUM_COLUMNS[def.file] ?? {}).map(([column, allowed]) => ({
+      sql: `${q(column)} <> ALL(ARRAY[${allowed.map((a) => `'${a.replace(/'/g, "''")}'`).join(", ")}])`,
+      message: (line: string, value: string) =>
+        `${def.file} line ${line}, column ${column}: "${value}" is not one of ${allowed.join(", ")}`,
+    })),
+  ];
+  if (checks.length) {
+    const failing = checks.map((c, i) => `CASE WHEN ${c.sql} THEN ${i} END`).join(", ");
+    const valueOf = checks
+      .map((c, i) => {
+        const col = /^"((?:[^"]|"")+)"/.exec(c.sql)![0];
+        return `WHEN ${c.sql} THEN ${col}::text /* ${i} */`;
+      })
+      .join(" ");
+    const bad = await conn.query<{ line: string; check: number; value: string }>(
+      `SELECT _line + 1 AS line, COALESCE(${failing}) AS check, CASE ${valueOf} END AS value
+       FROM ${q(staging)} WHERE ${checks.map((c) => `(${c.sql})`).join(" OR ")} ORDER BY _line LIMIT 1`,
     );
-    if (bad[0])
-      throw new SourceError(`${def.file} line ${bad[0].line}, column ${c.name}: a value is required`);
-  }
-  for (const [column, allowed] of Object.entries(ENUM_COLUMNS[def.file] ?? {})) {
-    const bad = await conn.query<{ line: string; value: string }>(
-      `SELECT _line + 1 AS line, ${q(column)} AS value FROM ${q(staging)}
-       WHERE ${q(column)} <> ALL($1::text[]) ORDER BY _line LIMIT 1`,
-      [allowed],
-    );
-    if (bad[0]) {
-      throw new SourceError(
-        `${def.file} line ${bad[0].line}, column ${column}: "${bad[0].value}" is not one of ${allowed.join(", ")}`,
-      );
-    }
+    if (bad[0]) throw new SourceError(checks[bad[0].check]!.message(bad[0].line, bad[0].value));
   }
   return rows;
 }
@@ -164,14 +172,40 @@ function sourceExpr(c: ColumnDef, alias = "s"): string {
   return c.default !== undefined ? `COALESCE(${col}, ${c.default})` : col;
 }
 
-/** Full Reset of one table: replace every row. Runs inside the run's transaction. */
+/**
+ * Full Reset of one table: replace every row. Runs inside the run's transaction. The table's indexes
+ * are dropped and rebuilt around the load (building an index once, sorted, is several times faster
+ * than maintaining it row by row); their exact definitions are read back from the catalog, so names
+ * and columns stay what the migrations made.
+ */
 export async function replaceTable(conn: SqlConnection, def: TableDef): Promise<TableCounts> {
   const cols = def.columns.map((c) => q(targetOf(c))).join(", ");
   // TRUNCATE: fast, and readers wait for the commit instead of seeing a half-filled table.
   await conn.exec(`TRUNCATE ${q(def.table)}`);
+  const indexes = await conn.query<{ name: string; definition: string; constraint_def: string | null }>(
+    `SELECT i.relname AS name, pg_get_indexdef(x.indexrelid) AS definition,
+            (SELECT pg_get_constraintdef(c.oid) FROM pg_constraint c WHERE c.conindid = x.indexrelid AND c.contype = 'p') AS constraint_def
+     FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+     WHERE x.indrelid = $1::regclass`,
+    [def.table],
+  );
+  for (const ix of indexes) {
+    await conn.exec(
+      ix.constraint_def
+        ? `ALTER TABLE ${q(def.table)} DROP CONSTRAINT ${q(ix.name)}`
+        : `DROP INDEX ${q(ix.name)}`,
+    );
+  }
   const added = await conn.execute(
     `INSERT INTO ${q(def.table)} (${cols}) SELECT ${def.columns.map((c) => sourceExpr(c)).join(", ")} FROM ${q(stagingOf(def))} s`,
   );
+  for (const ix of indexes) {
+    await conn.exec(
+      ix.constraint_def
+        ? `ALTER TABLE ${q(def.table)} ADD CONSTRAINT ${q(ix.name)} ${ix.constraint_def}`
+        : ix.definition,
+    );
+  }
   return { added, updated: 0, deleted: 0, skipped: 0, total: added };
 }
 
