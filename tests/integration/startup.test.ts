@@ -97,30 +97,49 @@ describe("first admin", () => {
   });
 });
 
+/** Starts `tsx server/main.ts` on a free port over a fresh embedded database. */
+async function startServer(extraEnv: Record<string, string>) {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bo-start-"));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    ADMIN_PASSWORD: "secret123",
+    LOG_LEVEL: "warn",
+    CLIENT_DIST: "/nonexistent",
+    ...extraEnv,
+  };
+  for (const key of ["DATABASE_URL", "SOURCE_DIR", ...(extraEnv.DEMO_DATA ? [] : ["DEMO_DATA"])])
+    delete env[key];
+  const child = spawn(tsx, ["server/main.ts"], { env, stdio: "pipe" });
+  children.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}/readyz`);
+  const login = await fetch(`${base}/auth-inv/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "admin", password: "secret123" }),
+  });
+  return {
+    port,
+    base,
+    env,
+    dataDir,
+    login,
+    async stop() {
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+      fs.rmSync(dataDir, { recursive: true });
+    },
+  };
+}
+
 describe("the server process", () => {
   it("migrates, creates the admin and serves login on a fresh data directory", async () => {
-    const port = await freePort();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bo-start-"));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      ADMIN_PASSWORD: "secret123",
-      LOG_LEVEL: "warn",
-      CLIENT_DIST: "/nonexistent",
-      DEMO_DATA: "0",
-    };
-    delete env.DATABASE_URL;
-    const child = spawn(tsx, ["server/main.ts"], { env, stdio: "pipe" });
-    children.push(child);
-    await waitFor(`http://127.0.0.1:${port}/readyz`);
-
-    const login = await fetch(`http://127.0.0.1:${port}/auth-inv/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ username: "admin", password: "secret123" }),
-    });
+    const server = await startServer({ DEMO_DATA: "0" });
+    const { port, env, login } = server;
     expect(login.status).toBe(200);
     const { token, user } = await login.json();
     expect(user).toMatchObject({ username: "admin", is_admin: true });
@@ -137,39 +156,15 @@ describe("the server process", () => {
     expect(second.status).toBe(1);
     expect(second.stderr).toMatch(/Another process is already using the embedded database/);
 
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
-    fs.rmSync(dataDir, { recursive: true });
+    await server.stop();
   }, 60_000);
 });
 
 describe("first start with demo data", () => {
   it("writes the demo set into the data directory and runs a Full Reset, so real numbers show", async () => {
-    const port = await freePort();
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "bo-demo-"));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
-      ADMIN_PASSWORD: "secret123",
-      LOG_LEVEL: "warn",
-      CLIENT_DIST: "/nonexistent",
-    };
-    delete env.DATABASE_URL;
-    delete env.DEMO_DATA;
-    delete env.SOURCE_DIR;
-    const child = spawn(tsx, ["server/main.ts"], { env, stdio: "pipe" });
-    children.push(child);
-    const base = `http://127.0.0.1:${port}`;
-    await waitFor(`${base}/readyz`);
-    const { token } = await (
-      await fetch(`${base}/auth-inv/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ username: "admin", password: "secret123" }),
-      })
-    ).json();
+    const server = await startServer({});
+    const { base, dataDir } = server;
+    const { token } = await server.login.json();
     const headers = { authorization: `Bearer ${token}` };
     let status: { active: boolean; progress: { status: string; operation: string } | null } = {
       active: true,
@@ -189,8 +184,6 @@ describe("first start with demo data", () => {
     expect(count(counts.core, "products")).toBe(2000);
     expect(count(counts.core, "order_lines")).toBeGreaterThan(100_000);
     expect(count(counts.metrics, "product_metrics")).toBe(2000);
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
-    fs.rmSync(dataDir, { recursive: true });
+    await server.stop();
   }, 120_000);
 });
