@@ -15,8 +15,8 @@ export type AppTrpcClient = TRPCClient<AppRouter>;
 
 const TRPC_URL = "/trpc";
 
-/** `useTRPC()` gives components the typed query/mutation option factories. */
-export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+/** `useTRPC()` gives components the typed query/mutation option factories; `useTRPCClient()` the client. */
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
 /**
  * Queries and mutations go batched over fetch with the bearer token (and the session cookie);

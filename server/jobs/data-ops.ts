@@ -97,6 +97,24 @@ export class DataOps {
                 data: { status: "failed", endTime: new Date(), errorMessage: error },
               }),
             ]);
+            // Their last stored event still says "running": replace it with the ending.
+            for (const run of await prisma.dataRun.findMany({ where: { id: { in: ids } } })) {
+              const type = run.type as RunType;
+              const event: ProgressEvent = {
+                run_id: run.id,
+                type,
+                status: "error",
+                operation: `${LABEL[type]} failed`,
+                elapsed_seconds: 0,
+                error,
+                timestamp: new Date().toISOString(),
+                progress: { status: "error", operation: `${LABEL[type]} failed`, type, error },
+              };
+              await prisma.dataRun.update({
+                where: { id: run.id },
+                data: { lastEvent: event as unknown as Prisma.InputJsonValue },
+              });
+            }
           }
         } finally {
           await conn.query("SELECT pg_advisory_unlock($1)", [DATA_OPS_LOCK_KEY]);

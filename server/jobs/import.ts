@@ -116,14 +116,14 @@ async function stageFile(
   ];
   if (checks.length) {
     const failing = checks.map((c, i) => `CASE WHEN ${c.sql} THEN ${i} END`).join(", ");
-    const valueOf = checks
+    const valueCase = checks
       .map((c, i) => {
         const col = /^"((?:[^"]|"")+)"/.exec(c.sql)![0];
         return `WHEN ${c.sql} THEN ${col}::text /* ${i} */`;
       })
       .join(" ");
     const bad = await conn.query<{ line: string; check: number; value: string }>(
-      `SELECT _line + 1 AS line, COALESCE(${failing}) AS check, CASE ${valueOf} END AS value
+      `SELECT _line + 1 AS line, COALESCE(${failing}) AS check, CASE ${valueCase} END AS value
        FROM ${q(staging)} WHERE ${checks.map((c) => `(${c.sql})`).join(" OR ")} ORDER BY _line LIMIT 1`,
     );
     if (bad[0]) throw new SourceError(checks[bad[0].check]!.message(bad[0].line, bad[0].value));

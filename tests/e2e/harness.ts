@@ -17,12 +17,13 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-export async function startE2E(): Promise<E2E> {
+/** `env` adds to (or overrides) the app's environment, e.g. SOURCE_DIR for the data pipeline. */
+export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   const dist = path.resolve("dist/client");
   if (!fs.existsSync(path.join(dist, "index.html"))) {
     throw new Error("dist/client is missing: run `npm run build` before `npm run test:e2e`");
   }
-  const t = await startTestApp({ env: { CLIENT_DIST: dist } });
+  const t = await startTestApp({ env: { CLIENT_DIST: dist, ...env } });
   // playwright gives every launch a fresh temporary profile (--user-data-dir) of its own.
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

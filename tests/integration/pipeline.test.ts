@@ -362,3 +362,42 @@ describe(`cancel and concurrency (${testBackend})`, () => {
     });
   });
 });
+
+describe(`recovery after a crash (${testBackend})`, () => {
+  it("marks a run left 'running' by a stopped server as failed, with a final event", async () => {
+    const tdb = await createTestDatabase();
+    try {
+      const { prisma } = tdb.db;
+      const run = await prisma.dataRun.create({
+        data: {
+          type: "update",
+          status: "running",
+          lastEvent: { run_id: 0, status: "running", type: "update" },
+        },
+      });
+      await prisma.importHistory.create({
+        data: { runId: run.id, startTime: new Date(), status: "running" },
+      });
+      const p = await pipeline(tdb.db, () => FIXTURE_DIR);
+      try {
+        expect(await prisma.dataRun.findUniqueOrThrow({ where: { id: run.id } })).toMatchObject({
+          status: "failed",
+          error: "Interrupted: the server stopped during the run",
+        });
+        expect((await prisma.importHistory.findFirstOrThrow({ where: { runId: run.id } })).status).toBe(
+          "failed",
+        );
+        expect(p.ops.latestEvent("update")).toMatchObject({
+          run_id: run.id,
+          status: "error",
+          operation: "Full update failed",
+        });
+        expect((await p.ops.status()).active).toBe(false);
+      } finally {
+        await p.close();
+      }
+    } finally {
+      await tdb.drop();
+    }
+  });
+});

@@ -96,7 +96,7 @@ export const SETTINGS_SECTIONS: readonly SettingsSection[] = [
         title: "Data Management",
         permission: "settings:data_management",
         icon: DatabaseIcon,
-        component: lazy(() => import("./tabs/data-management.tsx")),
+        component: lazy(() => import("../dataOps/data-management.tsx")),
       },
     ],
   },

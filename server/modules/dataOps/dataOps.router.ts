@@ -39,25 +39,27 @@ export const dataOpsRouter = router({
         queue.push(e);
         wake?.();
       });
+      const onAbort = () => wake?.();
+      signal?.addEventListener("abort", onAbort, { once: true });
       try {
         for (const type of input?.type ? [input.type] : (["update", "reset"] as const)) {
           const current = ctx.dataOps.latestEvent(type);
           if (current) yield tracked(`${current.run_id}:${current.timestamp}`, current);
         }
         while (!signal?.aborted) {
-          if (queue.length === 0) {
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-              signal?.addEventListener("abort", () => resolve(), { once: true });
-            });
-            wake = null;
+          const e = queue.shift();
+          if (e) {
+            yield tracked(`${e.run_id}:${e.timestamp}`, e);
             continue;
           }
-          const e = queue.shift()!;
-          yield tracked(`${e.run_id}:${e.timestamp}`, e);
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          wake = null;
         }
       } finally {
         off();
+        signal?.removeEventListener("abort", onAbort);
       }
     }),
 });
