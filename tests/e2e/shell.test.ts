@@ -175,4 +175,19 @@ describe("app shell in Chromium", () => {
     await page.goto("/dashboard");
     await page.waitForURL("**/login?**");
   });
+
+  it("an expired or revoked session forces a logout back to /login with the redirect", async () => {
+    const { page } = await e.newPage();
+    await e.signIn(page, "admin");
+    await page.goto("/settings?tab=data");
+    await page.getByRole("button", { name: "Run Full Update" }).waitFor();
+    // The server ends every session (as deactivating the user would); the next call answers 401.
+    await e.t.tdb.db.prisma.session.deleteMany({});
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await page.waitForURL("**/login?**");
+    expect(new URL(page.url()).searchParams.get("redirect")).toBe("/settings?tab=data");
+    expect(
+      await page.evaluate(() => [localStorage.getItem("token"), sessionStorage.getItem("isLoggedIn")]),
+    ).toEqual([null, null]);
+  });
 });
