@@ -99,16 +99,18 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   await app.register(async (scope) => dataOpsRestRoutes(scope, services));
 
   if (hasClient) {
-    await app.register(fastifyStatic, {
-      root: config.clientDist,
-      wildcard: false,
-      index: false,
-      setHeaders(res, filePath) {
-        // Vite fingerprints everything under assets/, so it can be cached for good.
-        if (filePath.includes(`${path.sep}assets${path.sep}`))
-          res.header("Cache-Control", "public, max-age=31536000, immutable");
-      },
-    });
+    await app.declareStaticRoutes(() =>
+      app.register(fastifyStatic, {
+        root: config.clientDist,
+        wildcard: false,
+        index: false,
+        setHeaders(res, filePath) {
+          // Vite fingerprints everything under assets/, so it can be cached for good.
+          if (filePath.includes(`${path.sep}assets${path.sep}`))
+            res.header("Cache-Control", "public, max-age=31536000, immutable");
+        },
+      }),
+    );
   }
 
   return app;

@@ -5,6 +5,7 @@ import { hasPermission, type Requirement } from "../../shared/permissions.ts";
 import { AppError } from "../errors.ts";
 import { type AuthUser, resolveSession } from "../modules/auth/auth.service.ts";
 import type { AppServices } from "../services.ts";
+import { setSessionCookie } from "./session-cookie.ts";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -14,6 +15,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** Every route as Fastify registered it, with the permission it declares (read by tests and docs). */
     routeCatalogue: RouteEntry[];
+    /** Registers the static-file plugin's routes as public (they cannot carry route config). */
+    declareStaticRoutes(register: () => PromiseLike<unknown>): Promise<void>;
   }
   interface FastifyRequest {
     user: AuthUser | null;
@@ -57,47 +60,78 @@ async function authHooks(app: FastifyInstance, services: AppServices) {
   app.decorateRequest("user", null);
   app.decorateRequest("authToken", null);
 
-  // A route that forgets to declare its permission fails at start, not in production.
+  // A route that forgets to declare its permission fails at start, not in production. Only the
+  // routes of the static-file plugin (registered inside `declareStaticRoutes`) and tRPC's own
+  // (whose procedures declare theirs) are exempt.
   const catalogue: RouteEntry[] = [];
   app.decorate("routeCatalogue", catalogue);
-  app.addHook("onRoute", (route) => {
-    const url = route.url;
-    for (const method of [route.method].flat()) catalogue.push({ method, url, auth: route.config?.auth });
-    if (url.startsWith("/trpc")) return;
-    if (route.config?.auth === undefined && (isApiPath(url) || url === "/healthz" || url === "/readyz")) {
-      throw new Error(`Route ${route.method} ${url} does not declare config.auth`);
+  const staticRegistration = { active: false };
+  app.decorate("declareStaticRoutes", async (register: () => PromiseLike<unknown>) => {
+    staticRegistration.active = true;
+    try {
+      await register();
+    } finally {
+      staticRegistration.active = false;
     }
   });
-
-  app.addHook("onRequest", async (req) => {
-    // CSRF: the cookie is SameSite=Lax, and no state-changing request is accepted from a foreign
-    // origin. Scripts (no Origin/Referer) are not browsers, so they cannot be forged this way.
-    if (!SAFE_METHODS.has(req.method)) {
-      const origin =
-        req.headers.origin ?? (req.headers.referer ? safeOrigin(req.headers.referer) : undefined);
-      if (origin && origin !== "null" && !isAllowedOrigin(req, origin, services.config.allowedOrigins)) {
-        throw new AppError(
-          "FORBIDDEN",
-          "Cross-site request refused: the Origin header does not match this server",
-        );
-      }
+  app.addHook("onRoute", (route) => {
+    const url = route.url;
+    let auth = route.config?.auth;
+    if (auth === undefined && staticRegistration.active) auth = "public";
+    if (auth === undefined && !url.startsWith("/trpc")) {
+      throw new Error(`Route ${route.method} ${url} does not declare config.auth`);
     }
+    for (const method of [route.method].flat()) catalogue.push({ method, url, auth });
+  });
 
-    const token = bearerToken(req) ?? req.cookies[SESSION_COOKIE] ?? null;
+  app.addHook("onRequest", async (req, reply) => {
+    const need = req.routeOptions.config?.auth;
+    const isTrpc = req.url.startsWith("/trpc/");
+    // Public routes (login, health, static files, the app's page) need no session lookup.
+    if (need === "public" || (need === undefined && !isTrpc)) {
+      checkOrigin(req, false);
+      return;
+    }
+    const bearer = bearerToken(req);
+    const cookie = req.cookies[SESSION_COOKIE];
+    checkOrigin(req, !bearer && Boolean(cookie));
+
+    const token = bearer ?? cookie ?? null;
     if (token) {
       const session = await resolveSession(services.db, services.config, token);
       if (session) {
         req.user = session.user;
         req.authToken = token;
+        // The session slid forward: so does the cookie (subscriptions and SSE rely on it).
+        if (session.touched && !bearer)
+          setSessionCookie(req, reply, services.config, token, session.expiresAt);
       }
     }
 
-    const need = req.routeOptions.config?.auth;
-    if (need === undefined || need === "public") return;
+    if (need === undefined) return; // tRPC: each procedure checks its own requirement
     if (!req.user) throw new AppError("UNAUTHORIZED", "Authentication required");
     if (!hasPermission(req.user, need))
       throw new AppError("FORBIDDEN", "You don't have permission to do this");
   });
+
+  /**
+   * CSRF. A state-changing request authenticated by the cookie must come from this server's own
+   * origin (Origin, else Referer; "null" or neither is refused). Bearer-token callers are scripts,
+   * not browsers riding an ambient cookie; a foreign Origin is refused for them too.
+   */
+  function checkOrigin(req: FastifyRequest, byCookie: boolean) {
+    if (SAFE_METHODS.has(req.method)) return;
+    const origin = req.headers.origin ?? (req.headers.referer ? safeOrigin(req.headers.referer) : undefined);
+    const ok =
+      origin !== undefined &&
+      origin !== "null" &&
+      isAllowedOrigin(req, origin, services.config.allowedOrigins);
+    if (ok || (!byCookie && (origin === undefined || origin === "null"))) return;
+    throw new AppError(
+      "FORBIDDEN",
+      "Cross-site request refused: the Origin header does not match this server",
+    );
+  }
 }
 
 function safeOrigin(referer: string): string | undefined {

@@ -151,6 +151,38 @@ describe(`auth and sessions (${testBackend})`, () => {
     expect(own.statusCode).toBe(200);
   });
 
+  it("refuses a cookie-authenticated write that names no origin, or the null origin", async () => {
+    for (const headers of [{}, { origin: "null" }, { referer: "https://evil.example/page" }]) {
+      const { cookie } = await t.login("Clerk");
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/auth-inv/logout",
+        headers: { cookie, ...headers },
+      });
+      expect(res.statusCode, JSON.stringify(headers)).toBe(403);
+    }
+    // A script with its bearer token sends no Origin and is fine.
+    const { token } = await t.login("Clerk");
+    const script = await t.app.inject({
+      method: "POST",
+      url: "/auth-inv/logout",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(script.statusCode).toBe(200);
+  });
+
+  it("slides the cookie forward with the session", async () => {
+    const { token, cookie } = await t.login("Clerk");
+    await t.tdb.db.prisma.session.update({
+      where: { tokenHash: hashToken(token) },
+      data: { lastSeenAt: new Date(Date.now() - 3_600_000), expiresAt: new Date(Date.now() + 86_400_000) },
+    });
+    const res = await t.app.inject({ url: "/auth-inv/me", headers: { cookie } });
+    expect(res.statusCode).toBe(200);
+    const expires = /Expires=([^;]+)/i.exec(String(res.headers["set-cookie"]))?.[1];
+    expect(new Date(expires!).getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
+  });
+
   it("rate-limits repeated failures for a username with 429 and a clear message", async () => {
     await t.createUser("Target", []);
     const attempt = () =>

@@ -163,7 +163,7 @@ export async function resolveSession(
   db: Database,
   config: AppConfig,
   token: string,
-): Promise<{ user: AuthUser; expiresAt: Date } | null> {
+): Promise<{ user: AuthUser; expiresAt: Date; touched: boolean } | null> {
   if (!token || token.length > 200) return null;
   const session = await db.prisma.session.findUnique({
     where: { tokenHash: hashToken(token) },
@@ -172,14 +172,15 @@ export async function resolveSession(
   const now = Date.now();
   if (!session || session.expiresAt.getTime() <= now || !session.user.isActive) return null;
   let expiresAt = session.expiresAt;
-  if (now - session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
+  const touched = now - session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS;
+  if (touched) {
     expiresAt = new Date(now + config.sessionTtlMs);
     await db.prisma.session.update({
       where: { id: session.id },
       data: { lastSeenAt: new Date(now), expiresAt },
     });
   }
-  return { user: { ...toCurrentUser(session.user), sessionId: session.id }, expiresAt };
+  return { user: { ...toCurrentUser(session.user), sessionId: session.id }, expiresAt, touched };
 }
 
 export async function logout(db: Database, token: string): Promise<void> {
