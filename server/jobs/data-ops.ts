@@ -42,6 +42,8 @@ interface ActiveRun {
   type: RunType;
   /** Set just before the final event: the run's outcome is recorded, only cleanup remains. */
   finished: boolean;
+  /** The run connection's server process, so a cancel can interrupt a long statement. */
+  backendPid: number;
   abort: AbortController;
   done: Promise<void>;
 }
@@ -61,9 +63,9 @@ export class DataOps {
 
   constructor(private readonly opts: DataOpsOptions) {
     this.unsubscribe.push(
-      opts.bus.onProgress((e) => this.latest.set(e.type, e)),
+      opts.bus.onProgress((e) => this.remember(e)),
       opts.bus.onCancel((runId) => {
-        if (this.active?.runId === runId) this.active.abort.abort();
+        if (this.active?.runId === runId) this.abortRun(this.active);
       }),
     );
   }
@@ -79,43 +81,7 @@ export class DataOps {
       )) as [{ locked: boolean }];
       if (locked) {
         try {
-          const stale = await prisma.dataRun.findMany({ where: { status: "running" }, select: { id: true } });
-          if (stale.length) {
-            const ids = stale.map((r) => r.id);
-            const error = "Interrupted: the server stopped during the run";
-            await prisma.$transaction([
-              prisma.dataRun.updateMany({
-                where: { id: { in: ids } },
-                data: { status: "failed", endedAt: new Date(), error },
-              }),
-              prisma.importHistory.updateMany({
-                where: { runId: { in: ids }, status: "running" },
-                data: { status: "failed", endTime: new Date(), errorMessage: error },
-              }),
-              prisma.calculateHistory.updateMany({
-                where: { runId: { in: ids }, status: "running" },
-                data: { status: "failed", endTime: new Date(), errorMessage: error },
-              }),
-            ]);
-            // Their last stored event still says "running": replace it with the ending.
-            for (const run of await prisma.dataRun.findMany({ where: { id: { in: ids } } })) {
-              const type = run.type as RunType;
-              const event: ProgressEvent = {
-                run_id: run.id,
-                type,
-                status: "error",
-                operation: `${LABEL[type]} failed`,
-                elapsed_seconds: 0,
-                error,
-                timestamp: new Date().toISOString(),
-                progress: { status: "error", operation: `${LABEL[type]} failed`, type, error },
-              };
-              await prisma.dataRun.update({
-                where: { id: run.id },
-                data: { lastEvent: event as unknown as Prisma.InputJsonValue },
-              });
-            }
-          }
+          await this.failStaleRuns();
         } finally {
           await conn.query("SELECT pg_advisory_unlock($1)", [DATA_OPS_LOCK_KEY]);
         }
@@ -134,6 +100,60 @@ export class DataOps {
     }
   }
 
+  /** Runs left "running" by a server that stopped become failed, with a final event. */
+  private async failStaleRuns(exceptId?: number): Promise<void> {
+    const { prisma } = this.opts.db;
+    const stale = await prisma.dataRun.findMany({
+      where: { status: "running", ...(exceptId ? { id: { not: exceptId } } : {}) },
+      select: { id: true },
+    });
+    if (stale.length) {
+      const ids = stale.map((r) => r.id);
+      const error = "Interrupted: the server stopped during the run";
+      await prisma.$transaction([
+        prisma.dataRun.updateMany({
+          where: { id: { in: ids } },
+          data: { status: "failed", endedAt: new Date(), error },
+        }),
+        prisma.importHistory.updateMany({
+          where: { runId: { in: ids }, status: "running" },
+          data: { status: "failed", endTime: new Date(), errorMessage: error },
+        }),
+        prisma.calculateHistory.updateMany({
+          where: { runId: { in: ids }, status: "running" },
+          data: { status: "failed", endTime: new Date(), errorMessage: error },
+        }),
+      ]);
+      // Their last stored event still says "running": replace it with the ending.
+      for (const run of await prisma.dataRun.findMany({ where: { id: { in: ids } } })) {
+        const type = run.type as RunType;
+        const event: ProgressEvent = {
+          run_id: run.id,
+          type,
+          status: "error",
+          operation: `${LABEL[type]} failed`,
+          elapsed_seconds: 0,
+          error,
+          timestamp: new Date().toISOString(),
+          progress: { status: "error", operation: `${LABEL[type]} failed`, type, error },
+        };
+        await prisma.dataRun.update({
+          where: { id: run.id },
+          data: { lastEvent: event as unknown as Prisma.InputJsonValue },
+        });
+        this.remember(event);
+      }
+    }
+  }
+
+  /** Whether some session holds the data-operations lock (PostgreSQL: any instance). */
+  private async lockIsHeld(): Promise<boolean> {
+    const rows = await this.opts.db.prisma.$queryRaw<{ held: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+                     AND ((classid::bigint << 32) | objid::bigint) = ${DATA_OPS_LOCK_KEY}) AS held`;
+    return Boolean(rows[0]?.held);
+  }
+
   async status(): Promise<DataOpsStatus> {
     if (this.active && !this.active.finished)
       return { active: true, progress: this.latest.get(this.active.type) ?? null };
@@ -143,7 +163,10 @@ export class DataOps {
       orderBy: { id: "desc" },
       select: { type: true, lastEvent: true },
     });
-    if (running) {
+    if (running && !(await this.lockIsHeld())) {
+      // Its instance died without cleaning up (the lock went with its connection).
+      await this.failStaleRuns();
+    } else if (running) {
       const type = running.type as RunType;
       return {
         active: true,
@@ -152,6 +175,18 @@ export class DataOps {
     }
     const events = [...this.latest.values()].sort((a, b) => b.run_id - a.run_id);
     return { active: false, progress: events[0] ?? null };
+  }
+
+  /** Keeps the newest event per run type; NOTIFY may deliver a late one after a newer one. */
+  private remember(e: ProgressEvent): void {
+    const known = this.latest.get(e.type);
+    if (
+      !known ||
+      e.run_id > known.run_id ||
+      (e.run_id === known.run_id && (e.seq ?? 0) >= (known.seq ?? 0))
+    ) {
+      this.latest.set(e.type, e);
+    }
   }
 
   /** The current state for a new subscriber of one stream. */
@@ -180,6 +215,11 @@ export class DataOps {
       ]);
       if (!row?.locked) throw conflict("A data operation is already running");
       try {
+        // Holding the lock proves nothing else runs: rows still "running" belong to a dead instance.
+        await this.failStaleRuns();
+        const [{ pid }] = (await conn.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")) as [
+          { pid: number },
+        ];
         const run = await this.opts.db.prisma.dataRun.create({
           data: { type, status: "running", startedBy: userId },
         });
@@ -189,14 +229,24 @@ export class DataOps {
           finished: false,
           abort: new AbortController(),
           done: Promise.resolve(),
+          backendPid: pid,
         };
         this.active = active;
         handedOver = true;
-        active.done = this.execute(active, conn).finally(async () => {
-          await conn.query("SELECT pg_advisory_unlock($1)", [DATA_OPS_LOCK_KEY]).catch(() => {});
-          await conn.release();
-          this.active = null;
-        });
+        active.done = this.execute(active, conn)
+          .catch((err) => this.opts.log?.error({ err }, "data operation bookkeeping failed"))
+          .finally(async () => {
+            // Leave nothing of the run on a pooled connection: settings, and above all the lock.
+            let clean = true;
+            await conn.exec("RESET ALL").catch(() => {
+              clean = false;
+            });
+            await conn.query("SELECT pg_advisory_unlock($1)", [DATA_OPS_LOCK_KEY]).catch(() => {
+              clean = false;
+            });
+            await conn.release(!clean);
+            this.active = null;
+          });
         return { run_id: run.id };
       } finally {
         if (!handedOver)
@@ -210,20 +260,39 @@ export class DataOps {
 
   /** Cancels the running operation (of this type, when given), wherever it runs. */
   async cancel(type?: RunType): Promise<{ run_id: number }> {
-    const running = this.active
-      ? { id: this.active.runId, type: this.active.type }
-      : await this.opts.db.prisma.dataRun.findFirst({
-          where: { status: "running" },
-          orderBy: { id: "desc" },
-          select: { id: true, type: true },
-        });
+    const local = this.active && !this.active.finished ? this.active : null;
+    if (local) {
+      if (type && local.type !== type) throw conflict(`No ${LABEL[type].toLowerCase()} is running`);
+      // Abort first, in memory: on embedded PGlite the run's transaction may hold the only
+      // connection, and the flag below would wait for it.
+      this.abortRun(local);
+      this.persist(() =>
+        this.opts.db.prisma.dataRun.update({ where: { id: local.runId }, data: { cancelRequested: true } }),
+      );
+      return { run_id: local.runId };
+    }
+    const running = await this.opts.db.prisma.dataRun.findFirst({
+      where: { status: "running" },
+      orderBy: { id: "desc" },
+      select: { id: true, type: true },
+    });
     if (!running || (type && running.type !== type)) {
       throw conflict(type ? `No ${LABEL[type].toLowerCase()} is running` : "No data operation is running");
     }
+    // Another instance runs it: it polls this flag and also hears the bus.
     await this.opts.db.prisma.dataRun.update({ where: { id: running.id }, data: { cancelRequested: true } });
-    if (this.active?.runId === running.id) this.active.abort.abort();
-    else await this.opts.bus.requestCancel(running.id);
+    await this.opts.bus.requestCancel(running.id);
     return { run_id: running.id };
+  }
+
+  private abortRun(run: ActiveRun): void {
+    if (run.abort.signal.aborted) return;
+    run.abort.abort();
+    // On PostgreSQL, interrupt the statement in progress (a long COPY or INSERT) instead of
+    // waiting for it to end; the transaction rolls back either way.
+    if (this.opts.db.kind === "postgres") {
+      this.opts.db.prisma.$executeRaw`SELECT pg_cancel_backend(${run.backendPid}::int)`.catch(() => {});
+    }
   }
 
   /** Resolves when no run of this instance is active (tests, shutdown). */
@@ -233,7 +302,7 @@ export class DataOps {
   }
 
   async close(): Promise<void> {
-    this.active?.abort.abort();
+    if (this.active) this.abortRun(this.active);
     await this.idle();
     for (const u of this.unsubscribe) u();
   }
@@ -247,9 +316,12 @@ export class DataOps {
     let currentStep = "";
     let stepIndex = 0;
 
+    let seq = 0;
+    let publishChain: Promise<unknown> = Promise.resolve();
     const emit = (status: RunStatus, operation: string, extra: Partial<ProgressEvent> = {}) => {
       const event: ProgressEvent = {
         run_id: run.runId,
+        seq: ++seq,
         type: run.type,
         status,
         operation,
@@ -261,10 +333,13 @@ export class DataOps {
         timestamp: new Date().toISOString(),
         ...extra,
       };
+      // A NOTIFY payload is limited to 8000 bytes.
+      if (event.error && event.error.length > 1000) event.error = `${event.error.slice(0, 1000)}…`;
       event.progress = { ...event.progress, status, operation, type: run.type, error: event.error };
-      this.latest.set(run.type, event);
-      void this.opts.bus
-        .publish(event)
+      this.remember(event);
+      // In order, one after another, so no instance sees an older event after a newer one.
+      publishChain = publishChain
+        .then(() => this.opts.bus.publish(event))
         .catch((err) => this.opts.log?.error({ err }, "progress publish failed"));
       // Stored with the run. Not awaited: on embedded PGlite the run's transaction holds the only
       // connection, so these writes queue up behind it instead of blocking it.
@@ -306,17 +381,32 @@ export class DataOps {
 
     // Emitted before the first await, so status() shows the run the moment start() returns.
     emit("running", `Starting ${label.toLowerCase()}`);
-    const importRecord = await prisma.importHistory.create({
-      data: { runId: run.runId, startTime: started, status: "running", additionalInfo: { type: run.type } },
-    });
     const counts: Record<string, TableCounts> = {};
     let importSteps = 0;
+    let importRecord: { id: number } | null = null;
+    // With a server, a cancel may come from another instance whose NOTIFY was missed: poll the flag.
+    const poll =
+      this.opts.db.kind === "postgres"
+        ? setInterval(() => {
+            prisma.dataRun
+              .findUnique({ where: { id: run.runId }, select: { cancelRequested: true } })
+              .then((r) => {
+                if (r?.cancelRequested) this.abortRun(run);
+              })
+              .catch(() => {});
+          }, 1000)
+        : undefined;
 
     try {
+      importRecord = await prisma.importHistory.create({
+        data: { runId: run.runId, startTime: started, status: "running", additionalInfo: { type: run.type } },
+        select: { id: true },
+      });
       // The run's own session: UTC dates, and memory for big sorts, hash aggregates and index builds.
       await conn.exec("SET TIME ZONE 'UTC'; SET work_mem = '128MB'; SET maintenance_work_mem = '256MB'");
-      await stageAll(conn, this.opts.source(), (name, fn) => steps.run(name, fn));
-      await steps.run("Check references", () => checkReferences(conn));
+      const source = this.opts.source();
+      await stageAll(conn, source, (name, fn) => steps.run(name, fn));
+      await steps.run("Check references", () => checkReferences(conn, source));
       let calcStarted = 0;
       await conn.transaction(async (tx) => {
         for (const def of IMPORTED_TABLES) {
@@ -379,18 +469,25 @@ export class DataOps {
       if (!cancelled && !(err instanceof Error && err.name === "SourceError")) {
         this.opts.log?.error({ err }, `${label} ${run.runId} failed`);
       }
-      await prisma.importHistory.update({
-        where: { id: importRecord.id },
-        data: {
-          endTime: ended,
-          durationMinutes: minutes(started, ended),
-          status,
-          errorMessage: message,
-          additionalInfo: runDetail(run.type, steps, 0, importSteps || steps.results.length, {
-            tables: countsDetail(counts),
-          }),
-        },
+      const detail = runDetail(run.type, steps, 0, importSteps || steps.results.length, {
+        tables: countsDetail(counts),
       });
+      const record = {
+        endTime: ended,
+        durationMinutes: minutes(started, ended),
+        status,
+        errorMessage: message,
+      };
+      if (importRecord) {
+        await prisma.importHistory.update({
+          where: { id: importRecord.id },
+          data: { ...record, additionalInfo: detail },
+        });
+      } else {
+        await prisma.importHistory.create({
+          data: { runId: run.runId, startTime: started, ...record, additionalInfo: detail },
+        });
+      }
       if (importSteps)
         await this.recordCalculationHistory(run, steps, importSteps, ended, ended, status, message);
       await prisma.dataRun.update({
@@ -402,7 +499,9 @@ export class DataOps {
         error: message,
       });
     } finally {
+      clearInterval(poll);
       await dropStaging(conn).catch(() => {});
+      await publishChain;
       await this.persistChain.catch(() => {});
     }
   }

@@ -10,6 +10,8 @@ export type RunStatus = "running" | "complete" | "error" | "cancelled";
 /** The progress message of spec section 3, plus what the screen shows of the current step. */
 export interface ProgressEvent {
   run_id: number;
+  /** Order of the event within its run */
+  seq?: number;
   type: RunType;
   status: RunStatus;
   /** e.g. 'Loading products.csv', 'Full update complete' */
@@ -72,27 +74,53 @@ class LocalBus implements ProgressBus {
 }
 
 class PostgresBus extends LocalBus {
+  private listener: pg.Client | null = null;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+
   private constructor(
-    private readonly listener: pg.Client,
+    private readonly url: string,
+    /** One connection: NOTIFYs go out in the order they were published. */
     private readonly notifier: pg.Pool,
   ) {
     super();
-    listener.on("notification", (n) => {
+  }
+
+  static async connect(url: string): Promise<PostgresBus> {
+    const notifier = new pg.Pool({ connectionString: url, max: 1, application_name: "back-office-notify" });
+    notifier.on("error", () => {});
+    const bus = new PostgresBus(url, notifier);
+    await bus.listen();
+    return bus;
+  }
+
+  /** LISTENs on a connection of its own; if that connection drops, it comes back and listens again. */
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, application_name: "back-office-listen" });
+    const retry = () => {
+      if (this.closed || this.listener !== client) return;
+      this.listener = null;
+      client.end().catch(() => {});
+      clearTimeout(this.reconnectTimer);
+      this.reconnectTimer = setTimeout(() => this.listen().catch(retry), 1000);
+      this.reconnectTimer.unref();
+    };
+    client.on("error", retry);
+    client.on("end", retry);
+    client.on("notification", (n) => {
       if (n.channel !== CHANNEL || !n.payload) return;
       try {
         this.deliver(JSON.parse(n.payload) as Message);
       } catch {}
     });
-  }
-
-  static async connect(url: string): Promise<PostgresBus> {
-    const listener = new pg.Client({ connectionString: url, application_name: "back-office-listen" });
-    listener.on("error", () => {});
-    await listener.connect();
-    await listener.query(`LISTEN ${CHANNEL}`);
-    const notifier = new pg.Pool({ connectionString: url, max: 2, application_name: "back-office-notify" });
-    notifier.on("error", () => {});
-    return new PostgresBus(listener, notifier);
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (err) {
+      retry();
+      throw err;
+    }
   }
 
   private async notify(msg: Message) {
@@ -106,8 +134,10 @@ class PostgresBus extends LocalBus {
     await this.notify({ kind: "cancel", run_id: runId });
   }
   override async close() {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
     await super.close();
-    await this.listener.end().catch(() => {});
+    await this.listener?.end().catch(() => {});
     await this.notifier.end().catch(() => {});
   }
 }
