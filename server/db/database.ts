@@ -29,7 +29,8 @@ export interface SqlConnection {
    * line. Errors are CopyError with the 1-based line of the input.
    */
   copyCsv(opts: CopyCsvOptions): Promise<number>;
-  release(): Promise<void>;
+  /** Gives the connection back; `destroy` closes it instead (its session state is unknown). */
+  release(destroy?: boolean): Promise<void>;
 }
 
 export interface CopyCsvOptions {
@@ -150,8 +151,8 @@ function openPostgres(url: string, max: number): Database {
           }
           return Number(stream.rowCount ?? 0);
         },
-        async release() {
-          client.release();
+        async release(destroy) {
+          client.release(destroy ? true : undefined);
         },
       };
       return conn;
@@ -171,7 +172,14 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     const pgdata = path.join(dataDir, "pgdata");
     fs.mkdirSync(pgdata, { recursive: true });
     try {
-      releaseLock = await lockfile.lock(pgdata, { stale: 15_000, update: 5_000, realpath: false });
+      // PGlite runs SQL on this thread, so a long statement delays the lock's refresh: allow a
+      // minute before another process may call it stale, and only warn if that ever happened.
+      releaseLock = await lockfile.lock(pgdata, {
+        stale: 60_000,
+        update: 10_000,
+        realpath: false,
+        onCompromised: (err) => console.warn(`warning: the DATA_DIR lock was compromised: ${err.message}`),
+      });
     } catch (err) {
       if ((err as { code?: string }).code === "ELOCKED") {
         throw new DataDirInUseError(
@@ -259,10 +267,11 @@ export async function* csvChunks(
   source: AsyncIterable<Buffer>,
   size: number,
 ): AsyncGenerator<{ chunk: Buffer; lines: number }> {
+  // `lines` counts every newline (as PostgreSQL's COPY numbers lines), quoted or not; chunks are
+  // cut only at newlines outside quotes.
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let inQuote = false;
-  // Lines completed in `pending`, and where the last complete line ends within the pending data.
   let lines = 0;
   let cutAt = -1;
   let linesAtCut = 0;
@@ -271,10 +280,12 @@ export async function* csvChunks(
     for (let i = 0; i < buf.length; i++) {
       const c = buf[i];
       if (c === 0x22) inQuote = !inQuote;
-      else if (c === 0x0a && !inQuote) {
+      else if (c === 0x0a) {
         lines++;
-        cutAt = base + i + 1;
-        linesAtCut = lines;
+        if (!inQuote) {
+          cutAt = base + i + 1;
+          linesAtCut = lines;
+        }
       }
     }
     pending.push(buf);

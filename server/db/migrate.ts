@@ -133,6 +133,26 @@ async function applyPending(
        VALUES ($1, $2, $3, now(), 0)`,
       [id, file.checksum, file.name],
     );
+    // A script with its own transaction control cannot be wrapped: run it as it is and, if it
+    // fails, leave it failed for a person to inspect, exactly as Prisma does.
+    if (/^\s*(BEGIN|COMMIT|START\s+TRANSACTION|ROLLBACK)\b/im.test(file.sql)) {
+      try {
+        await conn.exec(file.sql);
+      } catch (err) {
+        await conn.query(`UPDATE "_prisma_migrations" SET logs = $2 WHERE id = $1`, [
+          id,
+          String((err as Error).message),
+        ]);
+        throw new MigrationError(`Migration ${file.name} failed: ${(err as Error).message}`);
+      }
+      await conn.query(
+        `UPDATE "_prisma_migrations" SET finished_at = now(), applied_steps_count = 1 WHERE id = $1`,
+        [id],
+      );
+      log.info(`Applied migration ${file.name}`);
+      done.push(file.name);
+      continue;
+    }
     try {
       await conn.transaction(async (tx) => {
         await tx.exec(file.sql);

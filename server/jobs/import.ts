@@ -43,7 +43,9 @@ function describeCopyError(def: TableDef, err: CopyError): string {
     }
     case "23505": {
       const key = /Key \((.+)\)=\((.+)\) already exists/.exec(err.detail ?? "");
-      return `${where}, column ${key?.[1] ?? def.key.join(", ")}: duplicate key ${key?.[2] ?? ""} (already on an earlier line)`.trimEnd();
+      const column = key?.[1] ?? def.key.join(", ");
+      const what = def.key.join(", ") === column ? "duplicate key" : "duplicate value";
+      return `${where}, column ${column}: ${what} ${key?.[2] ?? ""} (already on an earlier line)`;
     }
     case "22P04": // bad_copy_file_format (missing/extra columns on a line)
       return `${where}: ${err.message}`;
@@ -79,7 +81,9 @@ async function stageFile(
   );
   const extraNames = fileColumns.filter((n) => n.startsWith("_extra_"));
   const staging = stagingOf(def);
-  const columnSql = def.columns.map((c) => `${q(c.name)} ${c.sql}${c.required ? " NOT NULL" : ""}`);
+  const columnSql = def.columns.map(
+    (c) => `${q(c.name)} ${c.sql}${c.required ? " NOT NULL" : ""}${c.unique ? " UNIQUE" : ""}`,
+  );
   await conn.exec(`DROP TABLE IF EXISTS ${q(staging)};
     CREATE TEMP TABLE ${q(staging)} (
       _line bigserial,
@@ -123,10 +127,13 @@ async function stageFile(
       })
       .join(" ");
     const bad = await conn.query<{ line: string; check: number; value: string }>(
-      `SELECT _line + 1 AS line, COALESCE(${failing}) AS check, CASE ${valueCase} END AS value
+      `SELECT _line AS line, COALESCE(${failing}) AS check, CASE ${valueCase} END AS value
        FROM ${q(staging)} WHERE ${checks.map((c) => `(${c.sql})`).join(" OR ")} ORDER BY _line LIMIT 1`,
     );
-    if (bad[0]) throw new SourceError(checks[bad[0].check]!.message(bad[0].line, bad[0].value));
+    if (bad[0]) {
+      const line = await lineOfRecord(source, def.file, Number(bad[0].line));
+      throw new SourceError(checks[bad[0].check]!.message(String(line), bad[0].value));
+    }
   }
   return rows;
 }
@@ -144,21 +151,22 @@ export async function stageAll(
 }
 
 /** Every reference must point at a row of the new data (not the old), so the result is consistent. */
-export async function checkReferences(conn: SqlConnection): Promise<number> {
+export async function checkReferences(conn: SqlConnection, source: DataSource): Promise<number> {
   const byFile = new Map(IMPORTED_TABLES.map((d) => [d.file, d]));
   let checked = 0;
   for (const def of IMPORTED_TABLES) {
     for (const ref of def.references) {
       const target = byFile.get(ref.table)!;
       const bad = await conn.query<{ line: string; value: string }>(
-        `SELECT s._line + 1 AS line, s.${q(ref.column)}::text AS value FROM ${q(stagingOf(def))} s
+        `SELECT s._line AS line, s.${q(ref.column)}::text AS value FROM ${q(stagingOf(def))} s
          WHERE s.${q(ref.column)} IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM ${q(stagingOf(target))} r WHERE r.${q(ref.key)} = s.${q(ref.column)})
          ORDER BY s._line LIMIT 1`,
       );
       if (bad[0]) {
+        const line = await lineOfRecord(source, def.file, Number(bad[0].line));
         throw new SourceError(
-          `${def.file} line ${bad[0].line}, column ${ref.column}: ${bad[0].value} does not match any ${ref.key} in ${ref.table}`,
+          `${def.file} line ${line}, column ${ref.column}: ${bad[0].value} does not match any ${ref.key} in ${ref.table}`,
         );
       }
       checked++;
@@ -251,4 +259,29 @@ export async function recordSync(conn: SqlConnection, tables: readonly string[],
 
 export async function dropStaging(conn: SqlConnection): Promise<void> {
   await conn.exec(IMPORTED_TABLES.map((d) => `DROP TABLE IF EXISTS ${q(stagingOf(d))};`).join("\n"));
+}
+
+/**
+ * The file line where data record `record` (1 = the first after the header) starts. Records and
+ * lines differ once a quoted field holds a newline; only error messages need this, so it rescans.
+ */
+export async function lineOfRecord(source: DataSource, file: string, record: number): Promise<number> {
+  const { body } = await source.open(file);
+  let records = 0; // complete records so far, the header included
+  let lines = 1;
+  let inQuote = false;
+  for await (const chunk of body) {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      if (c === 0x22) inQuote = !inQuote;
+      else if (c === 0x0a) {
+        lines++;
+        if (!inQuote && ++records === record) {
+          await (body as AsyncGenerator<Buffer>).return?.(undefined);
+          return lines;
+        }
+      }
+    }
+  }
+  return record + 1;
 }

@@ -21,6 +21,7 @@ export interface OpenedFile {
 export class SourceError extends AppError {
   constructor(message: string) {
     super("BAD_REQUEST", message);
+    this.name = "SourceError";
   }
 }
 
@@ -81,11 +82,16 @@ export async function splitHeader(
   const [header] = parse(headerLine, { relax_quotes: false }) as string[][];
   const names = (header ?? []).map((h) => h.trim());
   async function* replay() {
-    yield head;
-    while (true) {
-      const next = await iterator.next();
-      if (next.done) return;
-      yield next.value as Buffer;
+    try {
+      yield head;
+      while (true) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield next.value as Buffer;
+      }
+    } finally {
+      // Closes the file when the reader stops early (a bad row, a cancel).
+      await iterator.return?.();
     }
   }
   return { header: names, body: replay() };

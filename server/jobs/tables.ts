@@ -13,6 +13,8 @@ export interface ColumnDef {
   /** SQL type of the live column */
   sql: string;
   required?: boolean;
+  /** Unique in the live table too: staging enforces it, so COPY names the line */
+  unique?: boolean;
   /** SQL literal used when the field is empty */
   default?: string;
 }
@@ -100,7 +102,7 @@ export const IMPORTED_TABLES: readonly TableDef[] = [
     key: ["vendor_id"],
     columns: [
       int("vendor_id", { target: "id", required: true }),
-      text("name", { required: true }),
+      text("name", { required: true, unique: true }),
       text("email"),
       text("phone"),
       int("lead_time_days"),

@@ -83,6 +83,18 @@ describe(`migrator (${testBackend})`, () => {
     fs.writeFileSync(path.join(bad, "migration.sql"), `CREATE TABLE half_done (id int);\n`);
     const fixed = await migrate(tdb.db, { dir });
     expect(fixed.applied).toEqual(["99990101000000_broken"]);
+
+    // A script with its own COMMIT may have half-applied: it stays failed until a person resolves it.
+    const own = path.join(dir, "99990102000000_own_transaction");
+    fs.mkdirSync(own);
+    fs.writeFileSync(
+      path.join(own, "migration.sql"),
+      "BEGIN;\nCREATE TABLE first_half (id int);\nCOMMIT;\nSELECT no_such_function();\n",
+    );
+    await expect(migrate(tdb.db, { dir })).rejects.toThrow(/99990102000000_own_transaction failed/);
+    const failed = (await rows()).find((r) => r.migration_name === "99990102000000_own_transaction")!;
+    expect(failed).toMatchObject({ finished_at: null, rolled_back_at: null });
+    await expect(migrate(tdb.db, { dir })).rejects.toThrow(/started but did not finish/);
     fs.rmSync(dir, { recursive: true });
   });
 });

@@ -262,6 +262,27 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
         "brands.csv line 4, column brand_id: duplicate key 1 (already on an earlier line)",
       ],
       [
+        "an unknown reference after a field that spans two lines",
+        "products.csv",
+        (t) =>
+          t
+            .replace('"Heavy, 80lb', '"Heavy,\n80lb')
+            .replace("1003,Discontinued Glue,GL-1,,1,", "1003,Discontinued Glue,GL-1,,99,"),
+        "products.csv line 5, column brand_id: 99 does not match any brand_id in brands.csv",
+      ],
+      [
+        "a bad number after a field that spans two lines",
+        "products.csv",
+        (t) => t.replace('"Heavy, 80lb', '"Heavy,\n80lb').replace("Inks,,5.00", "Inks,,five"),
+        'products.csv line 4, column price: "five" is not a decimal number',
+      ],
+      [
+        "a duplicate vendor name",
+        "vendors.csv",
+        (t) => t.replace('"Vendor, B"', "Vendor A"),
+        "vendors.csv line 3, column name: duplicate value Vendor A (already on an earlier line)",
+      ],
+      [
         "an unknown reference",
         "order_lines.csv",
         (t) => t.replace("8,SO-7,1003,", "8,SO-7,9999,"),
@@ -342,6 +363,25 @@ describe(`cancel and concurrency (${testBackend})`, () => {
     }
   });
 
+  it("cancel during the apply rolls the whole transaction back", async () => {
+    const dir = copyFixture();
+    editFile(dir, "brands.csv", (t) => t.replace("Paper Co", "Renamed Co"));
+    const q = await pipeline(tdb.db, () => dir, { stepDelayMs: 300 });
+    try {
+      const { run_id } = await q.ops.start("update", null);
+      while (!q.events.some((e) => e.run_id === run_id && e.step === "Update vendors")) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // "Update brands" has committed nothing yet: it is inside the run's transaction.
+      await q.ops.cancel();
+      await q.ops.idle();
+      expect(q.events.findLast((e) => e.run_id === run_id)).toMatchObject({ status: "cancelled" });
+      expect((await tdb.db.prisma.brand.findUniqueOrThrow({ where: { id: 1 } })).name).toBe("Paper Co");
+    } finally {
+      await q.close();
+    }
+  });
+
   it("a second start while one runs answers CONFLICT", async () => {
     const first = await p.ops.start("update", null);
     await expect(p.ops.start("reset", null)).rejects.toMatchObject({ kind: "CONFLICT" });
@@ -393,6 +433,10 @@ describe(`recovery after a crash (${testBackend})`, () => {
           operation: "Full update failed",
         });
         expect((await p.ops.status()).active).toBe(false);
+        // A run whose instance died later (its lock went with it) stops showing as running.
+        const orphan = await prisma.dataRun.create({ data: { type: "reset", status: "running" } });
+        expect((await p.ops.status()).active).toBe(false);
+        expect((await prisma.dataRun.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe("failed");
       } finally {
         await p.close();
       }
