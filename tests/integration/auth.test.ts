@@ -203,6 +203,38 @@ describe(`auth and sessions (${testBackend})`, () => {
     );
   });
 
+  it("limits guessing one username from many addresses", async () => {
+    await t.createUser("Spread", []);
+    const from = (addr: string, password: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/auth-inv/login",
+        payload: { username: "spread", password },
+        remoteAddress: addr,
+      });
+    // 3 failures per address are allowed; 5 × 3 for the username from anywhere.
+    for (let i = 1; i <= 15; i++) expect((await from(`198.51.100.${i}`, "wrong-one")).statusCode).toBe(401);
+    expect((await from("198.51.100.99", "wrong-one")).statusCode).toBe(429);
+    // Addresses of one IPv6 /64 count as one client.
+    await t.createUser("Six", []);
+    for (let i = 1; i <= 3; i++) {
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/auth-inv/login",
+        payload: { username: "six", password: "wrong-one" },
+        remoteAddress: `2001:db8:1:2::${i}`,
+      });
+      expect(res.statusCode).toBe(401);
+    }
+    const sameNet = await t.app.inject({
+      method: "POST",
+      url: "/auth-inv/login",
+      payload: { username: "six", password: "wrong-one" },
+      remoteAddress: "2001:db8:1:2::abcd",
+    });
+    expect(sameNet.statusCode).toBe(429);
+  });
+
   it("the tRPC auth router logs in and answers the same user", async () => {
     const res = await t.app.inject({
       method: "POST",

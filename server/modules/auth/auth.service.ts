@@ -64,9 +64,17 @@ function toCurrentUser(u: SelectedUser): CurrentUser {
   };
 }
 
+/** IPv6 clients own whole /64 networks: count them as one address. */
+function clientKey(ip: string): string {
+  if (!ip.includes(":") || ip.startsWith("::ffff:")) return ip.replace(/^::ffff:/, "");
+  return ip.split(":").slice(0, 4).join(":");
+}
+
 export class LoginLimiter {
   private readonly perIp: RateLimiterMemory;
   private readonly failures: RateLimiterMemory;
+  /** Failures for one username from anywhere: stops guessing spread over many addresses. */
+  private readonly failuresAnywhere: RateLimiterMemory;
   constructor(limits: AppConfig["loginLimits"]) {
     this.perIp = new RateLimiterMemory({
       keyPrefix: "login_ip",
@@ -78,12 +86,20 @@ export class LoginLimiter {
       points: limits.failuresPerUser,
       duration: limits.windowSeconds,
     });
+    this.failuresAnywhere = new RateLimiterMemory({
+      keyPrefix: "login_fail_any",
+      points: limits.failuresPerUser * 5,
+      duration: limits.windowSeconds,
+    });
   }
 
   /** Counts an attempt from this IP and refuses when the IP or this username has had too many. */
-  async check(ip: string, usernameKey: string): Promise<void> {
+  async check(rawIp: string, usernameKey: string): Promise<void> {
+    const ip = clientKey(rawIp);
     const failed = await this.failures.get(`${usernameKey}|${ip}`);
     if (failed && failed.consumedPoints >= this.failures.points) throw limited(failed);
+    const anywhere = await this.failuresAnywhere.get(usernameKey);
+    if (anywhere && anywhere.consumedPoints >= this.failuresAnywhere.points) throw limited(anywhere);
     try {
       await this.perIp.consume(ip);
     } catch (res) {
@@ -93,11 +109,12 @@ export class LoginLimiter {
   }
 
   async recordFailure(ip: string, usernameKey: string): Promise<void> {
-    await this.failures.penalty(`${usernameKey}|${ip}`, 1);
+    await this.failures.penalty(`${usernameKey}|${clientKey(ip)}`, 1);
+    await this.failuresAnywhere.penalty(usernameKey, 1);
   }
 
   async recordSuccess(ip: string, usernameKey: string): Promise<void> {
-    await this.failures.delete(`${usernameKey}|${ip}`);
+    await this.failures.delete(`${usernameKey}|${clientKey(ip)}`);
   }
 }
 
