@@ -417,6 +417,8 @@ export class DataOps {
             return c.added + c.updated + c.deleted;
           });
         }
+        // Fresh statistics for the planner: after a bulk load its estimates would be far off.
+        await tx.exec(IMPORTED_TABLES.map((d) => `ANALYZE "${d.table}";`).join("\n"));
         const syncedAt = new Date();
         await recordSync(
           tx,
