@@ -1,0 +1,345 @@
+// The Product Settings tab (spec sections 2 "Product-Specific Settings screen", 4 "Settings rows",
+// 5 "Product settings"): every product, 50 a page, with per-row Save (once changed) and Reset.
+import { Badge } from "@client/components/ui/badge.tsx";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
+import { Checkbox } from "@client/components/ui/checkbox.tsx";
+import { Input } from "@client/components/ui/input.tsx";
+import {
+  Select,
+  SelectContent,
+  SelectItem,
+  SelectTrigger,
+  SelectValue,
+} from "@client/components/ui/select.tsx";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@client/components/ui/table.tsx";
+import { TableEmptyRow, TableSkeletonRows } from "@client/components/ui/table-helpers.tsx";
+import { useTRPC } from "@client/lib/trpc.ts";
+import { useDebouncedValue } from "@client/lib/use-debounced-value.ts";
+import { cn } from "@client/lib/utils.ts";
+import {
+  FORECAST_METHOD_LABELS,
+  FORECAST_METHODS,
+  type ForecastMethod,
+  type Paged,
+  ProductSettingInputSchema,
+  type ProductSettingRow,
+  SETTINGS_PAGE_SIZE,
+  SETTINGS_SEARCH_DEBOUNCE_MS,
+} from "@shared/settings.ts";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { toast } from "sonner";
+import { SETTINGS_TEXT } from "./messages.ts";
+import {
+  CELL_INPUT_CLASS,
+  DaysInput,
+  DefaultsLegend,
+  LoadError,
+  PagingFooter,
+  parseOptionalInt,
+  RowActions,
+  SearchBox,
+  sourceText,
+} from "./parts.tsx";
+
+const COLUMNS = 7;
+
+/** A row as edited: number fields as typed, so a half-typed value is not lost. */
+interface ProductDraft {
+  lead_time_days: string;
+  days_of_stock: string;
+  safety_stock: string;
+  forecast_method: ForecastMethod | null;
+  exclude_from_forecast: boolean;
+}
+
+function draftOf(row: ProductSettingRow): ProductDraft {
+  return {
+    lead_time_days: row.lead_time_days?.toString() ?? "",
+    days_of_stock: row.days_of_stock?.toString() ?? "",
+    safety_stock: row.safety_stock ? String(row.safety_stock) : "",
+    forecast_method: row.forecast_method,
+    exclude_from_forecast: row.exclude_from_forecast,
+  };
+}
+
+/** Spec section 5: blank lead time / days of stock mean null; an invalid safety stock becomes 0. */
+function inputOf(draft: ProductDraft) {
+  const safety = Number(draft.safety_stock.trim() || "0");
+  return {
+    lead_time_days: parseOptionalInt(draft.lead_time_days),
+    days_of_stock: parseOptionalInt(draft.days_of_stock),
+    safety_stock: Number.isInteger(safety) && safety >= 0 ? safety : 0,
+    forecast_method: draft.forecast_method,
+    exclude_from_forecast: draft.exclude_from_forecast,
+  };
+}
+
+const sameInput = (a: ProductDraft, b: ProductDraft) =>
+  JSON.stringify(inputOf(a)) === JSON.stringify(inputOf(b));
+
+function ProductRow({
+  row,
+  draft,
+  onDraft,
+}: {
+  row: ProductSettingRow;
+  draft: ProductDraft | undefined;
+  onDraft: (draft: ProductDraft | undefined) => void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const current = draft ?? draftOf(row);
+  const changed = draft !== undefined && !sameInput(draft, draftOf(row));
+  const parsed = ProductSettingInputSchema.safeParse(inputOf(current));
+  const errors: Record<string, string> = {};
+  if (!parsed.success)
+    for (const issue of parsed.error.issues) errors[String(issue.path[0])] ??= issue.message;
+
+  const set = (patch: Partial<ProductDraft>) => onDraft({ ...current, ...patch });
+
+  const save = useMutation(
+    trpc.config.updateProduct.mutationOptions({
+      onSuccess: (saved) => {
+        queryClient.setQueriesData<Paged<ProductSettingRow>>(trpc.config.products.pathFilter(), (old) =>
+          old ? { ...old, items: old.items.map((i) => (i.pid === saved.pid ? saved : i)) } : old,
+        );
+        onDraft(undefined);
+        toast.success(SETTINGS_TEXT.productSaved(saved.pid));
+      },
+      onError: (error) => toast.error(SETTINGS_TEXT.rowSaveFailed("product", error)),
+    }),
+  );
+  const reset = useMutation(
+    trpc.config.resetProduct.mutationOptions({
+      onSuccess: (fresh) => {
+        onDraft(undefined);
+        toast.success(SETTINGS_TEXT.productReset(fresh.pid));
+        return queryClient.invalidateQueries(trpc.config.products.pathFilter());
+      },
+      onError: (error) => toast.error(SETTINGS_TEXT.rowResetFailed("product", error)),
+    }),
+  );
+  const busy = save.isPending || reset.isPending;
+  const { inherited } = row;
+
+  return (
+    <TableRow
+      data-testid="product-row"
+      data-pid={row.pid}
+      data-changed={changed ? "true" : undefined}
+      className={cn("align-top", changed && "bg-amber-50/70 hover:bg-amber-50 dark:bg-amber-950/20")}
+    >
+      <TableCell className="py-2.5">
+        <div className="flex items-center gap-2">
+          <span className="font-medium tabular-nums">{row.pid}</span>
+          {row.has_override && (
+            <Badge
+              variant="secondary"
+              className="px-1.5 py-0 text-[10px]"
+              title="This product has settings of its own"
+            >
+              Custom
+            </Badge>
+          )}
+        </div>
+        <div className="max-w-44 truncate text-xs text-muted-foreground" title={row.product_name}>
+          {row.product_name}
+        </div>
+      </TableCell>
+      <TableCell>
+        <DaysInput
+          label={`Lead time (days) for product ${row.pid}`}
+          value={current.lead_time_days}
+          onChange={(v) => set({ lead_time_days: v })}
+          fallback={inherited.lead_time_days}
+          fallbackTitle={sourceText(inherited.lead_time_source, row.vendor)}
+          error={errors.lead_time_days}
+          disabled={busy}
+        />
+      </TableCell>
+      <TableCell>
+        <DaysInput
+          label={`Days of stock for product ${row.pid}`}
+          value={current.days_of_stock}
+          onChange={(v) => set({ days_of_stock: v })}
+          fallback={inherited.days_of_stock}
+          fallbackTitle={sourceText(inherited.days_of_stock_source, row.vendor)}
+          error={errors.days_of_stock}
+          disabled={busy}
+        />
+      </TableCell>
+      <TableCell>
+        <Input
+          type="number"
+          inputMode="numeric"
+          min={0}
+          step={1}
+          aria-label={`Safety stock for product ${row.pid}`}
+          title="Units of safety stock; blank or 0 = computed from the global safety stock days and service level"
+          placeholder="Auto"
+          value={current.safety_stock}
+          disabled={busy}
+          onChange={(e) => set({ safety_stock: e.target.value })}
+          className={CELL_INPUT_CLASS}
+        />
+      </TableCell>
+      <TableCell>
+        <Select
+          value={current.forecast_method ?? "default"}
+          disabled={busy}
+          onValueChange={(v) => set({ forecast_method: v === "default" ? null : (v as ForecastMethod) })}
+        >
+          <SelectTrigger
+            size="sm"
+            className="w-28"
+            aria-label={`Forecast method for product ${row.pid}`}
+            title={`Default: ${FORECAST_METHOD_LABELS[inherited.forecast_method]}`}
+          >
+            <SelectValue />
+          </SelectTrigger>
+          <SelectContent>
+            <SelectItem value="default">Default</SelectItem>
+            {FORECAST_METHODS.map((m) => (
+              <SelectItem key={m} value={m}>
+                {FORECAST_METHOD_LABELS[m]}
+              </SelectItem>
+            ))}
+          </SelectContent>
+        </Select>
+      </TableCell>
+      <TableCell>
+        <div className="flex h-8 items-center justify-center">
+          <Checkbox
+            aria-label={`Exclude product ${row.pid} from forecasting`}
+            checked={current.exclude_from_forecast}
+            disabled={busy}
+            onCheckedChange={(checked) => set({ exclude_from_forecast: checked === true })}
+          />
+        </div>
+      </TableCell>
+      <TableCell>
+        <RowActions
+          label={`product ${row.pid}`}
+          changed={changed}
+          canSave={changed && parsed.success}
+          canReset={changed || row.has_override}
+          saving={save.isPending}
+          resetting={reset.isPending}
+          onSave={() => parsed.success && save.mutate({ pid: row.pid, settings: parsed.data })}
+          onReset={() => reset.mutate({ pid: row.pid })}
+        />
+      </TableCell>
+    </TableRow>
+  );
+}
+
+export default function ProductSettings() {
+  const trpc = useTRPC();
+  const [search, setSearch] = useState("");
+  const debounced = useDebouncedValue(search.trim(), SETTINGS_SEARCH_DEBOUNCE_MS);
+  // A new search starts at page 1.
+  const [paging, setPaging] = useState({ search: "", page: 1 });
+  const page = paging.search === debounced ? paging.page : 1;
+  const setPage = (next: number) => setPaging({ search: debounced, page: next });
+  const [drafts, setDrafts] = useState<Record<number, ProductDraft>>({});
+
+  const query = useQuery(
+    trpc.config.products.queryOptions(
+      { page, pageSize: SETTINGS_PAGE_SIZE, search: debounced },
+      { placeholderData: keepPreviousData },
+    ),
+  );
+  useEffect(() => {
+    if (query.error) toast.error(SETTINGS_TEXT.loadFailed("product"));
+  }, [query.error]);
+
+  const setDraft = (pid: number, draft: ProductDraft | undefined) =>
+    setDrafts(({ [pid]: _old, ...rest }) => (draft ? { ...rest, [pid]: draft } : rest));
+
+  return (
+    <Card data-testid="product-settings" className="gap-4">
+      <CardHeader className="gap-3 sm:grid-cols-[1fr_auto]">
+        <div className="space-y-1.5">
+          <CardTitle className="text-lg">Product Settings</CardTitle>
+          <CardDescription>
+            Configure settings for individual products that override global defaults
+          </CardDescription>
+        </div>
+        <SearchBox
+          value={search}
+          onChange={setSearch}
+          placeholder="Search products by ID or name..."
+          busy={query.isFetching}
+        />
+      </CardHeader>
+      <CardContent className="space-y-3 px-0">
+        {query.error && !query.data ? (
+          <div className="px-6">
+            <LoadError message={SETTINGS_TEXT.loadFailed("product")} onRetry={() => void query.refetch()} />
+          </div>
+        ) : (
+          <Table
+            className={cn(
+              "[&_td:first-child]:pl-6 [&_th:first-child]:pl-6 [&_td:last-child]:pr-6 [&_th:last-child]:pr-6",
+              query.isPlaceholderData && "opacity-60",
+            )}
+          >
+            <TableHeader>
+              <TableRow className="hover:bg-transparent">
+                <TableHead>Product ID</TableHead>
+                <TableHead>Lead Time (days)</TableHead>
+                <TableHead>Days of Stock</TableHead>
+                <TableHead>Safety Stock</TableHead>
+                <TableHead>Forecast Method</TableHead>
+                <TableHead className="text-center">Exclude</TableHead>
+                <TableHead className="text-right">Actions</TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {query.isPending ? (
+                <TableSkeletonRows columns={COLUMNS} />
+              ) : query.data?.items.length ? (
+                query.data.items.map((row) => (
+                  <ProductRow
+                    key={row.pid}
+                    row={row}
+                    draft={drafts[row.pid]}
+                    onDraft={(d) => setDraft(row.pid, d)}
+                  />
+                ))
+              ) : (
+                <TableEmptyRow
+                  colSpan={COLUMNS}
+                  message={debounced ? "No products match your search" : "No products found"}
+                />
+              )}
+            </TableBody>
+          </Table>
+        )}
+        {query.data && query.data.items.length > 0 && (
+          <DefaultsLegend>
+            Blank fields use the default shown in grey: the vendor's settings or quote, else the global
+            default. A blank or 0 safety stock is computed (Auto).
+          </DefaultsLegend>
+        )}
+      </CardContent>
+      {query.data && (
+        <PagingFooter
+          page={page}
+          pageSize={SETTINGS_PAGE_SIZE}
+          total={query.data.total}
+          noun="products"
+          onPageChange={setPage}
+        />
+      )}
+    </Card>
+  );
+}
