@@ -3,6 +3,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
@@ -11,6 +12,9 @@ import lockfile from "proper-lockfile";
 import { PrismaClient } from "./generated/client.ts";
 
 export type { PrismaClient };
+
+/** Extensions the migrations create (pg_trgm: product search); PostgreSQL ships them as contrib. */
+const PGLITE_EXTENSIONS = { pg_trgm };
 
 /** A connection for raw SQL that Prisma does not express: migrations, advisory locks, COPY. */
 export interface SqlConnection {
@@ -189,9 +193,9 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
       }
       throw err;
     }
-    pglite = new PGlite(pgdata);
+    pglite = new PGlite(pgdata, { extensions: PGLITE_EXTENSIONS });
   } else {
-    pglite = new PGlite();
+    pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
   }
   await pglite.waitReady;
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });

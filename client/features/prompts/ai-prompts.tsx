@@ -1,0 +1,228 @@
+// The AI Prompts tab (spec section 2 "AI Validation Prompts screen").
+import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
+import { Badge } from "@client/components/ui/badge.tsx";
+import { Button } from "@client/components/ui/button.tsx";
+import { Card, CardContent } from "@client/components/ui/card.tsx";
+import { Input } from "@client/components/ui/input.tsx";
+import { SortableHead, type SortState, toggleSort } from "@client/components/ui/sortable-head.tsx";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@client/components/ui/table.tsx";
+import { TableEmptyRow } from "@client/components/ui/table-helpers.tsx";
+import { errorMessage } from "@client/lib/errors.ts";
+import { useTRPC } from "@client/lib/trpc.ts";
+import { type AiPrompt, PROMPT_TYPE_LABELS } from "@shared/prompts.ts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Loader2Icon, PencilIcon, PlusIcon, SearchIcon, Trash2Icon } from "lucide-react";
+import { useEffect, useMemo, useState } from "react";
+import { toast } from "sonner";
+import { companyLabel } from "../templates/model.ts";
+import { PromptDialog } from "./prompt-dialog.tsx";
+
+type Column = "prompt_type" | "length" | "company" | "updated_at";
+
+const TYPE_BADGE = {
+  general: "default",
+  system: "secondary",
+  company_specific: "outline",
+} as const;
+
+export default function AiPrompts() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const list = useQuery(trpc.prompts.list.queryOptions());
+  const fieldOptions = useQuery(trpc.templates.fieldOptions.queryOptions());
+  const remove = useMutation(trpc.prompts.delete.mutationOptions());
+  const [search, setSearch] = useState("");
+  const [sort, setSort] = useState<SortState<Column> | null>(null);
+  const [dialog, setDialog] = useState<{ editing: AiPrompt | null } | null>(null);
+  const [deleting, setDeleting] = useState<AiPrompt | null>(null);
+
+  useEffect(() => {
+    if (list.isError) toast.error(errorMessage(list.error, "Failed to fetch AI prompts"));
+  }, [list.isError, list.error]);
+  useEffect(() => {
+    if (fieldOptions.isError) toast.error(errorMessage(fieldOptions.error, "Failed to fetch field options"));
+  }, [fieldOptions.isError, fieldOptions.error]);
+
+  const companies = fieldOptions.data?.companies ?? [];
+  const prompts = list.data ?? [];
+  const rows = useMemo(() => {
+    const needle = search.trim().toLowerCase();
+    const filtered = (list.data ?? []).filter(
+      (p) =>
+        !needle ||
+        [
+          p.prompt_type,
+          PROMPT_TYPE_LABELS[p.prompt_type],
+          p.company ?? "",
+          companyLabel(fieldOptions.data?.companies, p.company),
+        ].some((v) => v.toLowerCase().includes(needle)),
+    );
+    const cmp = (a: string, b: string) =>
+      a.localeCompare(b, undefined, { sensitivity: "base", numeric: true });
+    const label = (p: AiPrompt) => companyLabel(fieldOptions.data?.companies, p.company);
+    return [...filtered].sort((a, b) => {
+      // Spec section 5: by default type descending, then company ascending.
+      if (!sort) return cmp(b.prompt_type, a.prompt_type) || cmp(label(a), label(b));
+      const sign = sort.direction === "asc" ? 1 : -1;
+      switch (sort.key) {
+        case "prompt_type":
+          return sign * cmp(a.prompt_type, b.prompt_type) || cmp(label(a), label(b));
+        case "length":
+          return sign * (a.prompt_text.length - b.prompt_text.length);
+        case "company":
+          return sign * cmp(label(a), label(b));
+        case "updated_at":
+          return sign * (new Date(a.updated_at).getTime() - new Date(b.updated_at).getTime());
+      }
+      return 0;
+    });
+  }, [list.data, search, sort, fieldOptions.data]);
+
+  const confirmDelete = async () => {
+    if (!deleting) return;
+    try {
+      await remove.mutateAsync({ id: deleting.id });
+      toast.success("Prompt deleted successfully");
+      await queryClient.invalidateQueries(trpc.prompts.list.pathFilter());
+    } catch (err) {
+      toast.error(errorMessage(err, "Failed to delete prompt"));
+    } finally {
+      setDeleting(null);
+    }
+  };
+
+  const onSort = (column: Column) => setSort((s) => toggleSort(s, column));
+
+  return (
+    <div data-testid="ai-prompts" className="space-y-6">
+      <div className="flex flex-wrap items-end justify-between gap-4">
+        <div className="space-y-1">
+          <h2 className="text-lg font-semibold tracking-tight">AI Validation Prompts</h2>
+          <p className="text-sm text-muted-foreground">
+            The instructions the AI validation follows: one general, one system, and one per company.
+          </p>
+        </div>
+        <Button onClick={() => setDialog({ editing: null })}>
+          <PlusIcon />
+          Create New Prompt
+        </Button>
+      </div>
+
+      <Card className="py-4">
+        <CardContent className="space-y-4 px-4">
+          <div className="relative max-w-sm">
+            <SearchIcon className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" />
+            <Input
+              placeholder="Search prompts..."
+              aria-label="Search prompts"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              className="pl-8"
+            />
+          </div>
+          <div className="rounded-md border">
+            <Table data-testid="prompts-table">
+              <TableHeader>
+                <TableRow>
+                  <SortableHead column="prompt_type" sort={sort} onSort={onSort}>
+                    Type
+                  </SortableHead>
+                  <SortableHead column="length" sort={sort} onSort={onSort}>
+                    Length
+                  </SortableHead>
+                  <SortableHead column="company" sort={sort} onSort={onSort}>
+                    Company
+                  </SortableHead>
+                  <SortableHead column="updated_at" sort={sort} onSort={onSort}>
+                    Last Updated
+                  </SortableHead>
+                  <TableHead className="w-24 text-right">Actions</TableHead>
+                </TableRow>
+              </TableHeader>
+              <TableBody>
+                {list.isPending ? (
+                  <TableRow className="hover:bg-transparent">
+                    <TableCell colSpan={5} className="h-24 text-center text-muted-foreground">
+                      <span className="inline-flex items-center gap-2">
+                        <Loader2Icon className="size-4 animate-spin" />
+                        Loading prompts...
+                      </span>
+                    </TableCell>
+                  </TableRow>
+                ) : rows.length === 0 ? (
+                  <TableEmptyRow colSpan={5} message="No prompts found" />
+                ) : (
+                  rows.map((p) => (
+                    <TableRow key={p.id} data-testid="prompt-row">
+                      <TableCell>
+                        <Badge variant={TYPE_BADGE[p.prompt_type]}>{PROMPT_TYPE_LABELS[p.prompt_type]}</Badge>
+                      </TableCell>
+                      <TableCell className="tabular-nums">{p.prompt_text.length.toLocaleString()}</TableCell>
+                      <TableCell>
+                        {p.company ? (
+                          companyLabel(companies, p.company)
+                        ) : (
+                          <span className="text-muted-foreground">-</span>
+                        )}
+                      </TableCell>
+                      <TableCell className="tabular-nums text-muted-foreground">
+                        {new Date(p.updated_at).toLocaleString()}
+                      </TableCell>
+                      <TableCell className="text-right">
+                        <div className="flex justify-end gap-1">
+                          <Button
+                            variant="ghost"
+                            size="icon-sm"
+                            aria-label="Edit"
+                            title="Edit"
+                            onClick={() => setDialog({ editing: p })}
+                          >
+                            <PencilIcon />
+                          </Button>
+                          <Button
+                            variant="ghost"
+                            size="icon-sm"
+                            aria-label="Delete"
+                            title="Delete"
+                            className="text-destructive hover:text-destructive"
+                            onClick={() => setDeleting(p)}
+                          >
+                            <Trash2Icon />
+                          </Button>
+                        </div>
+                      </TableCell>
+                    </TableRow>
+                  ))
+                )}
+              </TableBody>
+            </Table>
+          </div>
+        </CardContent>
+      </Card>
+
+      <PromptDialog
+        open={dialog !== null}
+        onOpenChange={(open) => !open && setDialog(null)}
+        editing={dialog?.editing ?? null}
+        prompts={prompts}
+        companies={companies}
+      />
+      <ConfirmDialog
+        open={deleting !== null}
+        onOpenChange={(open) => !open && setDeleting(null)}
+        title="Delete Prompt"
+        description="Are you sure you want to delete this prompt? This action cannot be undone."
+        confirmLabel="Delete"
+        variant="destructive"
+        onConfirm={() => void confirmDelete()}
+      />
+    </div>
+  );
+}

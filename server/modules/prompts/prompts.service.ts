@@ -1,0 +1,104 @@
+// AI validation prompts: at most one general and one system prompt, and one prompt per company
+// (spec sections 4 "Prompts", 5 "Prompt form"). The screen shows these rules; the server enforces them.
+import type { AiPrompt, PromptData, PromptType } from "../../../shared/prompts.ts";
+import type { Database } from "../../db/database.ts";
+import type { Prisma } from "../../db/generated/client.ts";
+import { badRequest, conflict, notFound } from "../../errors.ts";
+import { assertCompanyExists, isUniqueViolation } from "../templates/templates.service.ts";
+
+type PromptRow = Awaited<ReturnType<Database["prisma"]["aiPrompt"]["findFirstOrThrow"]>>;
+
+function toPrompt(r: PromptRow): AiPrompt {
+  return {
+    id: r.id,
+    prompt_text: r.promptText,
+    prompt_type: r.promptType as PromptType,
+    company: r.company,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+  };
+}
+
+/** Type descending, then company ascending (spec section 5 "Prompt form": the default sort). */
+export async function listPrompts(db: Database): Promise<AiPrompt[]> {
+  const rows = await db.prisma.aiPrompt.findMany({
+    orderBy: [{ promptType: "desc" }, { company: { sort: "asc", nulls: "first" } }, { id: "asc" }],
+  });
+  return rows.map(toPrompt);
+}
+
+type Tx = Prisma.TransactionClient;
+
+/** Prompt writes take one lock, so two "first general prompt" requests cannot both pass the check. */
+function withPromptLock<T>(db: Database, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT pg_advisory_xact_lock(hashtext('ai_prompts'))::text`;
+    return fn(tx);
+  });
+}
+
+async function checkRules(db: Tx, input: PromptData, previous?: PromptRow): Promise<string | null> {
+  const company = input.company ?? null;
+  if (input.prompt_type === "company_specific") {
+    if (!company) throw badRequest("Company is required for company-specific prompts", "company");
+    if (company !== previous?.company) await assertCompanyExists(db, company);
+    const clash = await db.aiPrompt.findFirst({
+      where: { company, NOT: previous ? { id: previous.id } : {} },
+      select: { id: true },
+    });
+    if (clash) throw conflict(`A prompt for company ${company} already exists`);
+    return company;
+  }
+  if (company) throw badRequest("Company must be empty unless the type is company_specific", "company");
+  const clash = await db.aiPrompt.findFirst({
+    where: { promptType: input.prompt_type, NOT: previous ? { id: previous.id } : {} },
+    select: { id: true },
+  });
+  if (clash) throw conflict(`A ${input.prompt_type} prompt already exists; only one is allowed`);
+  return null;
+}
+
+function uniqueMessage(input: PromptData): string {
+  return input.prompt_type === "company_specific"
+    ? `A prompt for company ${input.company} already exists`
+    : `A ${input.prompt_type} prompt already exists; only one is allowed`;
+}
+
+export async function createPrompt(db: Database, input: PromptData): Promise<AiPrompt> {
+  try {
+    return await withPromptLock(db, async (tx) => {
+      const company = await checkRules(tx, input);
+      const row = await tx.aiPrompt.create({
+        data: { promptText: input.prompt_text, promptType: input.prompt_type, company },
+      });
+      return toPrompt(row);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(uniqueMessage(input));
+    throw err;
+  }
+}
+
+export async function updatePrompt(db: Database, id: number, input: PromptData): Promise<AiPrompt> {
+  try {
+    return await withPromptLock(db, async (tx) => {
+      const previous = await tx.aiPrompt.findUnique({ where: { id } });
+      if (!previous) throw notFound(`Prompt ${id} not found`);
+      const company = await checkRules(tx, input, previous);
+      const row = await tx.aiPrompt.update({
+        where: { id },
+        data: { promptText: input.prompt_text, promptType: input.prompt_type, company },
+      });
+      return toPrompt(row);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(uniqueMessage(input));
+    throw err;
+  }
+}
+
+export async function deletePrompt(db: Database, id: number): Promise<{ success: true; id: number }> {
+  const { count } = await db.prisma.aiPrompt.deleteMany({ where: { id } });
+  if (count === 0) throw notFound(`Prompt ${id} not found`);
+  return { success: true, id };
+}
