@@ -10,7 +10,12 @@ import type { Database } from "./db/database.ts";
 import authHooks from "./http/auth-hooks.ts";
 import { registerErrorHandling } from "./http/errors.ts";
 import { authRestRoutes } from "./modules/auth/auth.rest.ts";
+import { chatRestRoutes } from "./modules/chat/chat.rest.ts";
+import { configRestRoutes } from "./modules/config/config.rest.ts";
 import { dataOpsRestRoutes } from "./modules/dataOps/dataOps.rest.ts";
+import { imagesRestRoutes } from "./modules/images/images.rest.ts";
+import { promptsRestRoutes } from "./modules/prompts/prompts.rest.ts";
+import { templatesRestRoutes } from "./modules/templates/templates.rest.ts";
 import { usersRestRoutes } from "./modules/users/users.rest.ts";
 import { type AppServices, closeServices, createServices } from "./services.ts";
 import { createContextFactory } from "./trpc/context.ts";
@@ -31,7 +36,13 @@ export interface BuildAppOptions {
 
 export async function buildApp({ config, db, logger }: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel },
+    // JSON lines for log collectors; readable lines when a person watches a terminal.
+    logger: logger ?? {
+      level: config.logLevel,
+      ...(process.stdout.isTTY
+        ? { transport: { target: "pino-pretty", options: { translateTime: "SYS:HH:MM:ss" } } }
+        : {}),
+    },
     trustProxy: config.trustProxy,
     bodyLimit: 5 * 1024 * 1024,
     // tRPC batches put many procedure names in one path.
@@ -97,6 +108,11 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   await app.register(async (scope) => authRestRoutes(scope, services));
   await app.register(async (scope) => usersRestRoutes(scope, services));
   await app.register(async (scope) => dataOpsRestRoutes(scope, services));
+  await app.register(async (scope) => configRestRoutes(scope, services));
+  await app.register(async (scope) => chatRestRoutes(scope, services));
+  await app.register(async (scope) => templatesRestRoutes(scope, services));
+  await app.register(async (scope) => promptsRestRoutes(scope, services));
+  await app.register(async (scope) => imagesRestRoutes(scope, services));
 
   if (hasClient) {
     await app.declareStaticRoutes(() =>

@@ -34,6 +34,14 @@ const EnvSchema = z.object({
   DEMO_DATA: bool.default(true),
   /** Test hook: pause before each pipeline step so a cancel can arrive mid-run. */
   PIPELINE_STEP_DELAY_MS: z.coerce.number().int().min(0).default(0),
+  /** Largest reusable image accepted, in bytes (default 10 MB). */
+  IMAGE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
+  /** Where image files go. Default: DATA_DIR/images */
+  IMAGE_DIR: z.string().min(1).optional(),
 });
 
 export type AppConfig = {
@@ -54,6 +62,8 @@ export type AppConfig = {
   sourceDir: string;
   demoData: boolean;
   pipelineStepDelayMs: number;
+  imageMaxBytes: number;
+  imageDir: string;
 };
 
 export class ConfigError extends Error {}
@@ -89,5 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sourceDir: path.resolve(e.SOURCE_DIR ?? path.join(e.DATA_DIR, "source")),
     demoData: e.DEMO_DATA,
     pipelineStepDelayMs: e.PIPELINE_STEP_DELAY_MS,
+    imageMaxBytes: e.IMAGE_MAX_BYTES,
+    imageDir: path.resolve(e.IMAGE_DIR ?? path.join(e.DATA_DIR, "images")),
   };
 }

@@ -4,6 +4,7 @@ import { DataOps } from "./jobs/data-ops.ts";
 import { createProgressBus, type ProgressBus } from "./jobs/progress-bus.ts";
 import { CsvFolderSource } from "./jobs/source.ts";
 import { LoginLimiter } from "./modules/auth/auth.service.ts";
+import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
 
 /** Long-lived things every procedure and route may use; built once per app. */
 export interface AppServices {
@@ -12,6 +13,8 @@ export interface AppServices {
   loginLimiter: LoginLimiter;
   bus: ProgressBus;
   dataOps: DataOps;
+  /** Reusable image files (disk under IMAGE_DIR). */
+  images: ImageStorage;
 }
 
 type Log = { info(msg: string): void; error(obj: unknown, msg: string): void };
@@ -25,7 +28,14 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     stepDelayMs: config.pipelineStepDelayMs,
     log,
   });
-  return { db, config, loginLimiter: new LoginLimiter(config.loginLimits), bus, dataOps };
+  return {
+    db,
+    config,
+    loginLimiter: new LoginLimiter(config.loginLimits),
+    bus,
+    dataOps,
+    images: new DiskImageStorage(config.imageDir),
+  };
 }
 
 export async function closeServices(services: AppServices): Promise<void> {

@@ -2,6 +2,7 @@ import type { AppConfig } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
 import { ensureAdminUser, syncPermissionCatalogue } from "./modules/auth/auth.service.ts";
+import { seedGlobalSettings } from "./modules/config/config.service.ts";
 
 type Logger = { info(msg: string): void; warn(msg: string): void };
 
@@ -10,6 +11,7 @@ export async function prepareDatabase(db: Database, config: AppConfig, log: Logg
   const { applied } = await migrate(db, { logger: log });
   if (applied.length === 0) log.info("Database schema is up to date");
   await syncPermissionCatalogue(db);
+  await seedGlobalSettings(db);
   const admin = await ensureAdminUser(db, config);
   if (admin.created && admin.generatedPassword) {
     // Printed once, on the start that created the account; it is not stored anywhere in clear.

@@ -1,5 +1,10 @@
 import { authRouter } from "../modules/auth/auth.router.ts";
+import { chatRouter } from "../modules/chat/chat.router.ts";
+import { configRouter } from "../modules/config/config.router.ts";
 import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
+import { imagesRouter } from "../modules/images/images.router.ts";
+import { promptsRouter } from "../modules/prompts/prompts.router.ts";
+import { templatesRouter } from "../modules/templates/templates.router.ts";
 import { usersRouter } from "../modules/users/users.router.ts";
 import { router } from "./trpc.ts";
 
@@ -7,6 +12,11 @@ export const appRouter = router({
   auth: authRouter,
   users: usersRouter,
   dataOps: dataOpsRouter,
+  config: configRouter,
+  chat: chatRouter,
+  templates: templatesRouter,
+  prompts: promptsRouter,
+  images: imagesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -3,7 +3,18 @@ import { CALC_MODULES } from "../../jobs/calculate.ts";
 import { IMPORTED_TABLES } from "../../jobs/tables.ts";
 
 /** Settings-like tables grouped under "Config Tables"; later features add theirs here. */
-export const CONFIG_TABLES: string[] = ["users", "permissions", "user_permissions"];
+export const CONFIG_TABLES: string[] = [
+  "users",
+  "permissions",
+  "user_permissions",
+  "templates",
+  "ai_prompts",
+  "reusable_images",
+  "settings_global",
+  "settings_product",
+  "settings_vendor",
+  "chat_users",
+];
 
 export interface TableCount {
   table_name: string;
