@@ -230,7 +230,7 @@ function ProductRow({
           label={`product ${row.pid}`}
           changed={changed}
           canSave={changed && parsed.success}
-          canReset={changed || row.has_override}
+          canReset
           saving={save.isPending}
           resetting={reset.isPending}
           onSave={() => parsed.success && save.mutate({ pid: row.pid, settings: parsed.data })}

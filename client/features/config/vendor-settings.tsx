@@ -159,7 +159,7 @@ function VendorRow({
           label={`vendor ${row.vendor}`}
           changed={changed}
           canSave={changed && parsed.success}
-          canReset={changed || row.has_override}
+          canReset
           saving={save.isPending}
           resetting={reset.isPending}
           onSave={() => parsed.success && save.mutate({ vendor: row.vendor, settings: parsed.data })}

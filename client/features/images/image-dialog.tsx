@@ -1,5 +1,6 @@
 // Upload / edit a reusable image (spec sections 2 "Reusable Images tab", 4 "Reusable image dialog",
 // 5 "Reusable image form"). Uploads go to the multipart REST route with the session cookie.
+
 import { Button } from "@client/components/ui/button.tsx";
 import { Checkbox } from "@client/components/ui/checkbox.tsx";
 import { Combobox } from "@client/components/ui/combobox.tsx";
@@ -24,6 +25,7 @@ import { ImageUpIcon, Loader2Icon, UploadCloudIcon } from "lucide-react";
 import { type FormEvent, useEffect, useState } from "react";
 import { useDropzone } from "react-dropzone";
 import { toast } from "sonner";
+import { invalidateReusableImages } from "./queries.ts";
 
 export const UPLOAD_URL = "/api/reusable-images/upload";
 
@@ -163,6 +165,10 @@ function ImageForm({
     if (noFile) toast.error("Please select an image file");
     if (next.name || next.company || noFile) return;
     if (editing) {
+      if (!editing.id) {
+        toast.error("Image ID is required for update");
+        return;
+      }
       try {
         await update.mutateAsync({
           id: editing.id,
@@ -171,7 +177,7 @@ function ImageForm({
           company: isGlobal ? null : company,
         });
         toast.success("Image updated successfully");
-        await queryClient.invalidateQueries(trpc.images.list.pathFilter());
+        await invalidateReusableImages(queryClient);
         onDone();
       } catch (err) {
         toast.error(errorMessage(err, "Failed to update image"));
@@ -188,7 +194,7 @@ function ImageForm({
       const res = await fetch(UPLOAD_URL, { method: "POST", body: form, credentials: "include" });
       if (!res.ok) throw new Error(await uploadError(res, "Failed to upload image"));
       toast.success("Image uploaded successfully");
-      await queryClient.invalidateQueries(trpc.images.list.pathFilter());
+      await invalidateReusableImages(queryClient);
       onDone();
     } catch (err) {
       toast.error(errorMessage(err, "Failed to upload image"));

@@ -1,4 +1,5 @@
 // The Reusable Images tab (spec section 2 "Reusable Images tab").
+
 import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
 import { Badge } from "@client/components/ui/badge.tsx";
 import { Button } from "@client/components/ui/button.tsx";
@@ -32,6 +33,7 @@ import { type CSSProperties, useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { companyLabel } from "../templates/model.ts";
 import { ImageDialog } from "./image-dialog.tsx";
+import { invalidateReusableImages, useReusableImagesQuery } from "./queries.ts";
 
 type Column = "name" | "is_global" | "company" | "file_size" | "created_at";
 
@@ -102,7 +104,7 @@ function PreviewDialog({
 export default function ReusableImages() {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
-  const list = useQuery(trpc.images.list.queryOptions());
+  const list = useReusableImagesQuery();
   const fieldOptions = useQuery(trpc.templates.fieldOptions.queryOptions());
   const remove = useMutation(trpc.images.delete.mutationOptions());
   const [search, setSearch] = useState("");
@@ -153,7 +155,7 @@ export default function ReusableImages() {
     try {
       await remove.mutateAsync({ id: deleting.id });
       toast.success("Image deleted successfully");
-      await queryClient.invalidateQueries(trpc.images.list.pathFilter());
+      await invalidateReusableImages(queryClient);
     } catch (err) {
       toast.error(errorMessage(err, "Failed to delete image"));
     } finally {

@@ -56,7 +56,7 @@ export function saveErrorText(error: unknown): string {
   return serverText(error) ?? `Failed to save user (${statusOf(error)})`;
 }
 
-export function deleteErrorText(error: unknown): string {
-  const text = serverText(error);
-  return text ? `${USERS_TEXT.deleteFailed}: ${text}` : USERS_TEXT.deleteFailed;
+/** Spec section 8: a failed delete reads exactly 'Failed to delete user'. */
+export function deleteErrorText(_error: unknown): string {
+  return USERS_TEXT.deleteFailed;
 }
