@@ -38,6 +38,8 @@ export interface SqlConnection {
 }
 
 export interface CopyCsvOptions {
+  /** The table's schema; default the search path */
+  schema?: string;
   table: string;
   columns: readonly string[];
   source: AsyncIterable<Buffer>;
@@ -65,9 +67,16 @@ export class CopyError extends Error {
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 // FORCE_NULL: an empty field is NULL whether or not it was quoted.
-function copySql(table: string, columns: readonly string[], header: boolean, from: string): string {
+function copySql(
+  table: string,
+  columns: readonly string[],
+  header: boolean,
+  from: string,
+  schema?: string,
+): string {
   const cols = columns.map(quoteIdent).join(", ");
-  return `COPY ${quoteIdent(table)} (${cols}) FROM ${from} WITH (FORMAT csv, HEADER ${header ? "true" : "false"}, FORCE_NULL (${cols}))`;
+  const target = schema ? `${quoteIdent(schema)}.${quoteIdent(table)}` : quoteIdent(table);
+  return `COPY ${target} (${cols}) FROM ${from} WITH (FORMAT csv, HEADER ${header ? "true" : "false"}, FORCE_NULL (${cols}))`;
 }
 
 /** Turns PostgreSQL's COPY error ("CONTEXT: COPY t, line 3, column price: "12,5"") into a CopyError. */
@@ -137,8 +146,8 @@ function openPostgres(url: string, max: number): Database {
             throw err;
           }
         },
-        async copyCsv({ table, columns, source, header, signal, onProgress }) {
-          const stream = client.query(copyFrom(copySql(table, columns, header, "STDIN")));
+        async copyCsv({ schema, table, columns, source, header, signal, onProgress }) {
+          const stream = client.query(copyFrom(copySql(table, columns, header, "STDIN", schema)));
           let bytes = 0;
           async function* counted() {
             for await (const chunk of source) {
@@ -233,7 +242,7 @@ function pgliteConnection(pg: PgliteQueryable, inTransaction = false): SqlConnec
       if (inTransaction) return fn(conn);
       return (pg as PGlite).transaction((tx) => fn(pgliteConnection(tx as unknown as PgliteQueryable, true)));
     },
-    async copyCsv({ table, columns, source, header, signal, onProgress }) {
+    async copyCsv({ schema, table, columns, source, header, signal, onProgress }) {
       // PGlite reads COPY input from a Blob: feed it in chunks cut at line ends outside quotes,
       // so memory stays bounded whatever the file size.
       let rows = 0;
@@ -244,7 +253,7 @@ function pgliteConnection(pg: PgliteQueryable, inTransaction = false): SqlConnec
         if (signal?.aborted) throw signal.reason ?? new Error("aborted");
         const withHeader = first && header;
         try {
-          const res = await pg.query(copySql(table, columns, withHeader, "'/dev/blob'"), [], {
+          const res = await pg.query(copySql(table, columns, withHeader, "'/dev/blob'", schema), [], {
             blob: new Blob([chunk as unknown as BlobPart]),
           });
           rows += res.affectedRows ?? 0;

@@ -17,6 +17,16 @@ import {
   type TableCounts,
 } from "./import.ts";
 import type { ProgressBus, ProgressEvent, RunStatus, RunType } from "./progress-bus.ts";
+import {
+  checkFreshReferences,
+  createSwapSchema,
+  dropSwapSchema,
+  indexFresh,
+  loadFresh,
+  RetryWithStaging,
+  swapBlocker,
+  swapTable,
+} from "./reset-swap.ts";
 import type { DataSource } from "./source.ts";
 import { CancelledError, StepRunner } from "./steps.ts";
 import { IMPORTED_TABLES } from "./tables.ts";
@@ -82,6 +92,8 @@ export class DataOps {
       if (locked) {
         try {
           await this.failStaleRuns();
+          // New tables of a reset that a stopped server left half built.
+          await dropSwapSchema(conn);
         } finally {
           await conn.query("SELECT pg_advisory_unlock($1)", [DATA_OPS_LOCK_KEY]);
         }
@@ -405,20 +417,54 @@ export class DataOps {
       // The run's own session: UTC dates, and memory for big sorts, hash aggregates and index builds.
       await conn.exec("SET TIME ZONE 'UTC'; SET work_mem = '128MB'; SET maintenance_work_mem = '256MB'");
       const source = this.opts.source();
-      await stageAll(conn, source, (name, fn) => steps.run(name, fn));
-      await steps.run("Check references", () => checkReferences(conn, source));
+      // Full Reset builds complete new tables and swaps them in (reset-swap.ts); should the data
+      // fail a check on the way, or the tables not allow a swap, it goes through staging instead.
+      let swap = false;
+      const loaded: Record<string, number> = {};
+      if (run.type === "reset") {
+        const blocker = await swapBlocker(conn, source);
+        if (blocker) this.opts.log?.info(`Full reset ${run.runId}: loading through staging (${blocker})`);
+        else {
+          swap = true;
+          try {
+            await createSwapSchema(conn);
+            for (const def of IMPORTED_TABLES) {
+              loaded[def.table] = await steps.run(`Load ${def.file}`, async (ctx) => {
+                const rows = await loadFresh(conn, source, def, ctx);
+                await indexFresh(conn, def);
+                return rows;
+              });
+            }
+            await steps.run("Check references", () => checkFreshReferences(conn));
+          } catch (err) {
+            if (!(err instanceof RetryWithStaging)) throw err;
+            this.opts.log?.info(`Full reset ${run.runId}: checking through staging (${err.reason})`);
+            swap = false;
+            await dropSwapSchema(conn);
+          }
+        }
+      }
+      if (!swap) {
+        await stageAll(conn, source, (name, fn) => steps.run(name, fn));
+        await steps.run("Check references", () => checkReferences(conn, source));
+      }
       let calcStarted = 0;
       await conn.transaction(async (tx) => {
         for (const def of IMPORTED_TABLES) {
           const verb = run.type === "reset" ? "Replace" : "Update";
           await steps.run(`${verb} ${def.table}`, async () => {
-            const c = run.type === "reset" ? await replaceTable(tx, def) : await mergeTable(tx, def);
+            const c = swap
+              ? await swapTable(tx, def, loaded[def.table] ?? 0)
+              : run.type === "reset"
+                ? await replaceTable(tx, def)
+                : await mergeTable(tx, def);
             counts[def.table] = c;
             return c.added + c.updated + c.deleted;
           });
         }
         // Fresh statistics for the planner: after a bulk load its estimates would be far off.
-        await tx.exec(IMPORTED_TABLES.map((d) => `ANALYZE "${d.table}";`).join("\n"));
+        // (Swapped-in tables were analyzed when built.)
+        if (!swap) await tx.exec(IMPORTED_TABLES.map((d) => `ANALYZE "${d.table}";`).join("\n"));
         const syncedAt = new Date();
         await recordSync(
           tx,
@@ -503,6 +549,7 @@ export class DataOps {
     } finally {
       clearInterval(poll);
       await dropStaging(conn).catch(() => {});
+      if (run.type === "reset") await dropSwapSchema(conn).catch(() => {});
       await publishChain;
       await this.persistChain.catch(() => {});
     }

@@ -54,17 +54,14 @@ function describeCopyError(def: TableDef, err: CopyError): string {
   }
 }
 
-/** Loads one file into its staging table; answers the number of rows. */
-async function stageFile(
-  conn: SqlConnection,
-  source: DataSource,
-  def: TableDef,
-  step: StepContext,
-): Promise<number> {
-  const opened = await source.open(def.file);
+/**
+ * Checks a file's header (no repeated or missing required column) and answers its columns in file
+ * order: the CSV name of each known column, `_extra_<i>` for a column the table does not have.
+ */
+export function fileColumnsOf(def: TableDef, header: readonly string[]): string[] {
   const known = new Map(def.columns.map((c) => [c.name, c]));
   const seen = new Set<string>();
-  for (const name of opened.header) {
+  for (const name of header) {
     if (known.has(name) && seen.has(name))
       throw new SourceError(`${def.file} line 1: column ${name} appears twice`);
     seen.add(name);
@@ -76,9 +73,18 @@ async function stageFile(
     );
   }
   // Columns in file order; unknown ones land in throwaway text columns.
-  const fileColumns = opened.header.map((name, i) =>
-    known.has(name) && seen.has(name) ? name : `_extra_${i}`,
-  );
+  return header.map((name, i) => (known.has(name) ? name : `_extra_${i}`));
+}
+
+/** Loads one file into its staging table; answers the number of rows. */
+async function stageFile(
+  conn: SqlConnection,
+  source: DataSource,
+  def: TableDef,
+  step: StepContext,
+): Promise<number> {
+  const opened = await source.open(def.file);
+  const fileColumns = fileColumnsOf(def, opened.header);
   const extraNames = fileColumns.filter((n) => n.startsWith("_extra_"));
   const staging = stagingOf(def);
   const columnSql = def.columns.map(

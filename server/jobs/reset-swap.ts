@@ -1,0 +1,286 @@
+// Full Reset by table swap. Each file is COPYed straight into a new table shaped like the live one
+// (same columns, types, defaults and NOT NULLs: CREATE TABLE … LIKE) in a schema of its own, the
+// live table's indexes and key constraints are built on it under their final names (an index lives
+// in its table's schema, so the names do not clash), and inside the run's transaction each live
+// table is dropped and its replacement moved into place (ALTER TABLE … SET SCHEMA: a catalog
+// change). Nothing is copied twice and no index is maintained row by row.
+//
+// This path only detects that something is wrong (a COPY error, a CHECK or NOT NULL violation, a
+// duplicate key while building a unique index, an unknown reference); it does not describe it. On
+// any such failure the run throws RetryWithStaging and the caller redoes the import through the
+// staging path of import.ts, which names file, line and column exactly as before (or, should that
+// path accept the data after all, applies it). Tables with anything a swap would not carry over
+// (triggers, foreign keys, dependent views, grants, …) are not swapped: swapBlocker() says why.
+import { CopyError, type SqlConnection } from "../db/database.ts";
+import { fileColumnsOf, type TableCounts } from "./import.ts";
+import type { DataSource } from "./source.ts";
+import type { StepContext } from "./steps.ts";
+import { ENUM_COLUMNS, IMPORTED_TABLES, type TableDef, targetOf } from "./tables.ts";
+
+/** Where the replacement tables are built; dropped at the start and the end of every reset. */
+export const SWAP_SCHEMA = "import_swap";
+
+const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const fresh = (def: TableDef) => `${q(SWAP_SCHEMA)}.${q(def.table)}`;
+const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/** The data failed a check of the swap path: redo the run through staging for the exact message. */
+export class RetryWithStaging extends Error {
+  constructor(readonly reason: string) {
+    super(`retry with staging: ${reason}`);
+    this.name = "RetryWithStaging";
+  }
+}
+
+/** Errors that mean "the data is bad" (SQLSTATE classes 22 data exception, 23 integrity). */
+function isDataError(err: unknown): boolean {
+  if (err instanceof CopyError) return true;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && (code.startsWith("22") || code.startsWith("23"));
+}
+
+async function orRetry<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (isDataError(err)) throw new RetryWithStaging(`${what}: ${(err as Error).message}`);
+    throw err;
+  }
+}
+
+/**
+ * Why the imported tables cannot be replaced by a swap, or null when they can. A swapped-in table
+ * carries columns (with defaults, NOT NULL, collation, storage), CHECK constraints, indexes and key
+ * constraints, comments, owner and statistics; anything else must not exist on the live table.
+ */
+export async function swapBlocker(conn: SqlConnection, source: DataSource): Promise<string | null> {
+  const tables = IMPORTED_TABLES.map((d) => d.table);
+  const rows = await conn.query<{ table: string; reason: string }>(
+    `WITH t AS (
+       SELECT c.relname::text AS name, c.*
+       FROM pg_class c
+       WHERE c.oid = ANY (SELECT to_regclass(quote_ident(x))::oid FROM unnest($1::text[]) x)
+     )
+     SELECT name AS table, reason FROM t, LATERAL (VALUES
+       (relkind <> 'r' OR relpersistence <> 'p' OR relispartition, 'not a plain table'),
+       (relhassubclass OR EXISTS (SELECT 1 FROM pg_inherits i WHERE i.inhrelid = t.oid), 'inheritance'),
+       (reloptions IS NOT NULL, 'storage options'),
+       (relacl IS NOT NULL, 'grants'),
+       (reltablespace <> 0, 'a tablespace'),
+       (relowner <> (SELECT oid FROM pg_roles WHERE rolname = current_user), 'another owner'),
+       (relrowsecurity OR relforcerowsecurity, 'row security'),
+       (relreplident <> 'd', 'a replica identity'),
+       (EXISTS (SELECT 1 FROM pg_trigger g WHERE g.tgrelid = t.oid AND NOT g.tgisinternal), 'triggers'),
+       (EXISTS (SELECT 1 FROM pg_rewrite r WHERE r.ev_class = t.oid), 'rules'),
+       (EXISTS (SELECT 1 FROM pg_constraint k WHERE (k.conrelid = t.oid OR k.confrelid = t.oid)
+                  AND k.contype NOT IN ('p', 'u', 'c', 'n')), 'foreign keys or exclusions'),
+       (EXISTS (SELECT 1 FROM pg_depend d WHERE d.refobjid = t.oid AND d.refclassid = 'pg_class'::regclass
+                  AND d.classid = 'pg_rewrite'::regclass), 'dependent views'),
+       (EXISTS (SELECT 1 FROM pg_depend d JOIN pg_class s ON s.oid = d.objid
+                WHERE d.refobjid = t.oid AND d.refclassid = 'pg_class'::regclass
+                  AND d.classid = 'pg_class'::regclass AND s.relkind = 'S'), 'owned sequences'),
+       (EXISTS (SELECT 1 FROM pg_statistic_ext s WHERE s.stxrelid = t.oid), 'extended statistics'),
+       (EXISTS (SELECT 1 FROM pg_publication_rel p WHERE p.prrelid = t.oid), 'a publication'),
+       (EXISTS (SELECT 1 FROM pg_index x WHERE x.indrelid = t.oid AND x.indisclustered), 'a clustered index'),
+       (EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = t.oid AND a.attnum > 0 AND NOT a.attisdropped
+                  AND (a.attacl IS NOT NULL OR a.attstattarget > 0
+                       -- (options every new column gets, such as pg_attver on some builds, do not count)
+                       OR EXISTS (SELECT 1 FROM unnest(a.attoptions) o WHERE o NOT LIKE 'pg\\_%'))),
+        'column options or grants')
+     ) v(blocked, reason)
+     WHERE blocked`,
+    [tables],
+  );
+  if (rows[0]) return `${rows[0].table}: ${rows[0].reason}`;
+  const [{ n }] = (await conn.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM unnest($1::text[]) x WHERE to_regclass(quote_ident(x)) IS NOT NULL",
+    [tables],
+  )) as [{ n: number }];
+  if (n !== tables.length) return "an imported table is missing";
+  // Columns the tables do not have would need throwaway columns: the staging path handles those.
+  for (const def of IMPORTED_TABLES) {
+    let header: string[];
+    try {
+      const opened = await source.open(def.file);
+      header = opened.header;
+      await (opened.body as AsyncGenerator<Buffer>).return?.(undefined);
+    } catch {
+      return `${def.file} cannot be opened`;
+    }
+    try {
+      if (fileColumnsOf(def, header).some((c) => c.startsWith("_extra_")))
+        return `${def.file}: extra columns`;
+    } catch {
+      return `${def.file}: bad header`;
+    }
+  }
+  return null;
+}
+
+export async function createSwapSchema(conn: SqlConnection): Promise<void> {
+  await conn.exec(`DROP SCHEMA IF EXISTS ${q(SWAP_SCHEMA)} CASCADE; CREATE SCHEMA ${q(SWAP_SCHEMA)}`);
+}
+
+export async function dropSwapSchema(conn: SqlConnection): Promise<void> {
+  await conn.exec(`DROP SCHEMA IF EXISTS ${q(SWAP_SCHEMA)} CASCADE`);
+}
+
+interface LiveColumn {
+  name: string;
+  notnull: boolean;
+}
+
+/** COPYs one file into its new table, checking what COPY and constraints can; answers the rows. */
+export async function loadFresh(
+  conn: SqlConnection,
+  source: DataSource,
+  def: TableDef,
+  step: StepContext,
+): Promise<number> {
+  const opened = await source.open(def.file);
+  const fileColumns = fileColumnsOf(def, opened.header);
+  if (fileColumns.some((c) => c.startsWith("_extra_"))) {
+    await (opened.body as AsyncGenerator<Buffer>).return?.(undefined);
+    throw new RetryWithStaging(`${def.file}: extra columns`);
+  }
+  const byName = new Map(def.columns.map((c) => [c.name, c]));
+  const live = await conn.query<LiveColumn>(
+    `SELECT attname AS name, attnotnull AS notnull FROM pg_attribute
+     WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`,
+    [q(def.table)],
+  );
+  const liveNotNull = new Map(live.map((c) => [c.name, c.notnull]));
+  const defaulted = def.columns.filter((c) => c.default !== undefined);
+  // Until the defaults are filled in, an empty field must load as NULL; every other required
+  // column rejects NULL during the COPY, and CHECKs reject an empty required text or a value
+  // outside an enumeration.
+  const alter = [
+    ...defaulted
+      .filter((c) => liveNotNull.get(targetOf(c)))
+      .map((c) => `ALTER ${q(targetOf(c))} DROP NOT NULL`),
+    ...def.columns.filter((c) => c.required).map((c) => `ALTER ${q(targetOf(c))} SET NOT NULL`),
+    ...def.columns
+      .filter((c) => c.required && c.type === "text")
+      .map((c, i) => `ADD CONSTRAINT ${q(`import_required_${i}`)} CHECK (${q(targetOf(c))} <> '')`),
+    ...Object.entries(ENUM_COLUMNS[def.file] ?? {}).map(
+      ([column, allowed], i) =>
+        `ADD CONSTRAINT ${q(`import_enum_${i}`)} CHECK (${q(targetOf(byName.get(column)!))} = ANY (ARRAY[${allowed.map(lit).join(", ")}]))`,
+    ),
+  ];
+  const checks = alter
+    .filter((a) => a.startsWith("ADD CONSTRAINT"))
+    .map((a) => /^ADD CONSTRAINT ("[^"]+")/.exec(a)![1]!);
+  // No autovacuum while it is built: it would only make the index builds wait.
+  await conn.exec(
+    `CREATE TABLE ${fresh(def)} (LIKE ${q(def.table)} INCLUDING ALL EXCLUDING INDEXES EXCLUDING STATISTICS)
+       WITH (autovacuum_enabled = false);
+     ${alter.length ? `ALTER TABLE ${fresh(def)} ${alter.join(", ")}` : ""}`,
+  );
+  const rows = await orRetry(`COPY ${def.file}`, () =>
+    conn.copyCsv({
+      schema: SWAP_SCHEMA,
+      table: def.table,
+      columns: fileColumns.map((n) => targetOf(byName.get(n)!)),
+      source: opened.body,
+      header: true,
+      signal: step.signal,
+      onProgress: (bytes) => step.progress({ current: bytes, total: opened.size, unit: "bytes" }),
+    }),
+  );
+  // Empty fields of columns with a default: filled in only when there are any (one scan to look).
+  const fill = defaulted.map((c) => `${q(targetOf(c))} = COALESCE(${q(targetOf(c))}, ${c.default})`);
+  const restore = [
+    ...checks.map((name) => `DROP CONSTRAINT ${name}`),
+    ...defaulted
+      .filter((c) => liveNotNull.get(targetOf(c)))
+      .map((c) => `ALTER ${q(targetOf(c))} SET NOT NULL`),
+  ];
+  const nullable = defaulted.filter((c) => !liveNotNull.get(targetOf(c)));
+  if (fill.length && nullable.length) {
+    await conn.exec(
+      `UPDATE ${fresh(def)} SET ${fill.join(", ")} WHERE ${defaulted.map((c) => `${q(targetOf(c))} IS NULL`).join(" OR ")}`,
+    );
+  }
+  if (restore.length) {
+    try {
+      await conn.exec(`ALTER TABLE ${fresh(def)} ${restore.join(", ")}`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== "23502" || !fill.length) throw err;
+      await conn.exec(
+        `UPDATE ${fresh(def)} SET ${fill.join(", ")} WHERE ${defaulted.map((c) => `${q(targetOf(c))} IS NULL`).join(" OR ")};
+         ALTER TABLE ${fresh(def)} ${restore.join(", ")}`,
+      );
+    }
+  }
+  return rows;
+}
+
+/** The live table's indexes and key constraints, as statements that build them on the new table. */
+async function indexStatements(conn: SqlConnection, def: TableDef): Promise<string[]> {
+  const rows = await conn.query<{
+    name: string;
+    definition: string;
+    constraint_def: string | null;
+    qualified: string;
+  }>(
+    `SELECT i.relname AS name, pg_get_indexdef(x.indexrelid) AS definition,
+            (SELECT pg_get_constraintdef(c.oid) FROM pg_constraint c
+             WHERE c.conindid = x.indexrelid AND c.conrelid = x.indrelid AND c.contype IN ('p', 'u')) AS constraint_def,
+            format('%I.%I', n.nspname, t.relname) AS qualified
+     FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid
+     JOIN pg_namespace n ON n.oid = t.relnamespace
+     WHERE x.indrelid = $1::regclass
+     ORDER BY i.relname`,
+    [q(def.table)],
+  );
+  return rows.map((ix) => {
+    if (ix.constraint_def)
+      return `ALTER TABLE ${fresh(def)} ADD CONSTRAINT ${q(ix.name)} ${ix.constraint_def}`;
+    const on = ` ON ${ix.qualified} USING `;
+    if (!ix.definition.includes(on)) throw new Error(`cannot rebuild index ${ix.name}: ${ix.definition}`);
+    return ix.definition.replace(on, ` ON ${fresh(def)} USING `);
+  });
+}
+
+/** Builds the live table's indexes on the new table (a duplicate key means bad data), then ANALYZE. */
+export async function indexFresh(conn: SqlConnection, def: TableDef): Promise<number> {
+  const statements = await indexStatements(conn, def);
+  for (const sql of statements) await orRetry(`index ${def.table}`, () => conn.exec(sql));
+  await conn.exec(`ANALYZE ${fresh(def)}`);
+  return statements.length;
+}
+
+/** Every reference of the new data must point at a row of the new data. */
+export async function checkFreshReferences(conn: SqlConnection): Promise<number> {
+  const byFile = new Map(IMPORTED_TABLES.map((d) => [d.file, d]));
+  let checked = 0;
+  for (const def of IMPORTED_TABLES) {
+    const col = (name: string, d: TableDef) => q(targetOf(d.columns.find((c) => c.name === name)!));
+    for (const ref of def.references) {
+      const target = byFile.get(ref.table)!;
+      const bad = await conn.query(
+        `SELECT 1 FROM ${fresh(def)} s WHERE s.${col(ref.column, def)} IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM ${fresh(target)} r WHERE r.${col(ref.key, target)} = s.${col(ref.column, def)})
+         LIMIT 1`,
+      );
+      if (bad.length) throw new RetryWithStaging(`${def.file}: unknown ${ref.column}`);
+      checked++;
+    }
+  }
+  return checked;
+}
+
+/** Inside the run's transaction: the new table takes the live one's place. */
+export async function swapTable(tx: SqlConnection, def: TableDef, rows: number): Promise<TableCounts> {
+  const [{ schema }] = (await tx.query<{ schema: string }>(
+    "SELECT relnamespace::regnamespace::text AS schema FROM pg_class WHERE oid = $1::regclass",
+    [q(def.table)],
+  )) as [{ schema: string }];
+  // No CASCADE: should anything depend on the live table after all, the run fails and rolls back.
+  await tx.exec(
+    `DROP TABLE ${q(def.table)};
+     ALTER TABLE ${fresh(def)} SET SCHEMA ${schema};
+     ALTER TABLE ${q(def.table)} RESET (autovacuum_enabled)`,
+  );
+  return { added: rows, updated: 0, deleted: 0, skipped: 0, total: rows };
+}
