@@ -1,6 +1,7 @@
 // Calculation phase: each module recomputes one metrics table from the imported data with
 // set-based SQL, inside the run's transaction. The planning engine adds its modules to this list.
 import type { SqlConnection } from "../db/database.ts";
+import { productSearchModule } from "./product-search.ts";
 
 export interface CalcContext {
   conn: SqlConnection;
@@ -84,7 +85,7 @@ export const productMetricsModule: CalcModule = {
   },
 };
 
-export const CALC_MODULES: readonly CalcModule[] = [productMetricsModule];
+export const CALC_MODULES: readonly CalcModule[] = [productMetricsModule, productSearchModule];
 
 export async function recordCalculation(
   conn: SqlConnection,

@@ -71,7 +71,11 @@ describe(`data management REST and SSE (${testBackend})`, () => {
     const counts = await get("/csv/status/table-counts");
     expect(Object.keys(counts)).toEqual(["core", "metrics", "config"]);
     expect(counts.core.map((c: { table_name: string }) => c.table_name)).toContain("products");
-    expect(counts.metrics).toEqual([{ table_name: "product_metrics", count: 0 }]);
+    expect(counts.metrics).toEqual([
+      { table_name: "product_metrics", count: 0 },
+      { table_name: "product_search", count: 0 },
+      { table_name: "product_search_rows", count: 0 },
+    ]);
     expect(counts.config.find((c: { table_name: string }) => c.table_name === "users").count).toBe(2);
   });
 
@@ -143,6 +147,7 @@ describe(`data management REST and SSE (${testBackend})`, () => {
     );
     expect(await get("/csv/status/modules")).toEqual([
       { module_name: "product_metrics", last_calculation_timestamp: expect.any(String) },
+      { module_name: "product_search", last_calculation_timestamp: expect.any(String) },
     ]);
     const counts = await get("/csv/status/table-counts");
     expect(counts.core.find((c: { table_name: string }) => c.table_name === "order_lines")).toEqual({
@@ -176,7 +181,11 @@ describe(`data management REST and SSE (${testBackend})`, () => {
   it("the tRPC router answers the same figures", async () => {
     const res = await fetch(`${t.url}/trpc/dataOps.tableCounts`, { headers: auth });
     const counts = (await res.json()).result.data.json;
-    expect(counts.metrics).toEqual([{ table_name: "product_metrics", count: 3 }]);
+    expect(counts.metrics).toEqual([
+      { table_name: "product_metrics", count: 3 },
+      { table_name: "product_search", count: 3 },
+      { table_name: "product_search_rows", count: 3 },
+    ]);
   });
 });
 

@@ -15,7 +15,7 @@ import {
   getFieldOptions,
   getProductCategories,
   listTemplates,
-  searchProducts,
+  searchProductsJson,
   updateTemplate,
 } from "./templates.service.ts";
 
@@ -39,9 +39,11 @@ export async function templatesRestRoutes(app: FastifyInstance, { db }: AppServi
   app.delete("/api/templates/:id", write, (req) => deleteTemplate(db, parseBody(IdParams, req.params).id));
 
   app.get("/api/import/field-options", { config: { auth: FIELD_OPTIONS_READ } }, () => getFieldOptions(db));
-  app.get("/api/import/search-products", read, (req) =>
-    searchProducts(db, parseBody(ProductSearchInputSchema, req.query)),
-  );
+  // The search answers ready JSON text (up to 5,000 rows), sent as is rather than parsed and re-serialised.
+  app.get("/api/import/search-products", read, async (req, reply) => {
+    const json = await searchProductsJson(db, parseBody(ProductSearchInputSchema, req.query));
+    return reply.type("application/json; charset=utf-8").send(json);
+  });
   app.get("/api/import/product-categories/:pid", read, (req) =>
     getProductCategories(db, parseBody(PidParams, req.params).pid),
   );

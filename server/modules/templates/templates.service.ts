@@ -209,72 +209,97 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * Products whose title, SKU or barcode contains the text (or whose pid is it), best matches first:
  * exact pid/SKU/barcode, exact title, title starting with it, a title word starting with it, then
  * any other match; ties go to the better seller. '*' (or no text) means any product, narrowed by
- * the company and date filters. At most PRODUCT_SEARCH_LIMIT rows.
+ * the company and date filters. At most PRODUCT_SEARCH_LIMIT rows, as one JSON array text (the
+ * REST route sends it as is).
+ *
+ * Each product's result and its lower-cased ranking columns are precomputed by the pipeline's
+ * calculation phase (server/jobs/product-search.ts: product_search, product_search_rows); the
+ * filters read the products table itself.
  */
+export async function searchProductsJson(db: Database, input: ProductSearch): Promise<string> {
+  const pids = await rankProducts(db, input);
+  if (pids.length === 0) return "[]";
+  // One text: the ready rows concatenated in rank order. Looked up one by one (up to 5,000 index
+  // probes beat reading all 50k rows for a merge or hash join, which the planner would pick), and
+  // ordered in memory (the default 4 MB would send a few MB of rows to disk).
+  const [, rows] = await db.prisma.$transaction([
+    db.prisma
+      .$queryRaw`SELECT set_config('enable_mergejoin', 'off', true), set_config('enable_hashjoin', 'off', true),
+      set_config('work_mem', '64MB', true)`,
+    db.prisma.$queryRaw<{ json: string | null }[]>`
+      SELECT '[' || string_agg(r.json, ',' ORDER BY u.ord) || ']' AS json
+      FROM unnest(${pids}::int[]) WITH ORDINALITY u(pid, ord)
+      JOIN product_search_rows r ON r.pid = u.pid`,
+  ]);
+  return rows[0]?.json ?? "[]";
+}
+
 export async function searchProducts(db: Database, input: ProductSearch): Promise<ProductSearchResult[]> {
+  return JSON.parse(await searchProductsJson(db, input)) as ProductSearchResult[];
+}
+
+/** The pids of the answer, in rank order. */
+async function rankProducts(db: Database, input: ProductSearch): Promise<number[]> {
   const text = input.q && input.q !== "*" ? input.q : null;
-  const conditions: Prisma.Sql[] = [];
-  let lowered = Prisma.empty;
-  let order = Prisma.sql`ORDER BY p.first_received DESC NULLS LAST, p.pid DESC`;
-  if (text) {
-    const escaped = likeEscape(text);
-    const pid = /^\d{1,9}$/.test(text) ? Number(text) : null;
-    // The match uses ILIKE on the columns themselves, which the trigram indexes serve.
-    conditions.push(Prisma.sql`(p.title ILIKE ${`%${escaped}%`} OR p.sku ILIKE ${`%${escaped}%`}
-      OR p.barcode ILIKE ${`%${escaped}%`} ${pid === null ? Prisma.empty : Prisma.sql`OR p.pid = ${pid}`})`);
-    // The rank compares lower-cased copies made once per row (OFFSET 0 keeps the planner from
-    // inlining, and so repeating, the lower() calls), with plain LIKE.
-    lowered = Prisma.sql`CROSS JOIN LATERAL (SELECT lower(p.title) AS title, lower(coalesce(p.sku, '')) AS sku,
-      lower(coalesce(p.barcode, '')) AS barcode OFFSET 0) l`;
-    const rank = Prisma.sql`CASE
-      WHEN ${pid === null ? Prisma.sql`false` : Prisma.sql`p.pid = ${pid}`}
-        OR l.sku = lower(${text}) OR l.barcode = lower(${text}) THEN 0
-      WHEN l.title = lower(${text}) THEN 1
-      WHEN l.title LIKE lower(${`${escaped}%`}) THEN 2
-      WHEN l.title LIKE lower(${`% ${escaped}%`}) THEN 3
-      WHEN l.sku LIKE lower(${`${escaped}%`}) OR l.barcode LIKE lower(${`${escaped}%`}) THEN 4
-      ELSE 5 END`;
-    order = Prisma.sql`ORDER BY ${rank}, coalesce(m.total_sold, 0) DESC, p.pid`;
-  }
-  if (input.company) conditions.push(Prisma.sql`p.brand_id = ${Number(input.company)}`);
+  const filters: Prisma.Sql[] = [];
+  if (input.company) filters.push(Prisma.sql`p.brand_id = ${Number(input.company)}`);
   if (input.dateRange && input.dateRange !== "none") {
-    conditions.push(
+    filters.push(
       Prisma.sql`p.first_received >= (current_date - ${INTERVAL[input.dateRange]}::interval)::date`,
     );
   }
-  const where = conditions.length ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
+  const and = (conditions: Prisma.Sql[]) => Prisma.join(conditions, " AND ");
+  const pidsOf = async (query: Prisma.Sql) =>
+    (await db.prisma.$queryRaw<{ pid: number }[]>(query)).map((h) => h.pid);
 
-  // Two statements: the ranked ids, then their rows as one JSON text. Each plans cheaply and
-  // predictably (one statement with a per-row categories subquery made PostgreSQL spend 250 ms on
-  // JIT compilation on a freshly loaded table), and one JSON value parses far faster than
-  // thousands of rows of columns.
-  const hits = await db.prisma.$queryRaw<{ pid: number }[]>`
-    SELECT p.pid FROM products p LEFT JOIN product_metrics m ON m.pid = p.pid ${lowered}
-    ${where} ${order} LIMIT ${PRODUCT_SEARCH_LIMIT}`;
-  if (hits.length === 0) return [];
-  const pids = hits.map((h) => h.pid);
-  const [{ json }] = (await db.prisma.$queryRaw<{ json: string }[]>`
-    SELECT coalesce(json_agg(r), '[]')::text AS json FROM (
-      SELECT p.pid, p.title, b.name AS brand, p.brand_id, p.line, p.price::float8 AS price,
-        coalesce(m.total_sold, 0) AS total_sold,
-        to_char(p.first_received, 'YYYY-MM-DD') AS first_received,
-        to_char(m.date_last_sold, 'YYYY-MM-DD') AS date_last_sold,
-        p.vendor_id AS supplier, p.regular_price::float8 AS regular_price, p.cost_price::float8 AS cost_price,
-        p.moq, p.case_qty, p.harmonized_tariff_code, p.description,
-        p.weight::float8 AS weight, p.length::float8 AS length, p.width::float8 AS width,
-        p.height::float8 AS height, p.tax_code, p.size_cat, p.shipping_restrictions,
-        coalesce(c.ids, '{}') AS categories
-      FROM products p
-      LEFT JOIN brands b ON b.id = p.brand_id
-      LEFT JOIN product_metrics m ON m.pid = p.pid
-      LEFT JOIN (
-        SELECT pid, array_agg(category_id::text ORDER BY category_id) AS ids
-        FROM product_categories WHERE pid = ANY(${pids}::int[]) GROUP BY pid
-      ) c ON c.pid = p.pid
-      WHERE p.pid = ANY(${pids}::int[])
-    ) r`) as [{ json: string }];
-  const byPid = new Map((JSON.parse(json) as ProductSearchResult[]).map((r) => [r.pid, r]));
-  return pids.flatMap((pid) => byPid.get(pid) ?? []);
+  if (!text) {
+    const where = filters.length ? Prisma.sql`WHERE ${and(filters)}` : Prisma.empty;
+    return pidsOf(Prisma.sql`SELECT p.pid FROM products p ${where}
+      ORDER BY p.first_received DESC NULLS LAST, p.pid DESC LIMIT ${PRODUCT_SEARCH_LIMIT}`);
+  }
+
+  const escaped = likeEscape(text);
+  const pid = /^\d{1,9}$/.test(text) ? Number(text) : null;
+  const pidMatch = pid === null ? Prisma.sql`false` : Prisma.sql`s.pid = ${pid}`;
+  // The columns of product_search are lower-cased, so plain LIKE against the lower-cased pattern
+  // is ILIKE (which lower-cases both sides in a multi-byte database) without the per-row lower().
+  const rank = Prisma.sql`CASE
+    WHEN ${pidMatch} OR s.sku = lower(${text}) OR s.barcode = lower(${text}) THEN 0
+    WHEN s.title = lower(${text}) THEN 1
+    WHEN s.title LIKE lower(${`${escaped}%`}) THEN 2
+    WHEN s.title LIKE lower(${`% ${escaped}%`}) THEN 3
+    WHEN s.sku LIKE lower(${`${escaped}%`}) OR s.barcode LIKE lower(${`${escaped}%`}) THEN 4
+    ELSE 5 END`;
+  const ranked = (from: Prisma.Sql, match: Prisma.Sql) => Prisma.sql`SELECT s.pid FROM ${from}
+    WHERE ${and([match, ...filters])} ORDER BY ${rank}, s.total_sold DESC, s.pid LIMIT ${PRODUCT_SEARCH_LIMIT}`;
+  const joined = Prisma.sql`product_search s JOIN products p ON p.pid = s.pid`;
+  const short = [...text].length <= 2;
+
+  if (short) {
+    // Trigram indexes cannot serve one or two characters. Every product ranked 0–3 (pid, exact
+    // SKU/barcode, a title word starting with the text) carries the text among its keys, whose
+    // index finds them; when they alone fill the answer, no other product can make it.
+    const keyed = Prisma.sql`(s.keys @> ARRAY[lower(${text})] OR ${pidMatch})`;
+    // A fifth of the table or so matches one letter, so the planner would rather scan it, but
+    // testing the keys of every row costs several times the index lookup.
+    const [, hits] = await db.prisma.$transaction([
+      db.prisma.$queryRaw`SELECT set_config('enable_seqscan', 'off', true)`,
+      db.prisma.$queryRaw<{ pid: number }[]>(
+        ranked(filters.length ? joined : Prisma.sql`product_search s`, keyed),
+      ),
+    ]);
+    const top = hits.map((h) => h.pid);
+    if (top.length >= PRODUCT_SEARCH_LIMIT) return top;
+  }
+  const pattern = `%${escaped}%`;
+  const match = short
+    ? // The narrow lower-cased copy scans faster than the products table.
+      Prisma.sql`(s.title LIKE lower(${pattern}) OR s.sku LIKE lower(${pattern})
+        OR s.barcode LIKE lower(${pattern}) OR ${pidMatch})`
+    : // ILIKE on the products' own columns, which the trigram indexes serve.
+      Prisma.sql`(p.title ILIKE ${pattern} OR p.sku ILIKE ${pattern} OR p.barcode ILIKE ${pattern}
+        ${pid === null ? Prisma.empty : Prisma.sql`OR p.pid = ${pid}`})`;
+  return pidsOf(ranked(short && !filters.length ? Prisma.sql`product_search s` : joined, match));
 }
 
 /** The product's categories as field-option entries (spec section 7: entries with a value). */
