@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IMPORTED_TABLES } from "../../server/jobs/tables.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
 import { copyFixture, editFile, FIXTURE_DIR, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
@@ -190,9 +191,11 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
     });
     expect(
       (calc.additionalInfo as { completed_steps: { name: string }[] }).completed_steps.map((s) => s.name),
-    ).toEqual(["Calculate product_metrics"]);
+    ).toEqual(["Calculate product_metrics", "Calculate product_search"]);
     expect((await prisma.syncStatus.findMany()).map((s) => s.tableName).sort()).toContain("order_lines");
-    expect((await prisma.calculateStatus.findMany()).map((s) => s.moduleName)).toEqual(["product_metrics"]);
+    expect(
+      (await prisma.calculateStatus.findMany({ orderBy: { moduleName: "asc" } })).map((s) => s.moduleName),
+    ).toEqual(["product_metrics", "product_search"]);
   });
 
   it("Full Update of unchanged data changes nothing, twice", async () => {
@@ -313,6 +316,69 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
         expect(await snapshot()).toEqual(before);
       });
     }
+    // A Full Reset builds new tables and swaps them in; bad data sends it through staging, which
+    // names the problem exactly as a Full Update does.
+    for (const [label, file, edit, message] of cases) {
+      it(`${label} (Full Reset)`, async () => {
+        const before = await snapshot();
+        dir = copyFixture();
+        editFile(dir, file, edit);
+        const final = await p.run("reset");
+        expect(final).toMatchObject({ status: "error", operation: "Full reset failed", error: message });
+        expect(await snapshot()).toEqual(before);
+        const [left] = await tdb.db.prisma.$queryRawUnsafe<{ n: number }[]>(
+          "SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'import_swap'",
+        );
+        expect(left!.n).toBe(0);
+      });
+    }
+  });
+
+  it("Full Reset swaps in tables with exactly the migrations' indexes, constraints and columns", async () => {
+    const { prisma } = tdb.db;
+    const tables = IMPORTED_TABLES.map((d) => d.table);
+    const shape = async () => ({
+      indexes: await prisma.$queryRawUnsafe(
+        `SELECT schemaname, tablename, indexname, indexdef, tablespace FROM pg_indexes
+         WHERE tablename = ANY($1::text[]) ORDER BY tablename, indexname`,
+        tables,
+      ),
+      constraints: await prisma.$queryRawUnsafe(
+        `SELECT c.conrelid::regclass::text AS table, c.conname::text, c.contype::text, pg_get_constraintdef(c.oid) AS def
+         FROM pg_constraint c WHERE c.conrelid = ANY (SELECT x::regclass FROM unnest($1::text[]) x)
+         ORDER BY 1, 2`,
+        tables,
+      ),
+      columns: await prisma.$queryRawUnsafe(
+        `SELECT table_schema, table_name, column_name, ordinal_position, data_type, numeric_precision,
+                numeric_scale, datetime_precision, is_nullable, column_default, collation_name
+         FROM information_schema.columns WHERE table_name = ANY($1::text[]) ORDER BY table_name, ordinal_position`,
+        tables,
+      ),
+      options: await prisma.$queryRawUnsafe(
+        `SELECT relname::text, reloptions::text, relkind::text, relpersistence::text FROM pg_class
+         WHERE oid = ANY (SELECT x::regclass FROM unnest($1::text[]) x) ORDER BY relname`,
+        tables,
+      ),
+    });
+    const oids = () =>
+      prisma.$queryRawUnsafe<{ oid: number }[]>(
+        "SELECT x::regclass::oid::int AS oid FROM unnest($1::text[]) x",
+        tables,
+      );
+    dir = FIXTURE_DIR;
+    const before = await shape();
+    const oidsBefore = await oids();
+    expect((before.indexes as unknown[]).length).toBeGreaterThan(tables.length);
+    expect((await p.run("reset")).status).toBe("complete");
+    // New tables were swapped in (not the same tables refilled)…
+    for (const [i, o] of (await oids()).entries()) expect(o.oid).not.toBe(oidsBefore[i]!.oid);
+    // …and they look exactly like the ones the migrations made.
+    expect(await shape()).toEqual(before);
+    const [left] = await prisma.$queryRawUnsafe<{ n: number }[]>(
+      "SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'import_swap'",
+    );
+    expect(left!.n).toBe(0);
   });
 });
 
