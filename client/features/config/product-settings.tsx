@@ -21,7 +21,6 @@ import {
 } from "@client/components/ui/table.tsx";
 import { TableEmptyRow, TableSkeletonRows } from "@client/components/ui/table-helpers.tsx";
 import { useTRPC } from "@client/lib/trpc.ts";
-import { useDebouncedValue } from "@client/lib/use-debounced-value.ts";
 import { cn } from "@client/lib/utils.ts";
 import {
   FORECAST_METHOD_LABELS,
@@ -31,10 +30,9 @@ import {
   ProductSettingInputSchema,
   type ProductSettingRow,
   SETTINGS_PAGE_SIZE,
-  SETTINGS_SEARCH_DEBOUNCE_MS,
 } from "@shared/settings.ts";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { toast } from "sonner";
 import { SETTINGS_TEXT } from "./messages.ts";
 import {
@@ -48,6 +46,7 @@ import {
   SearchBox,
   sourceText,
 } from "./parts.tsx";
+import { useSettingsList } from "./use-settings-list.ts";
 
 const COLUMNS = 7;
 
@@ -243,13 +242,10 @@ function ProductRow({
 
 export default function ProductSettings() {
   const trpc = useTRPC();
-  const [search, setSearch] = useState("");
-  const debounced = useDebouncedValue(search.trim(), SETTINGS_SEARCH_DEBOUNCE_MS);
-  // A new search starts at page 1.
-  const [paging, setPaging] = useState({ search: "", page: 1 });
-  const page = paging.search === debounced ? paging.page : 1;
-  const setPage = (next: number) => setPaging({ search: debounced, page: next });
-  const [drafts, setDrafts] = useState<Record<number, ProductDraft>>({});
+  const { search, setSearch, debounced, page, setPage, drafts, setDraft } = useSettingsList<
+    number,
+    ProductDraft
+  >();
 
   const query = useQuery(
     trpc.config.products.queryOptions(
@@ -260,9 +256,6 @@ export default function ProductSettings() {
   useEffect(() => {
     if (query.error) toast.error(SETTINGS_TEXT.loadFailed("product"));
   }, [query.error]);
-
-  const setDraft = (pid: number, draft: ProductDraft | undefined) =>
-    setDrafts(({ [pid]: _old, ...rest }) => (draft ? { ...rest, [pid]: draft } : rest));
 
   return (
     <Card data-testid="product-settings" className="gap-4">

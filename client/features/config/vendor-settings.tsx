@@ -12,17 +12,15 @@ import {
 } from "@client/components/ui/table.tsx";
 import { TableEmptyRow, TableSkeletonRows } from "@client/components/ui/table-helpers.tsx";
 import { useTRPC } from "@client/lib/trpc.ts";
-import { useDebouncedValue } from "@client/lib/use-debounced-value.ts";
 import { cn } from "@client/lib/utils.ts";
 import {
   SETTINGS_PAGE_SIZE,
-  SETTINGS_SEARCH_DEBOUNCE_MS,
   VendorSettingInputSchema,
   type VendorSettingRow,
   type VendorSettingsPage,
 } from "@shared/settings.ts";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { toast } from "sonner";
 import { SETTINGS_TEXT } from "./messages.ts";
 import {
@@ -34,6 +32,7 @@ import {
   RowActions,
   SearchBox,
 } from "./parts.tsx";
+import { useSettingsList } from "./use-settings-list.ts";
 
 const COLUMNS = 4;
 const countFormat = new Intl.NumberFormat("en-US");
@@ -172,13 +171,10 @@ function VendorRow({
 
 export default function VendorSettings() {
   const trpc = useTRPC();
-  const [search, setSearch] = useState("");
-  const debounced = useDebouncedValue(search.trim(), SETTINGS_SEARCH_DEBOUNCE_MS);
-  // A new search starts at page 1.
-  const [paging, setPaging] = useState({ search: "", page: 1 });
-  const page = paging.search === debounced ? paging.page : 1;
-  const setPage = (next: number) => setPaging({ search: debounced, page: next });
-  const [drafts, setDrafts] = useState<Record<string, VendorDraft>>({});
+  const { search, setSearch, debounced, page, setPage, drafts, setDraft } = useSettingsList<
+    string,
+    VendorDraft
+  >();
 
   const query = useQuery(
     trpc.config.vendors.queryOptions(
@@ -189,9 +185,6 @@ export default function VendorSettings() {
   useEffect(() => {
     if (query.error) toast.error(SETTINGS_TEXT.loadFailed("vendor"));
   }, [query.error]);
-
-  const setDraft = (vendor: string, draft: VendorDraft | undefined) =>
-    setDrafts(({ [vendor]: _old, ...rest }) => (draft ? { ...rest, [vendor]: draft } : rest));
 
   return (
     <Card data-testid="vendor-settings" className="gap-4">
