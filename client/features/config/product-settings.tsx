@@ -240,6 +240,9 @@ function ProductRow({
   );
 }
 
+/** Headers over narrow input columns wrap onto two lines, so the table fits beside the settings nav. */
+const WRAP_HEAD = "h-auto w-20 py-2 leading-tight whitespace-normal";
+
 export default function ProductSettings() {
   const trpc = useTRPC();
   const { search, setSearch, debounced, page, setPage, drafts, setDraft } = useSettingsList<
@@ -288,10 +291,10 @@ export default function ProductSettings() {
             <TableHeader>
               <TableRow className="hover:bg-transparent">
                 <TableHead>Product ID</TableHead>
-                <TableHead>Lead Time (days)</TableHead>
-                <TableHead>Days of Stock</TableHead>
-                <TableHead>Safety Stock</TableHead>
-                <TableHead>Forecast Method</TableHead>
+                <TableHead className={WRAP_HEAD}>Lead Time (days)</TableHead>
+                <TableHead className={WRAP_HEAD}>Days of Stock</TableHead>
+                <TableHead className={WRAP_HEAD}>Safety Stock</TableHead>
+                <TableHead className={WRAP_HEAD}>Forecast Method</TableHead>
                 <TableHead className="text-center">Exclude</TableHead>
                 <TableHead className="text-right">Actions</TableHead>
               </TableRow>
