@@ -75,6 +75,7 @@ describe(`data management REST and SSE (${testBackend})`, () => {
       { table_name: "product_metrics", count: 0 },
       { table_name: "product_search", count: 0 },
       { table_name: "product_search_rows", count: 0 },
+      { table_name: "product_search_keys", count: 0 },
     ]);
     expect(counts.config.find((c: { table_name: string }) => c.table_name === "users").count).toBe(2);
   });
@@ -185,6 +186,7 @@ describe(`data management REST and SSE (${testBackend})`, () => {
       { table_name: "product_metrics", count: 3 },
       { table_name: "product_search", count: 3 },
       { table_name: "product_search_rows", count: 3 },
+      { table_name: "product_search_keys", count: 0 },
     ]);
   });
 });

@@ -14,7 +14,7 @@ import {
   type Template,
   type TemplateData,
 } from "../../../shared/templates.ts";
-import type { Database } from "../../db/database.ts";
+import type { Database, SqlConnection } from "../../db/database.ts";
 import { Prisma } from "../../db/generated/client.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
 
@@ -213,25 +213,36 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * REST route sends it as is).
  *
  * Each product's result and its lower-cased ranking columns are precomputed by the pipeline's
- * calculation phase (server/jobs/product-search.ts: product_search, product_search_rows); the
- * filters read the products table itself.
+ * calculation phase (server/jobs/product-search.ts: product_search, product_search_keys,
+ * product_search_rows); the filters read the products table itself.
  */
 export async function searchProductsJson(db: Database, input: ProductSearch): Promise<string> {
-  const pids = await rankProducts(db, input);
-  if (pids.length === 0) return "[]";
-  // One text: the ready rows concatenated in rank order. Looked up one by one (up to 5,000 index
-  // probes beat reading all 50k rows for a merge or hash join, which the planner would pick), and
-  // ordered in memory (the default 4 MB would send a few MB of rows to disk).
-  const [, rows] = await db.prisma.$transaction([
-    db.prisma
-      .$queryRaw`SELECT set_config('enable_mergejoin', 'off', true), set_config('enable_hashjoin', 'off', true),
-      set_config('work_mem', '64MB', true)`,
-    db.prisma.$queryRaw<{ json: string | null }[]>`
-      SELECT '[' || string_agg(r.json, ',' ORDER BY u.ord) || ']' AS json
-      FROM unnest(${pids}::int[]) WITH ORDINALITY u(pid, ord)
-      JOIN product_search_rows r ON r.pid = u.pid`,
-  ]);
-  return rows[0]?.json ?? "[]";
+  // A connection of its own for the whole search: the pg driver reads thousands of rows and a few
+  // MB of text faster than Prisma's raw queries do.
+  const conn = await db.connect();
+  try {
+    const pids = await rankProducts(conn, input);
+    if (pids.length === 0) return "[]";
+    // The ready rows in rank order, concatenated here. Each one is looked up through the primary
+    // key in the order of the array (up to 5,000 index probes beat reading all 50k rows for a merge
+    // or hash join); a scan of one array with no join returns its elements in order, and the pids
+    // sent back prove it (a different order falls back to placing each row by its pid).
+    const rows = await conn.query<{ pid: number; json: string | null }>(
+      `SELECT u.pid, (SELECT r.json FROM product_search_rows r WHERE r.pid = u.pid) AS json
+       FROM unnest($1::int[]) u(pid)`,
+      [pids],
+    );
+    let inOrder = rows.length === pids.length;
+    for (let i = 0; inOrder && i < rows.length; i++) inOrder = rows[i]!.pid === pids[i];
+    let parts: (string | null | undefined)[] = rows.map((r) => r.json);
+    if (!inOrder) {
+      const byPid = new Map(rows.map((r) => [r.pid, r.json]));
+      parts = pids.map((pid) => byPid.get(pid));
+    }
+    return `[${parts.filter((j): j is string => j != null).join(",")}]`;
+  } finally {
+    await conn.release();
+  }
 }
 
 export async function searchProducts(db: Database, input: ProductSearch): Promise<ProductSearchResult[]> {
@@ -239,7 +250,7 @@ export async function searchProducts(db: Database, input: ProductSearch): Promis
 }
 
 /** The pids of the answer, in rank order. */
-async function rankProducts(db: Database, input: ProductSearch): Promise<number[]> {
+async function rankProducts(conn: SqlConnection, input: ProductSearch): Promise<number[]> {
   const text = input.q && input.q !== "*" ? input.q : null;
   const filters: Prisma.Sql[] = [];
   if (input.company) filters.push(Prisma.sql`p.brand_id = ${Number(input.company)}`);
@@ -250,7 +261,7 @@ async function rankProducts(db: Database, input: ProductSearch): Promise<number[
   }
   const and = (conditions: Prisma.Sql[]) => Prisma.join(conditions, " AND ");
   const pidsOf = async (query: Prisma.Sql) =>
-    (await db.prisma.$queryRaw<{ pid: number }[]>(query)).map((h) => h.pid);
+    (await conn.query<{ pid: number }>(query.text, query.values)).map((h) => h.pid);
 
   if (!text) {
     const where = filters.length ? Prisma.sql`WHERE ${and(filters)}` : Prisma.empty;
@@ -275,20 +286,17 @@ async function rankProducts(db: Database, input: ProductSearch): Promise<number[
   const joined = Prisma.sql`product_search s JOIN products p ON p.pid = s.pid`;
   const short = [...text].length <= 2;
 
-  if (short) {
-    // Trigram indexes cannot serve one or two characters. Every product ranked 0–3 (pid, exact
-    // SKU/barcode, a title word starting with the text) carries the text among its keys, whose
-    // index finds them; when they alone fill the answer, no other product can make it.
-    const keyed = Prisma.sql`(s.keys @> ARRAY[lower(${text})] OR ${pidMatch})`;
-    // A fifth of the table or so matches one letter, so the planner would rather scan it, but
-    // testing the keys of every row costs several times the index lookup.
-    const [, hits] = await db.prisma.$transaction([
-      db.prisma.$queryRaw`SELECT set_config('enable_seqscan', 'off', true)`,
-      db.prisma.$queryRaw<{ pid: number }[]>(
-        ranked(filters.length ? joined : Prisma.sql`product_search s`, keyed),
-      ),
-    ]);
-    const top = hits.map((h) => h.pid);
+  if (short && !filters.length) {
+    // Trigram indexes cannot serve one or two characters, and ranking every product that carries
+    // them would cost several times the rest of the search. Every product ranked 0–3 carries the
+    // text as a short key (or has it as pid); product_search_keys holds, for each key that fills
+    // the answer alone, its first products in rank order (server/jobs/product-search.ts). When
+    // they fill it, no other product can make it; a key fewer products carry has no rows there.
+    const top = await pidsOf(Prisma.sql`SELECT pid FROM (
+        (SELECT k.pid, k.rank, k.total_sold FROM product_search_keys k WHERE k.key = lower(${text})
+          ORDER BY k.rank, k.total_sold DESC, k.pid LIMIT ${PRODUCT_SEARCH_LIMIT + 1})
+        ${pid === null ? Prisma.empty : Prisma.sql`UNION ALL SELECT s.pid, 0, s.total_sold FROM product_search s WHERE s.pid = ${pid}`}
+      ) x GROUP BY pid ORDER BY min(rank), max(total_sold) DESC, pid LIMIT ${PRODUCT_SEARCH_LIMIT}`);
     if (top.length >= PRODUCT_SEARCH_LIMIT) return top;
   }
   const pattern = `%${escaped}%`;
