@@ -6,6 +6,12 @@ const bool = z
   .enum(["0", "1", "true", "false", "yes", "no"])
   .transform((v) => v === "1" || v === "true" || v === "yes");
 
+/** Unset or empty (as `VAR=` in a compose file) both mean "not configured". */
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   PORT: port.default(3000),
@@ -42,6 +48,52 @@ const EnvSchema = z.object({
     .default(10 * 1024 * 1024),
   /** Where image files go. Default: DATA_DIR/images */
   IMAGE_DIR: z.string().min(1).optional(),
+  /** Set → image files go to this S3-compatible bucket instead of IMAGE_DIR. */
+  IMAGE_S3_BUCKET: optionalText.pipe(
+    z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9._-]{1,61}[A-Za-z0-9]$/,
+        "must be a bucket name (3–63 letters, digits, . _ -)",
+      )
+      .optional(),
+  ),
+  IMAGE_S3_ENDPOINT: optionalText.pipe(
+    z
+      .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+      .refine((u) => !/[?#]/.test(u), "must not have a query or fragment")
+      .optional(),
+  ),
+  IMAGE_S3_REGION: optionalText.pipe(z.string().optional()),
+  IMAGE_S3_ACCESS_KEY_ID: optionalText,
+  IMAGE_S3_SECRET_ACCESS_KEY: optionalText,
+  IMAGE_S3_PREFIX: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9._\-/]+$/, "may hold only letters, digits and . _ - /")
+      .refine((p) => !p.split("/").some((s) => s === "." || s === ".."), "must not contain . or .. segments")
+      .optional(),
+  ),
+});
+
+const S3_REQUIRED = ["IMAGE_S3_ENDPOINT", "IMAGE_S3_ACCESS_KEY_ID", "IMAGE_S3_SECRET_ACCESS_KEY"] as const;
+const S3_VARIABLES = [...S3_REQUIRED, "IMAGE_S3_REGION", "IMAGE_S3_PREFIX"] as const;
+
+/** A bucket needs an endpoint and credentials; S3 settings without a bucket are a mistake, not a no-op. */
+const EnvSchemaChecked = EnvSchema.superRefine((e, ctx) => {
+  if (e.IMAGE_S3_BUCKET) {
+    for (const name of S3_REQUIRED)
+      if (!e[name])
+        ctx.addIssue({ code: "custom", path: [name], message: "required when IMAGE_S3_BUCKET is set" });
+  } else {
+    const set = S3_VARIABLES.filter((name) => e[name]);
+    if (set.length)
+      ctx.addIssue({
+        code: "custom",
+        path: ["IMAGE_S3_BUCKET"],
+        message: `required when ${set.join(", ")} ${set.length === 1 ? "is" : "are"} set`,
+      });
+  }
 });
 
 export type AppConfig = {
@@ -64,12 +116,22 @@ export type AppConfig = {
   pipelineStepDelayMs: number;
   imageMaxBytes: number;
   imageDir: string;
+  /** Set when IMAGE_S3_BUCKET is: the bucket replaces IMAGE_DIR. */
+  imageS3: {
+    endpoint: string;
+    bucket: string;
+    region: string;
+    accessKeyId: string;
+    secretAccessKey: string;
+    /** Empty or ending with "/". */
+    prefix: string;
+  } | null;
 };
 
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const parsed = EnvSchema.safeParse(env);
+  const parsed = EnvSchemaChecked.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
@@ -101,5 +163,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     pipelineStepDelayMs: e.PIPELINE_STEP_DELAY_MS,
     imageMaxBytes: e.IMAGE_MAX_BYTES,
     imageDir: path.resolve(e.IMAGE_DIR ?? path.join(e.DATA_DIR, "images")),
+    imageS3: e.IMAGE_S3_BUCKET
+      ? {
+          endpoint: e.IMAGE_S3_ENDPOINT!,
+          bucket: e.IMAGE_S3_BUCKET,
+          region: e.IMAGE_S3_REGION ?? "us-east-1",
+          accessKeyId: e.IMAGE_S3_ACCESS_KEY_ID!,
+          secretAccessKey: e.IMAGE_S3_SECRET_ACCESS_KEY!,
+          prefix: e.IMAGE_S3_PREFIX
+            ? `${e.IMAGE_S3_PREFIX.replace(/^\/+|\/+$/g, "")}/`.replace(/^\/$/, "")
+            : "",
+        }
+      : null,
   };
 }

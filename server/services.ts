@@ -5,6 +5,7 @@ import { createProgressBus, type ProgressBus } from "./jobs/progress-bus.ts";
 import { CsvFolderSource } from "./jobs/source.ts";
 import { LoginLimiter } from "./modules/auth/auth.service.ts";
 import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
+import { S3ImageStorage } from "./storage/s3-image-storage.ts";
 
 /** Long-lived things every procedure and route may use; built once per app. */
 export interface AppServices {
@@ -13,7 +14,7 @@ export interface AppServices {
   loginLimiter: LoginLimiter;
   bus: ProgressBus;
   dataOps: DataOps;
-  /** Reusable image files (disk under IMAGE_DIR). */
+  /** Reusable image files (disk under IMAGE_DIR, or the IMAGE_S3_BUCKET bucket when set). */
   images: ImageStorage;
 }
 
@@ -34,7 +35,7 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     loginLimiter: new LoginLimiter(config.loginLimits),
     bus,
     dataOps,
-    images: new DiskImageStorage(config.imageDir),
+    images: config.imageS3 ? new S3ImageStorage(config.imageS3) : new DiskImageStorage(config.imageDir),
   };
 }
 

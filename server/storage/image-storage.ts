@@ -1,7 +1,7 @@
 // Where image files live. Files are named by the sha256 of their bytes, so identical uploads share
 // one file and a name never changes its content (which lets browsers cache them for good).
-// The disk store keeps them under IMAGE_DIR (default DATA_DIR/images); another store (e.g. an
-// S3-compatible bucket) implements the same three calls.
+// The disk store keeps them under IMAGE_DIR (default DATA_DIR/images); the S3 store
+// (s3-image-storage.ts, chosen by IMAGE_S3_BUCKET) keeps them in a bucket under the same keys.
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -20,14 +20,20 @@ export interface ImageStorage {
 
 const HASH = /^[0-9a-f]{64}$/;
 
+/** Where a variant lives, relative to the store's root: `originals/ab/<sha256>`, `thumbnails/ab/<sha256>.webp`. */
+export function storageKey(hash: string, variant: ImageVariant): string {
+  if (!HASH.test(hash)) throw new Error(`not a content hash: ${hash}`);
+  // Two levels of fan-out keep directories small.
+  return variant === "original"
+    ? `originals/${hash.slice(0, 2)}/${hash}`
+    : `thumbnails/${hash.slice(0, 2)}/${hash}.webp`;
+}
+
 export class DiskImageStorage implements ImageStorage {
   constructor(readonly root: string) {}
 
   private file(hash: string, variant: ImageVariant): string {
-    if (!HASH.test(hash)) throw new Error(`not a content hash: ${hash}`);
-    // Two levels of fan-out keep directories small.
-    const dir = path.join(this.root, variant === "original" ? "originals" : "thumbnails", hash.slice(0, 2));
-    return path.join(dir, variant === "original" ? hash : `${hash}.webp`);
+    return path.join(this.root, ...storageKey(hash, variant).split("/"));
   }
 
   async put(hash: string, variant: ImageVariant, data: Buffer): Promise<void> {
