@@ -158,10 +158,11 @@ export class DataOps {
     }
   }
 
-  /** Whether some session holds the data-operations lock (PostgreSQL: any instance). */
+  /** Whether some session holds the data-operations lock of this database (PostgreSQL: any instance). */
   private async lockIsHeld(): Promise<boolean> {
     const rows = await this.opts.db.prisma.$queryRaw<{ held: boolean }[]>`
       SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+                     AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                      AND ((classid::bigint << 32) | objid::bigint) = ${DATA_OPS_LOCK_KEY}) AS held`;
     return Boolean(rows[0]?.held);
   }

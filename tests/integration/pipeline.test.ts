@@ -511,3 +511,28 @@ describe(`recovery after a crash (${testBackend})`, () => {
     }
   });
 });
+
+describe.runIf(testBackend === "postgres")("the data-operations lock is per database", () => {
+  it("a run holding the lock in another database does not keep this one's orphan alive", async () => {
+    const { default: pg } = await import("pg");
+    const other = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await other.connect();
+    const tdb = await createTestDatabase();
+    try {
+      await other.query("SELECT pg_advisory_lock(72707370)");
+      const p = await pipeline(tdb.db, () => FIXTURE_DIR);
+      try {
+        const orphan = await tdb.db.prisma.dataRun.create({ data: { type: "update", status: "running" } });
+        expect((await p.ops.status()).active).toBe(false);
+        expect((await tdb.db.prisma.dataRun.findUniqueOrThrow({ where: { id: orphan.id } })).status).toBe(
+          "failed",
+        );
+      } finally {
+        await p.close();
+      }
+    } finally {
+      await other.end();
+      await tdb.drop();
+    }
+  });
+});
