@@ -1,3 +1,4 @@
+import { Loader2Icon } from "lucide-react";
 import { Skeleton } from "./skeleton.tsx";
 import { TableCell, TableRow } from "./table.tsx";
 
@@ -28,6 +29,20 @@ export function TableEmptyRow({
     <TableRow data-testid="table-empty-row" className="hover:bg-transparent">
       <TableCell colSpan={colSpan} className="h-24 text-center text-muted-foreground">
         {message}
+      </TableCell>
+    </TableRow>
+  );
+}
+
+/** A single full-width row with a spinner and a text while a table loads ('Loading templates...'). */
+export function TableLoadingRow({ colSpan, message }: { colSpan: number; message: string }) {
+  return (
+    <TableRow className="hover:bg-transparent">
+      <TableCell colSpan={colSpan} className="h-24 text-center text-muted-foreground">
+        <span className="inline-flex items-center gap-2">
+          <Loader2Icon className="size-4 animate-spin" />
+          {message}
+        </span>
       </TableCell>
     </TableRow>
   );

@@ -4,9 +4,8 @@ import { Alert, AlertDescription, AlertTitle } from "@client/components/ui/alert
 import { Button } from "@client/components/ui/button.tsx";
 import { Input } from "@client/components/ui/input.tsx";
 import { Pagination } from "@client/components/ui/pagination.tsx";
-import { cn } from "@client/lib/utils.ts";
 import type { ParameterSource } from "@shared/settings.ts";
-import { AlertCircleIcon, InfoIcon, SearchIcon } from "lucide-react";
+import { AlertCircleIcon, InfoIcon } from "lucide-react";
 import type { ReactNode } from "react";
 
 export function TabHeader({ title, description }: { title: string; description: ReactNode }) {
@@ -29,38 +28,6 @@ export function LoadError({ message, onRetry }: { message: string; onRetry: () =
         </Button>
       </AlertDescription>
     </Alert>
-  );
-}
-
-export function SearchBox({
-  value,
-  onChange,
-  placeholder,
-  busy,
-}: {
-  value: string;
-  onChange: (value: string) => void;
-  placeholder: string;
-  busy?: boolean;
-}) {
-  return (
-    <div className="relative w-full sm:w-80">
-      <SearchIcon
-        aria-hidden
-        className={cn(
-          "pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground",
-          busy && "animate-pulse",
-        )}
-      />
-      <Input
-        type="search"
-        aria-label={placeholder.replace(/\.+$/, "")}
-        placeholder={placeholder}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        className="pl-8"
-      />
-    </div>
   );
 }
 

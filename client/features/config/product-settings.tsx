@@ -4,6 +4,7 @@ import { Badge } from "@client/components/ui/badge.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
 import { Checkbox } from "@client/components/ui/checkbox.tsx";
 import { Input } from "@client/components/ui/input.tsx";
+import { SearchBox } from "@client/components/ui/search-box.tsx";
 import {
   Select,
   SelectContent,
@@ -43,7 +44,6 @@ import {
   PagingFooter,
   parseOptionalInt,
   RowActions,
-  SearchBox,
   sourceText,
 } from "./parts.tsx";
 import { useSettingsList } from "./use-settings-list.ts";

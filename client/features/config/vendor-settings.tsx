@@ -2,6 +2,7 @@
 // 5 "Vendor settings"): every vendor, 50 a page, search debounced by 300 ms.
 import { Badge } from "@client/components/ui/badge.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
+import { SearchBox } from "@client/components/ui/search-box.tsx";
 import {
   Table,
   TableBody,
@@ -30,7 +31,6 @@ import {
   PagingFooter,
   parseOptionalInt,
   RowActions,
-  SearchBox,
 } from "./parts.tsx";
 import { useSettingsList } from "./use-settings-list.ts";
 

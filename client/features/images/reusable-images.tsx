@@ -1,3 +1,5 @@
+import { RowAction } from "@client/components/ui/row-action.tsx";
+import { SearchBox } from "@client/components/ui/search-box.tsx";
 // The Reusable Images tab (spec section 2 "Reusable Images tab").
 
 import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
@@ -11,7 +13,6 @@ import {
   DialogHeader,
   DialogTitle,
 } from "@client/components/ui/dialog.tsx";
-import { Input } from "@client/components/ui/input.tsx";
 import { SortableHead, type SortState, toggleSort } from "@client/components/ui/sortable-head.tsx";
 import {
   Table,
@@ -21,14 +22,14 @@ import {
   TableHeader,
   TableRow,
 } from "@client/components/ui/table.tsx";
-import { TableEmptyRow } from "@client/components/ui/table-helpers.tsx";
+import { TableEmptyRow, TableLoadingRow } from "@client/components/ui/table-helpers.tsx";
 import { errorMessage } from "@client/lib/errors.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { formatKilobytes } from "@shared/format.ts";
 import type { ReusableImage } from "@shared/images.ts";
 import type { FieldOption } from "@shared/templates.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { EyeIcon, Loader2Icon, PencilIcon, SearchIcon, Trash2Icon, UploadIcon } from "lucide-react";
+import { EyeIcon, PencilIcon, Trash2Icon, UploadIcon } from "lucide-react";
 import { type CSSProperties, useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { companyLabel } from "../templates/model.ts";
@@ -182,16 +183,12 @@ export default function ReusableImages() {
 
       <Card className="py-4">
         <CardContent className="space-y-4 px-4">
-          <div className="relative max-w-sm">
-            <SearchIcon className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" />
-            <Input
-              placeholder="Search images..."
-              aria-label="Search images"
-              value={search}
-              onChange={(e) => setSearch(e.target.value)}
-              className="pl-8"
-            />
-          </div>
+          <SearchBox
+            value={search}
+            onChange={setSearch}
+            placeholder="Search images..."
+            className="max-w-sm sm:w-auto"
+          />
           <div className="rounded-md border">
             <Table data-testid="images-table">
               <TableHeader>
@@ -217,14 +214,7 @@ export default function ReusableImages() {
               </TableHeader>
               <TableBody>
                 {list.isPending ? (
-                  <TableRow className="hover:bg-transparent">
-                    <TableCell colSpan={7} className="h-24 text-center text-muted-foreground">
-                      <span className="inline-flex items-center gap-2">
-                        <Loader2Icon className="size-4 animate-spin" />
-                        Loading images...
-                      </span>
-                    </TableCell>
-                  </TableRow>
+                  <TableLoadingRow colSpan={7} message="Loading images..." />
                 ) : rows.length === 0 ? (
                   <TableEmptyRow colSpan={7} message="No images found" />
                 ) : (
@@ -265,34 +255,18 @@ export default function ReusableImages() {
                       </TableCell>
                       <TableCell className="text-right">
                         <div className="flex justify-end gap-1">
-                          <Button
-                            variant="ghost"
-                            size="icon-sm"
-                            aria-label="Preview"
-                            title="Preview"
-                            onClick={() => setPreviewing(i)}
-                          >
-                            <EyeIcon />
-                          </Button>
-                          <Button
-                            variant="ghost"
-                            size="icon-sm"
-                            aria-label="Edit"
-                            title="Edit"
+                          <RowAction label="Preview" icon={EyeIcon} onClick={() => setPreviewing(i)} />
+                          <RowAction
+                            label="Edit"
+                            icon={PencilIcon}
                             onClick={() => setDialog({ editing: i })}
-                          >
-                            <PencilIcon />
-                          </Button>
-                          <Button
-                            variant="ghost"
-                            size="icon-sm"
-                            aria-label="Delete"
-                            title="Delete"
-                            className="text-destructive hover:text-destructive"
+                          />
+                          <RowAction
+                            label="Delete"
+                            icon={Trash2Icon}
+                            destructive
                             onClick={() => setDeleting(i)}
-                          >
-                            <Trash2Icon />
-                          </Button>
+                          />
                         </div>
                       </TableCell>
                     </TableRow>

@@ -3,7 +3,8 @@ import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
 import { Badge } from "@client/components/ui/badge.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent } from "@client/components/ui/card.tsx";
-import { Input } from "@client/components/ui/input.tsx";
+import { RowAction } from "@client/components/ui/row-action.tsx";
+import { SearchBox } from "@client/components/ui/search-box.tsx";
 import { SortableHead, type SortState, toggleSort } from "@client/components/ui/sortable-head.tsx";
 import {
   Table,
@@ -13,12 +14,12 @@ import {
   TableHeader,
   TableRow,
 } from "@client/components/ui/table.tsx";
-import { TableEmptyRow } from "@client/components/ui/table-helpers.tsx";
+import { TableEmptyRow, TableLoadingRow } from "@client/components/ui/table-helpers.tsx";
 import { errorMessage } from "@client/lib/errors.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { type AiPrompt, PROMPT_TYPE_LABELS } from "@shared/prompts.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Loader2Icon, PencilIcon, PlusIcon, SearchIcon, Trash2Icon } from "lucide-react";
+import { PencilIcon, PlusIcon, Trash2Icon } from "lucide-react";
 import { useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { companyLabel } from "../templates/model.ts";
@@ -117,16 +118,12 @@ export default function AiPrompts() {
 
       <Card className="py-4">
         <CardContent className="space-y-4 px-4">
-          <div className="relative max-w-sm">
-            <SearchIcon className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" />
-            <Input
-              placeholder="Search prompts..."
-              aria-label="Search prompts"
-              value={search}
-              onChange={(e) => setSearch(e.target.value)}
-              className="pl-8"
-            />
-          </div>
+          <SearchBox
+            value={search}
+            onChange={setSearch}
+            placeholder="Search prompts..."
+            className="max-w-sm sm:w-auto"
+          />
           <div className="rounded-md border">
             <Table data-testid="prompts-table">
               <TableHeader>
@@ -148,14 +145,7 @@ export default function AiPrompts() {
               </TableHeader>
               <TableBody>
                 {list.isPending ? (
-                  <TableRow className="hover:bg-transparent">
-                    <TableCell colSpan={5} className="h-24 text-center text-muted-foreground">
-                      <span className="inline-flex items-center gap-2">
-                        <Loader2Icon className="size-4 animate-spin" />
-                        Loading prompts...
-                      </span>
-                    </TableCell>
-                  </TableRow>
+                  <TableLoadingRow colSpan={5} message="Loading prompts..." />
                 ) : rows.length === 0 ? (
                   <TableEmptyRow colSpan={5} message="No prompts found" />
                 ) : (
@@ -177,25 +167,17 @@ export default function AiPrompts() {
                       </TableCell>
                       <TableCell className="text-right">
                         <div className="flex justify-end gap-1">
-                          <Button
-                            variant="ghost"
-                            size="icon-sm"
-                            aria-label="Edit"
-                            title="Edit"
+                          <RowAction
+                            label="Edit"
+                            icon={PencilIcon}
                             onClick={() => setDialog({ editing: p })}
-                          >
-                            <PencilIcon />
-                          </Button>
-                          <Button
-                            variant="ghost"
-                            size="icon-sm"
-                            aria-label="Delete"
-                            title="Delete"
-                            className="text-destructive hover:text-destructive"
+                          />
+                          <RowAction
+                            label="Delete"
+                            icon={Trash2Icon}
+                            destructive
                             onClick={() => setDeleting(p)}
-                          >
-                            <Trash2Icon />
-                          </Button>
+                          />
                         </div>
                       </TableCell>
                     </TableRow>

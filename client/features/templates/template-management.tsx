@@ -1,10 +1,11 @@
+import { RowAction } from "@client/components/ui/row-action.tsx";
+import { SearchBox } from "@client/components/ui/search-box.tsx";
 // The Template Management tab (spec section 2 "Import Templates screen").
 
 import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent } from "@client/components/ui/card.tsx";
 import { Dialog, DialogContent } from "@client/components/ui/dialog.tsx";
-import { Input } from "@client/components/ui/input.tsx";
 import { SortableHead, type SortState, toggleSort } from "@client/components/ui/sortable-head.tsx";
 import {
   Table,
@@ -14,12 +15,12 @@ import {
   TableHeader,
   TableRow,
 } from "@client/components/ui/table.tsx";
-import { TableEmptyRow } from "@client/components/ui/table-helpers.tsx";
+import { TableEmptyRow, TableLoadingRow } from "@client/components/ui/table-helpers.tsx";
 import { errorMessage } from "@client/lib/errors.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import type { Template } from "@shared/templates.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { CopyIcon, FilePlusIcon, Loader2Icon, PencilIcon, SearchIcon, Trash2Icon } from "lucide-react";
+import { CopyIcon, FilePlusIcon, PencilIcon, SearchIcon, Trash2Icon } from "lucide-react";
 import { useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
 import {
@@ -144,16 +145,12 @@ export default function TemplateManagement() {
 
       <Card className="py-4">
         <CardContent className="space-y-4 px-4">
-          <div className="relative max-w-sm">
-            <SearchIcon className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" />
-            <Input
-              placeholder="Search templates..."
-              aria-label="Search templates"
-              value={search}
-              onChange={(e) => setSearch(e.target.value)}
-              className="pl-8"
-            />
-          </div>
+          <SearchBox
+            value={search}
+            onChange={setSearch}
+            placeholder="Search templates..."
+            className="max-w-sm sm:w-auto"
+          />
           <div className="rounded-md border">
             <Table data-testid="templates-table">
               <TableHeader>
@@ -172,14 +169,7 @@ export default function TemplateManagement() {
               </TableHeader>
               <TableBody>
                 {list.isPending ? (
-                  <TableRow className="hover:bg-transparent">
-                    <TableCell colSpan={4} className="h-24 text-center text-muted-foreground">
-                      <span className="inline-flex items-center gap-2">
-                        <Loader2Icon className="size-4 animate-spin" />
-                        Loading templates...
-                      </span>
-                    </TableCell>
-                  </TableRow>
+                  <TableLoadingRow colSpan={4} message="Loading templates..." />
                 ) : rows.length === 0 ? (
                   <TableEmptyRow colSpan={4} message="No templates found" />
                 ) : (
@@ -192,34 +182,22 @@ export default function TemplateManagement() {
                       </TableCell>
                       <TableCell className="text-right">
                         <div className="flex justify-end gap-1">
-                          <Button
-                            variant="ghost"
-                            size="icon-sm"
-                            aria-label="Edit"
-                            title="Edit"
+                          <RowAction
+                            label="Edit"
+                            icon={PencilIcon}
                             onClick={() => setForm({ mode: "edit", id: t.id, initial: templateToForm(t) })}
-                          >
-                            <PencilIcon />
-                          </Button>
-                          <Button
-                            variant="ghost"
-                            size="icon-sm"
-                            aria-label="Copy"
-                            title="Copy"
+                          />
+                          <RowAction
+                            label="Copy"
+                            icon={CopyIcon}
                             onClick={() => setForm({ mode: "copy", initial: copyOfTemplate(t) })}
-                          >
-                            <CopyIcon />
-                          </Button>
-                          <Button
-                            variant="ghost"
-                            size="icon-sm"
-                            aria-label="Delete"
-                            title="Delete"
-                            className="text-destructive hover:text-destructive"
+                          />
+                          <RowAction
+                            label="Delete"
+                            icon={Trash2Icon}
+                            destructive
                             onClick={() => setDeleting(t)}
-                          >
-                            <Trash2Icon />
-                          </Button>
+                          />
                         </div>
                       </TableCell>
                     </TableRow>
