@@ -113,7 +113,13 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
 }
 
 function openPostgres(url: string, max: number): Database {
-  const pool = new pg.Pool({ connectionString: url, max, application_name: "back-office" });
+  // Sessions run in UTC whatever the server's default: day windows and date arithmetic are UTC days.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    application_name: "back-office",
+    options: "-c TimeZone=UTC",
+  });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
@@ -207,6 +213,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
   }
   await pglite.waitReady;
+  await pglite.exec("SET TIME ZONE 'UTC'");
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
   const connection = pgliteConnection(pglite);
   return {

@@ -1,6 +1,8 @@
 // Calculation phase: each module recomputes one metrics table from the imported data with
 // set-based SQL, inside the run's transaction. The planning engine adds its modules to this list.
 import type { SqlConnection } from "../db/database.ts";
+import { utcMidnight } from "./planning/context.ts";
+import { PLANNING_MODULES } from "./planning/index.ts";
 import { productSearchModule } from "./product-search.ts";
 
 export interface CalcContext {
@@ -18,8 +20,9 @@ export interface CalcModule {
 }
 
 /**
- * Per-product sales and stock figures. Sales are completed order lines (cancelled and returned lines
- * are not sales); revenue is quantity × unit price − line discount. Windows are the N days up to asOf.
+ * Per-product sales and stock figures (docs/metrics.md §1). Sales are completed order lines
+ * (cancelled and returned lines are not sales); revenue is quantity × unit price − line discount.
+ * "The last N days" are the N UTC days ending on asOf's date, cut at asOf.
  */
 export const productMetricsModule: CalcModule = {
   name: "product_metrics",
@@ -32,14 +35,14 @@ export const productMetricsModule: CalcModule = {
     await conn.query(
       `CREATE TEMP TABLE calc_sales AS
          SELECT pid,
-           SUM(quantity) FILTER (WHERE order_date > $1::timestamptz - interval '7 days') AS units_7d,
-           SUM(quantity) FILTER (WHERE order_date > $1::timestamptz - interval '30 days') AS units_30d,
-           SUM(quantity) FILTER (WHERE order_date > $1::timestamptz - interval '90 days') AS units_90d,
-           SUM(quantity) FILTER (WHERE order_date > $1::timestamptz - interval '365 days') AS units_365d,
-           SUM(quantity * price - discount) FILTER (WHERE order_date > $1::timestamptz - interval '7 days') AS revenue_7d,
-           SUM(quantity * price - discount) FILTER (WHERE order_date > $1::timestamptz - interval '30 days') AS revenue_30d,
-           SUM(quantity * price - discount) FILTER (WHERE order_date > $1::timestamptz - interval '90 days') AS revenue_90d,
-           SUM(quantity * price - discount) FILTER (WHERE order_date > $1::timestamptz - interval '365 days') AS revenue_365d,
+           SUM(quantity) FILTER (WHERE order_date >= $2::timestamptz - interval '6 days') AS units_7d,
+           SUM(quantity) FILTER (WHERE order_date >= $2::timestamptz - interval '29 days') AS units_30d,
+           SUM(quantity) FILTER (WHERE order_date >= $2::timestamptz - interval '89 days') AS units_90d,
+           SUM(quantity) FILTER (WHERE order_date >= $2::timestamptz - interval '364 days') AS units_365d,
+           SUM(quantity * price - discount) FILTER (WHERE order_date >= $2::timestamptz - interval '6 days') AS revenue_7d,
+           SUM(quantity * price - discount) FILTER (WHERE order_date >= $2::timestamptz - interval '29 days') AS revenue_30d,
+           SUM(quantity * price - discount) FILTER (WHERE order_date >= $2::timestamptz - interval '89 days') AS revenue_90d,
+           SUM(quantity * price - discount) FILTER (WHERE order_date >= $2::timestamptz - interval '364 days') AS revenue_365d,
            SUM(quantity) AS total_sold,
            SUM(quantity * price - discount) AS lifetime_revenue,
            MIN(order_date) AS first_sold,
@@ -47,7 +50,7 @@ export const productMetricsModule: CalcModule = {
          FROM order_lines
          WHERE status = 'completed' AND order_date <= $1::timestamptz
          GROUP BY pid`,
-      [asOf],
+      [asOf, utcMidnight(asOf)],
     );
     const rows = await conn.execute(
       `WITH sales AS (SELECT * FROM calc_sales),
@@ -85,7 +88,11 @@ export const productMetricsModule: CalcModule = {
   },
 };
 
-export const CALC_MODULES: readonly CalcModule[] = [productMetricsModule, productSearchModule];
+export const CALC_MODULES: readonly CalcModule[] = [
+  productMetricsModule,
+  ...PLANNING_MODULES,
+  productSearchModule,
+];
 
 export async function recordCalculation(
   conn: SqlConnection,

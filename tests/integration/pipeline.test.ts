@@ -191,11 +191,27 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
     });
     expect(
       (calc.additionalInfo as { completed_steps: { name: string }[] }).completed_steps.map((s) => s.name),
-    ).toEqual(["Calculate product_metrics", "Calculate product_search"]);
+    ).toEqual([
+      "Calculate product_metrics",
+      "Calculate stock_history",
+      "Calculate lead_times",
+      "Calculate forecast",
+      "Calculate planning",
+      "Calculate aggregates",
+      "Calculate product_search",
+    ]);
     expect((await prisma.syncStatus.findMany()).map((s) => s.tableName).sort()).toContain("order_lines");
     expect(
       (await prisma.calculateStatus.findMany({ orderBy: { moduleName: "asc" } })).map((s) => s.moduleName),
-    ).toEqual(["product_metrics", "product_search"]);
+    ).toEqual([
+      "aggregates",
+      "forecast",
+      "lead_times",
+      "planning",
+      "product_metrics",
+      "product_search",
+      "stock_history",
+    ]);
   });
 
   it("Full Update of unchanged data changes nothing, twice", async () => {

@@ -81,7 +81,7 @@ const fallback = (key: string) => globalSettingDefinition(key)!.defaultValue;
 
 // Global values come from settings_global, falling back to the catalogue's defaults ($1–$5) for a
 // key not seeded yet. A vendor quote of 0 days counts as no quote.
-const SQL = `
+export const PLANNING_PARAMETERS_SQL = `
 WITH g AS (
   SELECT
     round(COALESCE(max(setting_value) FILTER (WHERE setting_key = 'default_lead_time_days'), $1)::numeric)::int AS lead_time_days,
@@ -129,6 +129,18 @@ SELECT pid, vendor,
 FROM base
 ORDER BY pid`;
 
+/** The parameters of PLANNING_PARAMETERS_SQL: catalogue defaults, then the pids filter (null = all). */
+export function planningParameterArgs(pids?: readonly number[]): unknown[] {
+  return [
+    fallback("default_lead_time_days"),
+    fallback("default_days_of_stock"),
+    fallback("default_safety_stock_days"),
+    fallback("default_service_level"),
+    fallback("default_forecast_method"),
+    pids ? JSON.stringify(pids) : null,
+  ];
+}
+
 /**
  * The effective parameters of the given products (all products when `pids` is omitted), ordered
  * by pid; unknown pids are left out. Accepts the app's Database or a pipeline connection, so a
@@ -142,14 +154,7 @@ export async function resolvePlanningParameters(
   pids?: readonly number[],
 ): Promise<PlanningParameters[]> {
   if (pids && pids.length === 0) return [];
-  const rows = await runner(source).query<Row>(SQL, [
-    fallback("default_lead_time_days"),
-    fallback("default_days_of_stock"),
-    fallback("default_safety_stock_days"),
-    fallback("default_service_level"),
-    fallback("default_forecast_method"),
-    pids ? JSON.stringify(pids) : null,
-  ]);
+  const rows = await runner(source).query<Row>(PLANNING_PARAMETERS_SQL, planningParameterArgs(pids));
   return rows.map((r) => ({
     pid: r.pid,
     vendor: r.vendor,

@@ -1,0 +1,15 @@
+// The planning engine's calculation modules, in the order they run (docs/metrics.md).
+import type { CalcModule } from "../calculate.ts";
+import { aggregatesModule } from "./aggregates.ts";
+import { forecastModule } from "./forecast.ts";
+import { leadTimesModule } from "./lead-times.ts";
+import { planningModule } from "./planning.ts";
+import { stockHistoryModule } from "./stock-history.ts";
+
+export const PLANNING_MODULES: readonly CalcModule[] = [
+  stockHistoryModule,
+  leadTimesModule,
+  forecastModule,
+  planningModule,
+  aggregatesModule,
+];
