@@ -1,0 +1,270 @@
+// Planning metrics (issue #6, docs/metrics.md): the contract between the metrics API
+// (server/modules/metrics) and the screens that show it. Numbers are plain JS numbers (the server
+// converts Decimals); dates are "YYYY-MM-DD" strings (UTC days).
+import { z } from "zod";
+
+export const PRODUCT_STATUSES = [
+  "critical",
+  "reorder",
+  "healthy",
+  "overstocked",
+  "new",
+  "discontinued",
+  "excluded",
+] as const;
+export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
+export const STATUS_LABELS: Record<ProductStatus, string> = {
+  critical: "Critical",
+  reorder: "Reorder",
+  healthy: "Healthy",
+  overstocked: "Overstocked",
+  new: "New",
+  discontinued: "Discontinued",
+  excluded: "Excluded",
+};
+
+export const ABC_CLASSES = ["A", "B", "C"] as const;
+export type AbcClass = (typeof ABC_CLASSES)[number];
+
+// ---------------------------------------------------------------------------------------------
+// Product metrics list
+
+/** Sortable columns of the product metrics list (ties are always broken by pid). */
+export const PRODUCT_METRIC_SORTS = [
+  "title",
+  "sku",
+  "on_hand",
+  "on_order",
+  "units_30d",
+  "revenue_30d",
+  "revenue_365d",
+  "avg_daily_sales",
+  "days_of_cover",
+  "reorder_point",
+  "reorder_qty",
+  "reorder_value",
+  "overstock_value",
+  "stockout_date",
+  "margin_365d",
+  "abc_class",
+  "status",
+] as const;
+export type ProductMetricSort = (typeof PRODUCT_METRIC_SORTS)[number];
+
+export const SORT_DIRECTIONS = ["asc", "desc"] as const;
+export type SortDirection = (typeof SORT_DIRECTIONS)[number];
+
+export const METRICS_PAGE_SIZE = 50;
+export const METRICS_MAX_PAGE_SIZE = 200;
+
+const pageFields = {
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  pageSize: z.coerce.number().int().min(10).max(METRICS_MAX_PAGE_SIZE).default(METRICS_PAGE_SIZE),
+  search: z.string().trim().max(200).optional(),
+  dir: z.enum(SORT_DIRECTIONS).default("desc"),
+};
+
+export const productMetricsListInput = z.object({
+  ...pageFields,
+  status: z.enum(PRODUCT_STATUSES).optional(),
+  abc: z.enum(ABC_CLASSES).optional(),
+  vendorId: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  brandId: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  sort: z.enum(PRODUCT_METRIC_SORTS).default("reorder_value"),
+});
+export type ProductMetricsListInput = z.input<typeof productMetricsListInput>;
+export type ProductMetricsListQuery = z.output<typeof productMetricsListInput>;
+
+export interface ProductMetricsRow {
+  pid: number;
+  title: string;
+  sku: string | null;
+  vendor: string | null;
+  brand: string | null;
+  on_hand: number;
+  on_order: number;
+  units_30d: number;
+  revenue_30d: number;
+  revenue_365d: number;
+  avg_daily_sales: number;
+  demand_rate: number | null;
+  days_of_cover: number | null;
+  safety_stock: number | null;
+  reorder_point: number | null;
+  reorder_qty: number;
+  reorder_value: number;
+  overstock_qty: number;
+  overstock_value: number;
+  /** "YYYY-MM-DD" */
+  stockout_date: string | null;
+  margin_365d: number | null;
+  abc_class: AbcClass | null;
+  status: ProductStatus | null;
+  forecast_method: string | null;
+}
+
+export interface ProductMetricsPage {
+  rows: ProductMetricsRow[];
+  total: number;
+  page: number;
+  pageSize: number;
+  /** Over the current filters except status (for the filter chips); every status, 0 included. */
+  status_counts: Record<ProductStatus, number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Explanation of one product's figures
+
+export const metricsPidInput = z.object({ pid: z.coerce.number().int().min(1).max(2_147_483_647) });
+export type MetricsPidInput = z.input<typeof metricsPidInput>;
+
+/** The keys of MetricsExplanation.figures, in their order. */
+export const EXPLAINED_FIGURE_KEYS = [
+  "on_hand",
+  "on_order",
+  "avg_daily_sales",
+  "daily_sales_std",
+  "demand_rate",
+  "lead_time",
+  "lead_time_std",
+  "safety_stock",
+  "lead_time_demand",
+  "reorder_point",
+  "forecast_horizon_units",
+  "reorder_qty",
+  "overstock_qty",
+  "days_of_cover",
+  "stockout_date",
+  "status",
+  "abc_class",
+  "margin_365d",
+  "sell_through_30d",
+  "turnover_365d",
+  "gmroi_365d",
+  "forecast",
+] as const;
+export type ExplainedFigureKey = (typeof EXPLAINED_FIGURE_KEYS)[number];
+
+export interface ExplainedFigure {
+  key: ExplainedFigureKey | (string & {});
+  label: string;
+  value: number | string | null;
+  /** e.g. "units", "units/day", "days" */
+  unit?: string;
+  /** Symbolic, e.g. "⌈d × L + SS⌉" */
+  formula: string;
+  /** Filled in with the stored inputs, e.g. "⌈1.2/day × 14 days + 8⌉ = 25" */
+  substituted: string;
+  inputs: Record<string, number | string | null>;
+  /** e.g. why a fallback applied */
+  note?: string;
+  /** The docs/metrics.md section, e.g. "§6" */
+  section: string;
+}
+
+export interface MetricsExplanation {
+  pid: number;
+  title: string;
+  sku: string | null;
+  /** ISO timestamp: when the figures were calculated */
+  as_of: string;
+  status: ProductStatus | null;
+  figures: ExplainedFigure[];
+}
+
+export interface WeekUnits {
+  /** "YYYY-MM-DD", the first day of the week */
+  week_start: string;
+  units: number;
+}
+
+export interface ForecastAccuracyRow {
+  method: string;
+  weeks: number;
+  wape: number | null;
+  mape: number | null;
+  bias: number | null;
+}
+
+export interface ProductMetricsDetail {
+  explanation: MetricsExplanation;
+  /** The last 104 weeks, oldest first (weeks as in docs/metrics.md §8: the last one ends on D0) */
+  history: WeekUnits[];
+  /** 13 weeks after D0; [] when the product has no forecast (excluded) */
+  forecast: WeekUnits[];
+  forecast_method: string | null;
+  accuracy: ForecastAccuracyRow[];
+  /** Reconstructed closing stock of the last 365 days as step points: from `date` on, `stock` */
+  stock: { date: string; stock: number }[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Aggregates (brand, vendor, category; docs/metrics.md §11)
+
+export const AGGREGATE_KINDS = ["brand", "vendor", "category"] as const;
+export type AggregateKind = (typeof AGGREGATE_KINDS)[number];
+
+export const AGGREGATE_SORTS = [
+  "name",
+  "product_count",
+  "active_product_count",
+  "stock_units",
+  "stock_value_cost",
+  "stock_value_retail",
+  "units_30d",
+  "revenue_30d",
+  "revenue_365d",
+  "lifetime_revenue",
+  "gross_profit_365d",
+  "margin_365d",
+  "reorder_value",
+  "overstock_value",
+] as const;
+export type AggregateSort = (typeof AGGREGATE_SORTS)[number];
+
+export const aggregateListInput = z.object({
+  kind: z.enum(AGGREGATE_KINDS),
+  ...pageFields,
+  sort: z.enum(AGGREGATE_SORTS).default("revenue_30d"),
+});
+export type AggregateListInput = z.input<typeof aggregateListInput>;
+export type AggregateListQuery = z.output<typeof aggregateListInput>;
+
+export interface AggregateRow {
+  id: number;
+  name: string;
+  product_count: number;
+  active_product_count: number;
+  stock_units: number;
+  stock_value_cost: number;
+  stock_value_retail: number;
+  units_7d: number;
+  units_30d: number;
+  units_90d: number;
+  units_365d: number;
+  revenue_7d: number;
+  revenue_30d: number;
+  revenue_90d: number;
+  revenue_365d: number;
+  lifetime_revenue: number;
+  gross_profit_365d: number;
+  margin_365d: number | null;
+  reorder_value: number;
+  overstock_value: number;
+  status_counts: Record<ProductStatus, number>;
+  abc_counts: Record<AbcClass, number>;
+  /** Category rows only */
+  parent_id?: number | null;
+  level?: number;
+  /** Vendor rows only */
+  lead_time_samples?: number;
+  lead_time_mean?: number | null;
+  lead_time_std?: number | null;
+  on_time_rate?: number | null;
+  fill_rate?: number | null;
+}
+
+export interface AggregatePage {
+  rows: AggregateRow[];
+  total: number;
+}
