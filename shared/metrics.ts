@@ -168,6 +168,8 @@ export interface MetricsExplanation {
   sku: string | null;
   /** ISO timestamp: when the figures were calculated */
   as_of: string;
+  /** "YYYY-MM-DD": D0, the UTC day the figures are for (windows and weeks end on it) */
+  d0: string;
   status: ProductStatus | null;
   figures: ExplainedFigure[];
 }
@@ -194,7 +196,10 @@ export interface ProductMetricsDetail {
   forecast: WeekUnits[];
   forecast_method: string | null;
   accuracy: ForecastAccuracyRow[];
-  /** Reconstructed closing stock of the last 365 days as step points: from `date` on, `stock` */
+  /**
+   * Reconstructed closing stock of the last 365 days as step points: from `date` on, `stock`. One
+   * point per run of equal stock, plus a closing point on the last run's final day (D0).
+   */
   stock: { date: string; stock: number }[];
 }
 
