@@ -3,6 +3,7 @@ import { chatRouter } from "../modules/chat/chat.router.ts";
 import { configRouter } from "../modules/config/config.router.ts";
 import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
 import { imagesRouter } from "../modules/images/images.router.ts";
+import { metricsRouter } from "../modules/metrics/metrics.router.ts";
 import { promptsRouter } from "../modules/prompts/prompts.router.ts";
 import { templatesRouter } from "../modules/templates/templates.router.ts";
 import { usersRouter } from "../modules/users/users.router.ts";
@@ -17,6 +18,7 @@ export const appRouter = router({
   templates: templatesRouter,
   prompts: promptsRouter,
   images: imagesRouter,
+  metrics: metricsRouter,
 });
 
 export type AppRouter = typeof appRouter;

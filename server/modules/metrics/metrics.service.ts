@@ -1,0 +1,457 @@
+// Planning metrics for the screens and scripts (issue #6, docs/metrics.md): the product list with
+// paging, sorting and filters; one product's figures explained; its weekly history, forecast,
+// backtest and stock runs; the brand / vendor / category aggregates. Reads only what the
+// calculation phase stored (plus the raw rows an explanation shows).
+import {
+  ABC_CLASSES,
+  type AbcClass,
+  type AggregateListInput,
+  type AggregatePage,
+  type AggregateRow,
+  type AggregateSort,
+  aggregateListInput,
+  type MetricsExplanation,
+  PRODUCT_STATUSES,
+  type ProductMetricSort,
+  type ProductMetricsDetail,
+  type ProductMetricsListInput,
+  type ProductMetricsPage,
+  type ProductMetricsRow,
+  type ProductStatus,
+  productMetricsListInput,
+} from "../../../shared/metrics.ts";
+import type { Database } from "../../db/database.ts";
+import { notFound } from "../../errors.ts";
+import { loadGlobalSettingValues, resolvePlanningParameters } from "../config/planning-parameters.ts";
+import {
+  addDays,
+  buildExplanation,
+  type ExplainRow,
+  type ForecastRow,
+  type OpenLine,
+  type SalesMoments,
+} from "./metrics.explain.ts";
+
+type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
+const runner = (db: Database): Query => {
+  return <T>(sql: string, params: unknown[] = []) => db.prisma.$queryRawUnsafe<T[]>(sql, ...params);
+};
+
+/** Text for LIKE: wildcards in the search are matched literally. */
+const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+const zeroCounts = <K extends string>(keys: readonly K[]) =>
+  Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+
+/** A jsonb count object ({"critical": 3, …}) with every key present. */
+function counts<K extends string>(keys: readonly K[], value: unknown): Record<K, number> {
+  const out = zeroCounts(keys);
+  const obj = typeof value === "string" ? JSON.parse(value) : value;
+  if (obj && typeof obj === "object")
+    for (const k of keys) out[k] = Number((obj as Record<string, unknown>)[k] ?? 0) || 0;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Product list
+
+const STATUS_ORDER = `array_position(ARRAY[${PRODUCT_STATUSES.map((s) => `'${s}'`).join(",")}]::text[], m.status)`;
+
+/** The whitelist: sort key → SQL expression. Nothing else reaches ORDER BY. */
+const PRODUCT_SORT_SQL: Record<ProductMetricSort, string> = {
+  title: "lower(p.title)",
+  sku: "lower(p.sku)",
+  on_hand: "m.on_hand",
+  on_order: "m.on_order",
+  units_30d: "m.units_30d",
+  revenue_30d: "m.revenue_30d",
+  revenue_365d: "m.revenue_365d",
+  avg_daily_sales: "m.avg_daily_sales",
+  days_of_cover: "m.days_of_cover",
+  reorder_point: "m.reorder_point",
+  reorder_qty: "m.reorder_qty",
+  reorder_value: "m.reorder_value",
+  overstock_value: "m.overstock_value",
+  stockout_date: "m.stockout_date",
+  margin_365d: "m.margin_365d",
+  abc_class: "m.abc_class",
+  status: STATUS_ORDER,
+};
+
+const PRODUCT_ROW_SELECT = `
+  m.pid, p.title, p.sku, v.name AS vendor, b.name AS brand,
+  m.on_hand, m.on_order, m.units_30d,
+  m.revenue_30d::float8 AS revenue_30d, m.revenue_365d::float8 AS revenue_365d,
+  m.avg_daily_sales::float8 AS avg_daily_sales, m.demand_rate::float8 AS demand_rate,
+  m.days_of_cover::float8 AS days_of_cover, m.safety_stock, m.reorder_point, m.reorder_qty,
+  m.reorder_value::float8 AS reorder_value, m.overstock_qty, m.overstock_value::float8 AS overstock_value,
+  to_char(m.stockout_date, 'YYYY-MM-DD') AS stockout_date, m.margin_365d::float8 AS margin_365d,
+  m.abc_class, m.status, m.forecast_method`;
+
+const PRODUCT_FROM = `
+  FROM product_metrics m
+  JOIN products p ON p.pid = m.pid
+  LEFT JOIN vendors v ON v.id = p.vendor_id
+  LEFT JOIN brands b ON b.id = p.brand_id`;
+
+/** GET the product metrics list: one page, its total, and the status counts for the filter chips. */
+export async function listProductMetrics(
+  db: Database,
+  input: ProductMetricsListInput,
+): Promise<ProductMetricsPage> {
+  const q = productMetricsListInput.parse(input);
+  const query = runner(db);
+  const params: unknown[] = [];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const where: string[] = [];
+  const search = q.search?.trim();
+  if (search) {
+    const like = param(`%${likeEscape(search)}%`);
+    const alternatives = [`p.title ILIKE ${like}`, `p.sku ILIKE ${like}`, `p.barcode ILIKE ${like}`];
+    if (/^\d{1,9}$/.test(search)) alternatives.push(`m.pid = ${param(Number(search))}::int`);
+    where.push(`(${alternatives.join(" OR ")})`);
+  }
+  if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
+  if (q.vendorId) where.push(`p.vendor_id = ${param(q.vendorId)}::int`);
+  if (q.brandId) where.push(`p.brand_id = ${param(q.brandId)}::int`);
+  // The chips count over every filter but status.
+  const chipWhere = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const chipParams = [...params];
+  if (q.status) where.push(`m.status = ${param(q.status)}`);
+  const rowWhere = where.length ? `WHERE ${where.join(" AND ")}` : "";
+
+  const dir = q.dir === "asc" ? "ASC" : "DESC";
+  const order = `ORDER BY ${PRODUCT_SORT_SQL[q.sort]} ${dir} NULLS LAST, m.pid ASC`;
+  const limit = param(q.pageSize);
+  const offset = param((q.page - 1) * q.pageSize);
+
+  const [rows, chips] = await Promise.all([
+    query<ProductMetricsRow & { total: number }>(
+      `SELECT ${PRODUCT_ROW_SELECT}, count(*) OVER ()::int AS total
+       ${PRODUCT_FROM} ${rowWhere} ${order} LIMIT ${limit}::int OFFSET ${offset}::int`,
+      params,
+    ),
+    query<{ status: string | null; n: number }>(
+      `SELECT m.status, count(*)::int AS n ${PRODUCT_FROM} ${chipWhere} GROUP BY m.status`,
+      chipParams,
+    ),
+  ]);
+  let total = rows[0]?.total ?? 0;
+  if (rows.length === 0 && q.page > 1) {
+    // Past the last page: the window count has no row to ride on.
+    const [c] = await query<{ total: number }>(
+      `SELECT count(*)::int AS total ${PRODUCT_FROM} ${rowWhere}`,
+      params.slice(0, -2),
+    );
+    total = c?.total ?? 0;
+  }
+  const status_counts = zeroCounts(PRODUCT_STATUSES);
+  for (const c of chips)
+    if (c.status && c.status in status_counts) status_counts[c.status as ProductStatus] = c.n;
+  return {
+    rows: rows.map(({ total: _t, ...r }) => r),
+    total,
+    page: q.page,
+    pageSize: q.pageSize,
+    status_counts,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Explanation and detail
+
+const METRIC_FLOATS = [
+  "revenue_30d",
+  "revenue_365d",
+  "lifetime_revenue",
+  "avg_daily_sales",
+  "daily_sales_std",
+  "avg_stock_units_365",
+  "cogs_365d",
+  "gross_profit_365d",
+  "margin_365d",
+  "sell_through_30d",
+  "turnover_365d",
+  "gmroi_365d",
+  "lead_time_measured",
+  "lead_time_measured_std",
+  "lead_time_days",
+  "demand_rate",
+  "horizon_days",
+  "forecast_horizon_units",
+  "service_level",
+  "z_score",
+  "lead_time_demand",
+  "reorder_value",
+  "overstock_value",
+  "days_of_cover",
+  "abc_basis_value",
+  "abc_share_before",
+];
+const METRIC_PLAIN = [
+  "on_hand",
+  "on_order",
+  "units_30d",
+  "units_90d",
+  "units_365d",
+  "history_days",
+  "is_new",
+  "in_stock_days_90",
+  "out_of_stock_days_90",
+  "lead_time_configured",
+  "lead_time_configured_source",
+  "lead_time_measured_samples",
+  "lead_time_measured_level",
+  "lead_time_source",
+  "forecast_method",
+  "demand_source",
+  "days_of_stock",
+  "safety_stock",
+  "safety_stock_method",
+  "reorder_point",
+  "reorder_qty",
+  "overstock_qty",
+  "status",
+  "abc_class",
+  "calculated_at",
+];
+
+// D0: the forecast starts the day after it; without forecasts the last stock run ends on it;
+// failing both, the calculation's UTC date.
+const EXPLAIN_SQL = `
+SELECT p.pid, p.title, p.sku, p.stock_quantity, p.moq, p.case_qty, p.cost_price::float8 AS cost_price,
+  p.discontinued, p.replenishable,
+  (SELECT c.name FROM product_categories pc JOIN categories c ON c.id = pc.category_id
+    WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1) AS primary_category,
+  m.pid IS NOT NULL AS has_metrics,
+  to_char(COALESCE(
+    (SELECT f.week_start - 1 FROM product_forecasts f WHERE f.pid = p.pid),
+    (SELECT f.week_start - 1 FROM product_forecasts f LIMIT 1),
+    (SELECT max(h.valid_to) FROM product_stock_history h WHERE h.pid = p.pid),
+    (m.calculated_at AT TIME ZONE 'UTC')::date), 'YYYY-MM-DD') AS d0,
+  to_char(m.history_start, 'YYYY-MM-DD') AS history_start,
+  to_char(m.stockout_date, 'YYYY-MM-DD') AS stockout_date,
+  ${METRIC_FLOATS.map((c) => `m.${c}::float8 AS ${c}`).join(", ")},
+  ${METRIC_PLAIN.map((c) => `m.${c}`).join(", ")}
+FROM products p
+LEFT JOIN product_metrics m ON m.pid = p.pid
+WHERE p.pid = $1::int`;
+
+interface Loaded {
+  row: ExplainRow;
+  forecast: ForecastRow | null;
+}
+
+async function loadProduct(db: Database, pid: number): Promise<Loaded> {
+  const query = runner(db);
+  const [rows, forecasts] = await Promise.all([
+    query<ExplainRow & { has_metrics: boolean }>(EXPLAIN_SQL, [pid]),
+    query<ForecastRow>(
+      `SELECT method, requested_method, to_char(week_start, 'YYYY-MM-DD') AS week_start,
+         weekly::float8[] AS weekly, total_91d::float8 AS total_91d
+       FROM product_forecasts WHERE pid = $1::int`,
+      [pid],
+    ),
+  ]);
+  const row = rows[0];
+  if (!row) throw notFound(`Product ${pid} not found`);
+  if (!row.has_metrics)
+    throw notFound(`No metrics have been calculated for product ${pid} yet. Run a full update.`);
+  const forecast = forecasts[0] ?? null;
+  if (forecast) forecast.weekly = forecast.weekly.map(Number);
+  return { row, forecast };
+}
+
+async function explainLoaded(db: Database, { row, forecast }: Loaded): Promise<MetricsExplanation> {
+  const query = runner(db);
+  const pid = row.pid;
+  const [openLines, moments, params, settings] = await Promise.all([
+    query<OpenLine>(
+      `SELECT o.id AS po_id, to_char(o.date_ordered, 'YYYY-MM-DD') AS date_ordered,
+         to_char(o.date_expected, 'YYYY-MM-DD') AS date_expected, l.ordered_qty,
+         COALESCE((SELECT sum(r.qty) FROM receivings r WHERE r.po_line_id = l.id), 0)::int AS received_qty
+       FROM po_lines l
+       JOIN purchase_orders o ON o.id = l.po_id AND o.status IN ('ordered', 'partial')
+       WHERE l.pid = $1::int
+       ORDER BY o.date_ordered, o.id, l.id`,
+      [pid],
+    ),
+    // Daily units of the last 90 days (the days with sales; the others add 0 to both sums).
+    query<SalesMoments>(
+      `SELECT COALESCE(sum(x), 0)::float8 AS sum_x, COALESCE(sum(x * x), 0)::float8 AS sum_x2
+       FROM (
+         SELECT sum(quantity) AS x FROM order_lines
+         WHERE pid = $1::int AND status = 'completed'
+           AND order_date >= (($2::date - 89)::timestamp AT TIME ZONE 'UTC')
+           AND order_date < (($2::date + 1)::timestamp AT TIME ZONE 'UTC')
+         GROUP BY (order_date AT TIME ZONE 'UTC')::date
+       ) s`,
+      [pid, row.d0],
+    ),
+    resolvePlanningParameters(db, [pid]),
+    loadGlobalSettingValues(db),
+  ]);
+  return buildExplanation({
+    row,
+    forecast,
+    openLines,
+    sales: moments[0] ?? { sum_x: 0, sum_x2: 0 },
+    params: params[0] ?? null,
+    settings,
+  });
+}
+
+/** metrics.explain: every figure of one product with its inputs and the formula filled in. */
+export async function explainProductMetrics(db: Database, pid: number): Promise<MetricsExplanation> {
+  return explainLoaded(db, await loadProduct(db, pid));
+}
+
+/** metrics.product: the explanation plus weekly history, forecast, backtest and stock runs. */
+export async function productMetricsDetail(db: Database, pid: number): Promise<ProductMetricsDetail> {
+  const loaded = await loadProduct(db, pid);
+  const { row, forecast } = loaded;
+  const query = runner(db);
+  const [explanation, history, accuracy, runs] = await Promise.all([
+    explainLoaded(db, loaded),
+    // Week k = D0−7k−6 … D0−7k, k = 0 … 103; one grouped pass over the product's order lines.
+    query<{ week_start: string; units: number }>(
+      `SELECT to_char($2::date - 7 * w.k - 6, 'YYYY-MM-DD') AS week_start, COALESCE(s.units, 0)::int AS units
+       FROM generate_series(0, 103) AS w(k)
+       LEFT JOIN (
+         SELECT ($2::date - (order_date AT TIME ZONE 'UTC')::date) / 7 AS k, sum(quantity) AS units
+         FROM order_lines
+         WHERE pid = $1::int AND status = 'completed'
+           AND order_date >= (($2::date - 727)::timestamp AT TIME ZONE 'UTC')
+           AND order_date < (($2::date + 1)::timestamp AT TIME ZONE 'UTC')
+         GROUP BY 1
+       ) s ON s.k = w.k
+       ORDER BY w.k DESC`,
+      [pid, row.d0],
+    ),
+    query<{ method: string; weeks: number; wape: number | null; mape: number | null; bias: number | null }>(
+      `SELECT method, weeks, wape::float8 AS wape, mape::float8 AS mape, bias::float8 AS bias
+       FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method`,
+      [pid],
+    ),
+    query<{ valid_from: string; valid_to: string; stock: number }>(
+      `SELECT to_char(valid_from, 'YYYY-MM-DD') AS valid_from, to_char(valid_to, 'YYYY-MM-DD') AS valid_to, stock
+       FROM product_stock_history WHERE pid = $1::int ORDER BY valid_from`,
+      [pid],
+    ),
+  ]);
+  const stock = runs.map((r) => ({ date: r.valid_from, stock: r.stock }));
+  const last = runs.at(-1);
+  if (last && last.valid_to > last.valid_from) stock.push({ date: last.valid_to, stock: last.stock });
+  return {
+    explanation,
+    history,
+    forecast: forecast
+      ? forecast.weekly.map((units, h) => ({ week_start: addDays(forecast.week_start, 7 * h), units }))
+      : [],
+    forecast_method: forecast?.method ?? row.forecast_method ?? null,
+    accuracy,
+    stock,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Aggregates
+
+const AGGREGATE_TABLES = {
+  brand: { table: "brand_metrics", key: "brand_id", entity: "brands" },
+  vendor: { table: "vendor_metrics", key: "vendor_id", entity: "vendors" },
+  category: { table: "category_metrics", key: "category_id", entity: "categories" },
+} as const;
+
+const AGGREGATE_SORT_SQL: Record<AggregateSort, string> = {
+  name: "lower(e.name)",
+  product_count: "a.product_count",
+  active_product_count: "a.active_product_count",
+  stock_units: "a.stock_units",
+  stock_value_cost: "a.stock_value_cost",
+  stock_value_retail: "a.stock_value_retail",
+  units_30d: "a.units_30d",
+  revenue_30d: "a.revenue_30d",
+  revenue_365d: "a.revenue_365d",
+  lifetime_revenue: "a.lifetime_revenue",
+  gross_profit_365d: "a.gross_profit_365d",
+  margin_365d: "a.margin_365d",
+  reorder_value: "a.reorder_value",
+  overstock_value: "a.overstock_value",
+};
+
+const AGGREGATE_INTS = [
+  "product_count",
+  "active_product_count",
+  "stock_units",
+  "units_7d",
+  "units_30d",
+  "units_90d",
+  "units_365d",
+];
+const AGGREGATE_FLOATS = [
+  "stock_value_cost",
+  "stock_value_retail",
+  "revenue_7d",
+  "revenue_30d",
+  "revenue_90d",
+  "revenue_365d",
+  "lifetime_revenue",
+  "gross_profit_365d",
+  "margin_365d",
+  "reorder_value",
+  "overstock_value",
+];
+
+/** metrics.aggregates: one page of brand, vendor or category rows (§11). */
+export async function listAggregates(db: Database, input: AggregateListInput): Promise<AggregatePage> {
+  const q = aggregateListInput.parse(input);
+  const t = AGGREGATE_TABLES[q.kind];
+  const params: unknown[] = [];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const extra =
+    q.kind === "category"
+      ? ", e.parent_id, e.level"
+      : q.kind === "vendor"
+        ? `, a.lead_time_samples, a.lead_time_mean::float8 AS lead_time_mean,
+           a.lead_time_std::float8 AS lead_time_std, a.on_time_rate::float8 AS on_time_rate,
+           a.fill_rate::float8 AS fill_rate`
+        : "";
+  const search = q.search?.trim();
+  const where = search ? `WHERE e.name ILIKE ${param(`%${likeEscape(search)}%`)}` : "";
+  const dir = q.dir === "asc" ? "ASC" : "DESC";
+  const rows = await runner(db)<AggregateRow & { total: number }>(
+    `SELECT a.${t.key} AS id, e.name,
+       ${AGGREGATE_INTS.map((c) => `a.${c}`).join(", ")},
+       ${AGGREGATE_FLOATS.map((c) => `a.${c}::float8 AS ${c}`).join(", ")},
+       a.status_counts, a.abc_counts${extra},
+       count(*) OVER ()::int AS total
+     FROM ${t.table} a JOIN ${t.entity} e ON e.id = a.${t.key}
+     ${where}
+     ORDER BY ${AGGREGATE_SORT_SQL[q.sort]} ${dir} NULLS LAST, a.${t.key} ASC
+     LIMIT ${param(q.pageSize)}::int OFFSET ${param((q.page - 1) * q.pageSize)}::int`,
+    params,
+  );
+  let total = rows[0]?.total ?? 0;
+  if (rows.length === 0 && q.page > 1) {
+    const [c] = await runner(db)<{ total: number }>(
+      `SELECT count(*)::int AS total FROM ${t.table} a JOIN ${t.entity} e ON e.id = a.${t.key} ${where}`,
+      params.slice(0, -2),
+    );
+    total = c?.total ?? 0;
+  }
+  return {
+    rows: rows.map(({ total: _t, ...r }) => ({
+      ...r,
+      status_counts: counts(PRODUCT_STATUSES, r.status_counts),
+      abc_counts: counts(ABC_CLASSES, r.abc_counts) as Record<AbcClass, number>,
+    })),
+    total,
+  };
+}

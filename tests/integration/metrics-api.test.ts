@@ -1,0 +1,572 @@
+// The metrics API (issue #6): the product list (paging, sorting, search, filters, status counts),
+// one product's figures explained through tRPC and REST, the detail (weekly history, forecast,
+// backtest, stock runs) and the aggregates. A Full Reset of a small CSV folder fills the tables;
+// the figures the assertions depend on are then set by hand, so the expected texts are worked out
+// here and not taken from the calculation modules.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type {
+  AggregatePage,
+  MetricsExplanation,
+  ProductMetricsDetail,
+  ProductMetricsPage,
+  ProductStatus,
+} from "../../shared/metrics.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { testBackend } from "../helpers/db.ts";
+import { copyFixture, editFile, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
+
+const D0 = "2026-06-30"; // FIXTURE_AS_OF's UTC date
+
+function addDays(day: string, n: number): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The source: the small fixture plus product 2001 (the one explained) and 24 bulk products.
+
+interface P {
+  pid: number;
+  title: string;
+  sku: string;
+  vendor: number;
+  brand: number;
+}
+const BULK: P[] = Array.from({ length: 24 }, (_, i) => {
+  const pid = 2002 + i;
+  const nn = String(pid - 2000).padStart(2, "0");
+  return {
+    pid,
+    title: `Bulk Item ${nn}`,
+    sku: `BK-${nn}`,
+    vendor: pid % 2 === 0 ? 11 : 10,
+    brand: pid % 3 === 0 ? 2 : 1,
+  };
+});
+const PRODUCTS: P[] = [
+  { pid: 1001, title: "Cardstock 12x12 - Blue", sku: "CS-1", vendor: 10, brand: 1 },
+  { pid: 1002, title: "Ink Pad Black", sku: "IP-1", vendor: 11, brand: 2 },
+  { pid: 1003, title: "Discontinued Glue", sku: "GL-1", vendor: 10, brand: 1 },
+  { pid: 2001, title: "Explained Widget", sku: "EW-1", vendor: 10, brand: 1 },
+  ...BULK,
+];
+
+/** The hand-set list figures (after the run). */
+const statusOf = (pid: number): ProductStatus =>
+  pid === 2001
+    ? "critical"
+    : pid === 1003
+      ? "discontinued"
+      : (["reorder", "healthy", "overstocked"] as const)[pid % 3]!;
+const reorderValueOf = (pid: number) => (pid === 2001 ? 36 : (pid % 5) * 10.5);
+const abcOf = (pid: number) => (pid === 2001 ? "A" : pid % 4 === 0 ? "A" : pid % 4 === 1 ? "B" : "C");
+const coverOf = (pid: number) => (pid === 2001 ? 10 : pid % 2 === 0 ? null : pid % 7);
+
+/** 2001 sells 2 units on each of the last 54 days, 5 units on 2025-09-15; one cancelled line. */
+const SALES_2001 = [
+  ...Array.from({ length: 54 }, (_, k) => ({ day: addDays(D0, -k), qty: 2, status: "completed" })),
+  { day: "2025-09-15", qty: 5, status: "completed" },
+  { day: "2026-06-20", qty: 40, status: "cancelled" },
+];
+
+function sourceDir(): string {
+  const dir = copyFixture();
+  const productRows = [
+    "2001,Explained Widget,EW-1,4000000000001,1,10,,,3.00,,0.60,12,24,12,,,,,,0,,0,true,true,false,2025-01-01T00:00:00Z,2025-01-05,",
+    ...BULK.map(
+      (p) =>
+        `${p.pid},${p.title},${p.sku},5000000000${p.sku.slice(3)},${p.brand},${p.vendor},,,2.00,,1.00,${p.pid % 9},1,1,,,,,,0,,0,true,true,false,2025-03-01T00:00:00Z,,`,
+    ),
+  ];
+  editFile(dir, "products.csv", (t) => `${t.trimEnd()}\n${productRows.join("\n")}\n`);
+  const lines = SALES_2001.map(
+    (s, i) => `${10_000 + i},SO-W${i},2001,${s.day}T10:00:00Z,${s.qty},3.00,0,${s.status}`,
+  );
+  editFile(dir, "order_lines.csv", (t) => `${t.trimEnd()}\n${lines.join("\n")}\n`);
+  return dir;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe(`metrics API (${testBackend})`, () => {
+  let t: TestApp;
+  let harness: PipelineHarness;
+  let token: string;
+  let brandsOnly: string;
+
+  const trpc = async <T>(path: string, input: unknown, tok = token) => {
+    const res = await t.app.inject({
+      url: `/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`,
+      headers: { authorization: `Bearer ${tok}` },
+    });
+    const body = res.json();
+    return {
+      status: res.statusCode,
+      data: body.result?.data?.json as T,
+      error: body.error?.json as { message: string; data: { code: string } } | undefined,
+    };
+  };
+  const list = async (input: Record<string, unknown>) => {
+    const r = await trpc<ProductMetricsPage>("metrics.products", input);
+    expect(r.error).toBeUndefined();
+    return r.data;
+  };
+  const sql = (text: string, ...params: unknown[]) => t.tdb.db.prisma.$executeRawUnsafe(text, ...params);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const dir = sourceDir();
+    harness = await pipeline(t.tdb.db, () => dir);
+    const last = await harness.run("reset");
+    expect(last.status, JSON.stringify(last)).toBe("complete");
+
+    // List figures by hand, then product 2001's whole row.
+    await sql(
+      `UPDATE product_metrics SET
+         status = CASE WHEN pid = 1003 THEN 'discontinued'
+                       ELSE (ARRAY['reorder','healthy','overstocked'])[pid % 3 + 1] END,
+         reorder_value = (pid % 5) * 10.5,
+         abc_class = CASE pid % 4 WHEN 0 THEN 'A' WHEN 1 THEN 'B' ELSE 'C' END,
+         days_of_cover = CASE WHEN pid % 2 = 0 THEN NULL ELSE pid % 7 END`,
+    );
+    await sql(
+      `UPDATE product_metrics SET
+         on_hand = 12, on_order = 0, units_30d = 60, units_90d = 108, units_365d = 113,
+         revenue_30d = 180, revenue_365d = 339, history_start = '2025-01-01', history_days = 546,
+         is_new = false, in_stock_days_90 = 90, out_of_stock_days_90 = 0, out_of_stock_days_365 = 3,
+         avg_daily_sales = 1.2, daily_sales_std = 0.9853, avg_stock_units_365 = 20,
+         cogs_365d = 67.80, gross_profit_365d = 271.20, margin_365d = 0.8, sell_through_30d = 0.8333,
+         turnover_365d = 5.65, gmroi_365d = 22.6,
+         lead_time_configured = 14, lead_time_configured_source = 'vendor_quoted',
+         lead_time_measured = 16.5, lead_time_measured_std = 2.5, lead_time_measured_samples = 4,
+         lead_time_measured_level = 'vendor', lead_time_days = 14, lead_time_source = 'configured',
+         forecast_method = 'standard', demand_rate = 1.2, demand_source = 'history', days_of_stock = 30,
+         horizon_days = 44, forecast_horizon_units = 52.8, service_level = 0.95, z_score = 1.6449,
+         safety_stock = 8, safety_stock_method = 'statistical', lead_time_demand = 16.8,
+         reorder_point = 25, reorder_qty = 60, reorder_value = 36, overstock_qty = 0, overstock_value = 0,
+         days_of_cover = 10, stockout_date = '2026-07-10', status = 'critical', abc_class = 'A',
+         abc_basis_value = 90, abc_share_before = 0.25
+       WHERE pid = 2001`,
+    );
+    await sql(
+      `INSERT INTO product_forecasts (pid, method, requested_method, week_start, weekly, total_91d)
+       VALUES (2001, 'standard', 'standard', '2026-07-01', array_fill(8.4::float8, ARRAY[13]), 109.2)
+       ON CONFLICT (pid) DO UPDATE SET method = EXCLUDED.method, requested_method = EXCLUDED.requested_method,
+         week_start = EXCLUDED.week_start, weekly = EXCLUDED.weekly, total_91d = EXCLUDED.total_91d`,
+    );
+    await sql("DELETE FROM product_forecast_accuracy WHERE pid = 2001");
+    await sql(
+      `INSERT INTO product_forecast_accuracy (pid, method, weeks, actual, wape, mape, bias)
+       VALUES (2001, 'standard', 8, 112, 0.125, 0.13, -0.05), (2001, 'seasonal', 8, 112, 0.25, NULL, 0.1)`,
+    );
+    await sql("DELETE FROM product_stock_history WHERE pid = 2001");
+    await sql(
+      `INSERT INTO product_stock_history (pid, valid_from, valid_to, stock, sold_first_day)
+       VALUES (2001, '2026-05-01', '2026-06-29', 14, 2), (2001, '2026-06-30', '2026-06-30', 12, 2)`,
+    );
+    // A product imported after the last calculation: no metrics row.
+    await sql(
+      `INSERT INTO products (pid, title, price, stock_quantity, created_at) VALUES (3001, 'Brand New', 1, 0, now())`,
+    );
+
+    await t.createUser("planner", ["access:products"]);
+    token = (await t.login("planner")).token;
+    await t.createUser("brandviewer", ["access:brands"]);
+    brandsOnly = (await t.login("brandviewer")).token;
+  }, 60_000);
+  afterAll(async () => {
+    await harness?.close();
+    await t?.close();
+  });
+
+  // --- list
+
+  const byReorderValueDesc = [...PRODUCTS].sort(
+    (a, b) => reorderValueOf(b.pid) - reorderValueOf(a.pid) || a.pid - b.pid,
+  );
+
+  it("pages through every product with metrics, by reorder value (ties by pid)", async () => {
+    const first = await list({ pageSize: 10 });
+    expect(first.total).toBe(28);
+    expect(first.page).toBe(1);
+    expect(first.pageSize).toBe(10);
+    expect(first.rows.map((r) => r.pid)).toEqual(byReorderValueDesc.slice(0, 10).map((p) => p.pid));
+    const third = await list({ pageSize: 10, page: 3 });
+    expect(third.rows.map((r) => r.pid)).toEqual(byReorderValueDesc.slice(20).map((p) => p.pid));
+    expect(third.total).toBe(28);
+    const past = await list({ pageSize: 10, page: 4 });
+    expect(past.rows).toEqual([]);
+    expect(past.total).toBe(28);
+  });
+
+  it("answers rows with names and plain numbers", async () => {
+    const { rows } = await list({ search: "EW-1" });
+    expect(rows).toEqual([
+      {
+        pid: 2001,
+        title: "Explained Widget",
+        sku: "EW-1",
+        vendor: "Vendor A",
+        brand: "Paper Co",
+        on_hand: 12,
+        on_order: 0,
+        units_30d: 60,
+        revenue_30d: 180,
+        revenue_365d: 339,
+        avg_daily_sales: 1.2,
+        demand_rate: 1.2,
+        days_of_cover: 10,
+        safety_stock: 8,
+        reorder_point: 25,
+        reorder_qty: 60,
+        reorder_value: 36,
+        overstock_qty: 0,
+        overstock_value: 0,
+        stockout_date: "2026-07-10",
+        margin_365d: 0.8,
+        abc_class: "A",
+        status: "critical",
+        forecast_method: "standard",
+      },
+    ]);
+  });
+
+  it("sorts by a whitelisted column either way, nulls last", async () => {
+    const titles = [...PRODUCTS].sort((a, b) => (a.title.toLowerCase() < b.title.toLowerCase() ? -1 : 1));
+    const asc = await list({ sort: "title", dir: "asc", pageSize: 50 });
+    expect(asc.rows.map((r) => r.title)).toEqual(titles.map((p) => p.title));
+
+    const cover = await list({ sort: "days_of_cover", dir: "asc", pageSize: 50 });
+    const withCover = PRODUCTS.filter((p) => coverOf(p.pid) !== null).sort(
+      (a, b) => coverOf(a.pid)! - coverOf(b.pid)! || a.pid - b.pid,
+    );
+    const withoutCover = PRODUCTS.filter((p) => coverOf(p.pid) === null).sort((a, b) => a.pid - b.pid);
+    expect(cover.rows.map((r) => r.pid)).toEqual([...withCover, ...withoutCover].map((p) => p.pid));
+    const coverDesc = await list({ sort: "days_of_cover", dir: "desc", pageSize: 50 });
+    expect(coverDesc.rows.slice(-withoutCover.length).map((r) => r.days_of_cover)).toEqual(
+      withoutCover.map(() => null),
+    );
+
+    const status = await list({ sort: "status", dir: "asc", pageSize: 50 });
+    const order = ["critical", "reorder", "healthy", "overstocked", "new", "discontinued", "excluded"];
+    expect(status.rows.map((r) => r.pid)).toEqual(
+      [...PRODUCTS]
+        .sort((a, b) => order.indexOf(statusOf(a.pid)) - order.indexOf(statusOf(b.pid)) || a.pid - b.pid)
+        .map((p) => p.pid),
+    );
+  });
+
+  it("refuses sort keys outside the whitelist and out-of-range page sizes", async () => {
+    const bad = await trpc("metrics.products", { sort: "pid; DROP TABLE products" });
+    expect(bad.error?.data.code).toBe("BAD_REQUEST");
+    expect(bad.error?.message).toMatch(/^sort: /);
+    const small = await trpc("metrics.products", { pageSize: 5 });
+    expect(small.error?.data.code).toBe("BAD_REQUEST");
+    expect(small.error?.message).toMatch(/^pageSize: /);
+  });
+
+  it("searches title, SKU and barcode (any case, wildcards literal) and a number as the pid", async () => {
+    const pids = async (search: string) => (await list({ search, pageSize: 50 })).rows.map((r) => r.pid);
+    expect((await pids("item 1")).sort()).toEqual(
+      BULK.filter((p) => /Item 1/.test(p.title)).map((p) => p.pid),
+    );
+    expect((await pids("bk-2")).sort()).toEqual([2020, 2021, 2022, 2023, 2024, 2025]);
+    expect(await pids("4000000000001")).toEqual([2001]);
+    expect(await pids("2001")).toEqual([2001]);
+    expect(await pids("%")).toEqual([]);
+    expect((await list({ search: "_" })).total).toBe(0);
+  });
+
+  it("filters by status, ABC class, vendor and brand; status counts ignore the status filter", async () => {
+    const countsOf = (ps: P[]) => {
+      const counts = {
+        critical: 0,
+        reorder: 0,
+        healthy: 0,
+        overstocked: 0,
+        new: 0,
+        discontinued: 0,
+        excluded: 0,
+      };
+      for (const p of ps) counts[statusOf(p.pid)]++;
+      return counts;
+    };
+    const all = await list({ status: "reorder", pageSize: 50 });
+    const reorder = PRODUCTS.filter((p) => statusOf(p.pid) === "reorder");
+    expect(all.total).toBe(reorder.length);
+    expect(all.rows.every((r) => r.status === "reorder")).toBe(true);
+    expect(all.status_counts).toEqual(countsOf(PRODUCTS));
+
+    const vendorB = PRODUCTS.filter((p) => p.vendor === 11);
+    const v = await list({ vendorId: 11, status: "healthy", pageSize: 50 });
+    expect(v.rows.map((r) => r.pid).sort()).toEqual(
+      vendorB.filter((p) => statusOf(p.pid) === "healthy").map((p) => p.pid),
+    );
+    expect(v.status_counts).toEqual(countsOf(vendorB));
+    expect(v.rows.every((r) => r.vendor === "Vendor, B")).toBe(true);
+
+    const abcA = await list({ abc: "A", brandId: 2, pageSize: 50 });
+    expect(abcA.rows.map((r) => r.pid).sort()).toEqual(
+      PRODUCTS.filter((p) => p.brand === 2 && abcOf(p.pid) === "A").map((p) => p.pid),
+    );
+  });
+
+  // --- explain
+
+  const expectedSubstituted: Record<string, string> = {
+    on_hand: "max(12, 0) = 12",
+    on_order: "no open purchase-order lines = 0",
+    avg_daily_sales: "108 ÷ 90 = 1.2/day",
+    // Σx = 54 days × 2 = 108, Σx² = 54 × 4 = 216
+    daily_sales_std: "√((216 − 108²/90) ÷ 89) = 0.9853/day",
+    demand_rate: "d = d̄ = 1.2/day",
+    lead_time:
+      "lead_time_source = configured → L = 14 days (vendor's quoted lead time); measured: 16.5 days from 4 vendor samples",
+    lead_time_std: "measured over 4 samples → σL = 2.5 days",
+    // 14 × 0.97081609 + 1.44 × 6.25 = 22.59142526; √ = 4.75304; × 1.6449 = 7.8183
+    safety_stock: "⌈1.6449 × √(14 × 0.9853² + 1.2² × 2.5²)⌉ = ⌈7.8183⌉ = 8",
+    lead_time_demand: "1.2/day × 14 days = 16.8",
+    reorder_point: "⌈1.2/day × 14 days + 8⌉ = ⌈24.8⌉ = 25",
+    forecast_horizon_units:
+      "H = L + days of stock = 14 + 30 = 44 days; F(44) = (8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4) + 2/7 × 8.4 = 52.8",
+    reorder_qty:
+      "need = F(H) + SS − (on hand + on order) = 52.8 + 8 − (12 + 0) = 48.8 → ⌈48.8⌉ = 49, MOQ 24 → 49, case 12 → 60",
+    overstock_qty: "max(0, 12 − ⌈8 + 1.2/day × 180 days⌉) = max(0, 12 − 224) = 0",
+    days_of_cover: "12 ÷ 1.2/day = 10 days",
+    stockout_date: "D0 + ⌈12 ÷ 1.2/day⌉ = 2026-06-30 + 10 days = 2026-07-10",
+    status:
+      "not discontinued; not excluded; not new (history 546 days ≥ 30); d = 1.2/day > 0 and the stock-out date 2026-07-10 is 10 days after D0 (< 14) → critical",
+    abc_class: "basis revenue_30d = 90 > 0; share before = 0.25 < 0.8 → A",
+    margin_365d: "(339.00 − 113 × 0.6) ÷ 339.00 = 271.20 ÷ 339.00 = 0.8",
+    sell_through_30d: "60 ÷ (60 + 12) = 0.8333",
+    turnover_365d: "67.80 ÷ (20 × 0.6) = 5.65",
+    gmroi_365d: "271.20 ÷ (20 × 0.6) = 22.6",
+    forecast: "standard: 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 = 109.2",
+  };
+
+  it("explains every figure of a product with the stored inputs filled in (tRPC)", async () => {
+    const { data, error } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 });
+    expect(error).toBeUndefined();
+    expect(data).toMatchObject({
+      pid: 2001,
+      title: "Explained Widget",
+      sku: "EW-1",
+      status: "critical",
+      d0: D0,
+    });
+    expect(Number.isNaN(Date.parse(data.as_of))).toBe(false);
+    expect(data.figures.map((f) => f.key)).toEqual(Object.keys(expectedSubstituted));
+    for (const f of data.figures) {
+      expect(f.substituted, f.key).toBe(expectedSubstituted[f.key]);
+      expect(f.section, f.key).toMatch(/^§\d+$/);
+      expect(f.formula.length, f.key).toBeGreaterThan(0);
+      // The arithmetic on the stored inputs gives the stored figures: no "changed since" notes.
+      expect(f.note ?? "", f.key).not.toMatch(/changed since/);
+    }
+    const fig = (key: string) => data.figures.find((f) => f.key === key)!;
+    expect(fig("reorder_qty")).toMatchObject({
+      value: 60,
+      unit: "units",
+      formula:
+        "need = F(H) + SS − (on hand + on order); 0 when need ≤ 0, else max(⌈need⌉, MOQ) rounded up to whole cases",
+      inputs: {
+        forecast_horizon_units: 52.8,
+        safety_stock: 8,
+        on_hand: 12,
+        on_order: 0,
+        moq: 24,
+        case_qty: 12,
+      },
+      note: "Value: 60 × 0.6 = 36.00.",
+      section: "§6",
+    });
+    expect(fig("reorder_point")).toMatchObject({ value: 25, formula: "ROP = ⌈d × L + SS⌉" });
+    expect(fig("safety_stock")).toMatchObject({ value: 8, inputs: { method: "statistical", z: 1.6449 } });
+    expect(fig("stockout_date").value).toBe("2026-07-10");
+    expect(fig("lead_time").inputs).toMatchObject({
+      configured: 14,
+      configured_source: "vendor_quoted",
+      measured: 16.5,
+    });
+    expect(fig("forecast")).toMatchObject({
+      value: 109.2,
+      inputs: { method: "standard", requested_method: "standard" },
+    });
+  });
+
+  it("answers the same explanation over REST, with the cookie or the bearer token", async () => {
+    const viaTrpc = (await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 })).data;
+    const bearer = await t.app.inject({
+      url: "/api/products/2001/metrics/explain",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(bearer.statusCode).toBe(200);
+    expect(bearer.json()).toEqual(viaTrpc);
+    const { cookie } = await t.login("planner");
+    const viaCookie = await t.app.inject({ url: "/api/products/2001/metrics/explain", headers: { cookie } });
+    expect(viaCookie.statusCode).toBe(200);
+    expect(viaCookie.json().figures).toHaveLength(22);
+  });
+
+  it("404 for an unknown product and for one without metrics; 400 naming a bad pid", async () => {
+    const get = (pid: string) =>
+      t.app.inject({
+        url: `/api/products/${pid}/metrics/explain`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+    const unknown = await get("999999");
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toEqual({
+      error: "Product 999999 not found",
+      message: "Product 999999 not found",
+    });
+    const fresh = await get("3001");
+    expect(fresh.statusCode).toBe(404);
+    expect(fresh.json().error).toBe(
+      "No metrics have been calculated for product 3001 yet. Run a full update.",
+    );
+    const bad = await get("abc");
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatch(/^pid: /);
+
+    const viaTrpc = await trpc("metrics.explain", { pid: 999999 });
+    expect(viaTrpc.error).toMatchObject({ message: "Product 999999 not found", data: { code: "NOT_FOUND" } });
+    const detail = await trpc("metrics.product", { pid: 3001 });
+    expect(detail.error?.data.code).toBe("NOT_FOUND");
+    expect((await trpc("metrics.explain", { pid: 0 })).error?.data.code).toBe("BAD_REQUEST");
+  });
+
+  it("needs access:products", async () => {
+    const rest = await t.app.inject({
+      url: "/api/products/2001/metrics/explain",
+      headers: { authorization: `Bearer ${brandsOnly}` },
+    });
+    expect(rest.statusCode).toBe(403);
+    expect((await trpc("metrics.explain", { pid: 2001 }, brandsOnly)).error?.data.code).toBe("FORBIDDEN");
+    expect((await t.app.inject({ url: "/api/products/2001/metrics/explain" })).statusCode).toBe(401);
+  });
+
+  // --- detail
+
+  it("detail: 104 weeks of history summing to the product's sales, forecast, backtest, stock runs", async () => {
+    const { data, error } = await trpc<ProductMetricsDetail>("metrics.product", { pid: 2001 });
+    expect(error).toBeUndefined();
+    expect(data.explanation.figures).toHaveLength(22);
+    const { history } = data;
+    expect(history).toHaveLength(104);
+    expect(history[0]!.week_start).toBe(addDays(D0, -727));
+    expect(history.at(-1)).toEqual({ week_start: "2026-06-24", units: 14 });
+    for (let i = 1; i < history.length; i++)
+      expect(history[i]!.week_start).toBe(addDays(history[i - 1]!.week_start, 7));
+    const completed = SALES_2001.filter((s) => s.status === "completed");
+    expect(history.reduce((s, w) => s + w.units, 0)).toBe(completed.reduce((s, l) => s + l.qty, 0));
+    const september = history.find(
+      (w) => w.week_start <= "2025-09-15" && "2025-09-15" < addDays(w.week_start, 7),
+    );
+    expect(september?.units).toBe(5);
+    // The week of the cancelled line holds only the completed ones (2 a day).
+    const june20 = history.find(
+      (w) => w.week_start <= "2026-06-20" && "2026-06-20" < addDays(w.week_start, 7),
+    );
+    expect(june20?.units).toBe(14);
+    // Same total as the calculation's lifetime units (module product_metrics).
+    const [row] = await t.tdb.db.prisma.$queryRawUnsafe<{ total_sold: number }[]>(
+      "SELECT total_sold FROM product_metrics WHERE pid = 2001",
+    );
+    expect(row!.total_sold).toBe(113);
+
+    expect(data.forecast).toHaveLength(13);
+    expect(data.forecast[0]).toEqual({ week_start: "2026-07-01", units: 8.4 });
+    expect(data.forecast[12]).toEqual({ week_start: "2026-09-23", units: 8.4 });
+    expect(data.forecast_method).toBe("standard");
+    expect(data.accuracy).toEqual([
+      { method: "seasonal", weeks: 8, wape: 0.25, mape: null, bias: 0.1 },
+      { method: "standard", weeks: 8, wape: 0.125, mape: 0.13, bias: -0.05 },
+    ]);
+    expect(data.stock).toEqual([
+      { date: "2026-05-01", stock: 14 },
+      { date: "2026-06-30", stock: 12 },
+    ]);
+  });
+
+  it("an explanation notes a figure whose stored inputs changed since the calculation", async () => {
+    await sql("UPDATE products SET stock_quantity = 5 WHERE pid = 2001");
+    try {
+      const { data } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 });
+      const onHand = data.figures.find((f) => f.key === "on_hand")!;
+      expect(onHand.value).toBe(12);
+      expect(onHand.substituted).toBe("max(5, 0) = 5");
+      expect(onHand.note).toMatch(/give 5 but the calculation stored 12/);
+    } finally {
+      await sql("UPDATE products SET stock_quantity = 12 WHERE pid = 2001");
+    }
+  });
+
+  // --- aggregates
+
+  it("lists aggregates per kind with paging, sort and search, each behind its page's permission", async () => {
+    const cols = `product_count, active_product_count, stock_units, stock_value_cost, stock_value_retail,
+      units_7d, units_30d, units_90d, units_365d, revenue_7d, revenue_30d, revenue_90d, revenue_365d,
+      lifetime_revenue, gross_profit_365d, margin_365d, reorder_value, overstock_value, status_counts, abc_counts`;
+    const vals = (n: number, rev: number) =>
+      `${n}, ${n}, ${n * 10}, ${n * 5}, ${n * 9}, 1, 2, 3, 4, 1, ${rev}, 3, 4, 5, 6, 0.25, 7, 8,
+       '{"critical": ${n}, "healthy": 1}'::jsonb, '{"A": 1, "B": 0, "C": ${n}}'::jsonb`;
+    await sql("DELETE FROM brand_metrics");
+    await sql(
+      `INSERT INTO brand_metrics (brand_id, ${cols}) VALUES (1, ${vals(3, 100.5)}), (2, ${vals(2, 200)})`,
+    );
+    await sql("DELETE FROM vendor_metrics");
+    await sql(
+      `INSERT INTO vendor_metrics (vendor_id, ${cols}, lead_time_samples, lead_time_mean, lead_time_std, on_time_rate, fill_rate)
+       VALUES (10, ${vals(3, 50)}, 4, 16.5, 2.5, 0.75, 0.9)`,
+    );
+    await sql("DELETE FROM category_metrics");
+    await sql(`INSERT INTO category_metrics (category_id, ${cols}) VALUES (101, ${vals(1, 10)})`);
+
+    const admin = (await t.login("admin")).token;
+    const brands = await trpc<AggregatePage>("metrics.aggregates", { kind: "brand", pageSize: 10 }, admin);
+    expect(brands.data.total).toBe(2);
+    expect(brands.data.rows.map((r) => r.name)).toEqual(["Ink Works", "Paper Co"]); // revenue_30d desc
+    expect(brands.data.rows[1]).toMatchObject({
+      id: 1,
+      product_count: 3,
+      stock_value_cost: 15,
+      revenue_30d: 100.5,
+      margin_365d: 0.25,
+      status_counts: {
+        critical: 3,
+        reorder: 0,
+        healthy: 1,
+        overstocked: 0,
+        new: 0,
+        discontinued: 0,
+        excluded: 0,
+      },
+      abc_counts: { A: 1, B: 0, C: 3 },
+    });
+    const byName = await trpc<AggregatePage>(
+      "metrics.aggregates",
+      { kind: "brand", sort: "name", dir: "asc", search: "paper" },
+      brandsOnly,
+    );
+    expect(byName.data).toMatchObject({ total: 1, rows: [{ id: 1, name: "Paper Co" }] });
+    const vendors = await trpc<AggregatePage>("metrics.aggregates", { kind: "vendor" }, admin);
+    expect(vendors.data.rows).toEqual([
+      expect.objectContaining({
+        id: 10,
+        name: "Vendor A",
+        lead_time_samples: 4,
+        lead_time_mean: 16.5,
+        fill_rate: 0.9,
+      }),
+    ]);
+    const categories = await trpc<AggregatePage>("metrics.aggregates", { kind: "category" }, admin);
+    expect(categories.data.rows).toEqual([
+      expect.objectContaining({ id: 101, name: "Cardstock", parent_id: 100, level: 2 }),
+    ]);
+    // access:brands alone opens brands, not vendors.
+    const denied = await trpc("metrics.aggregates", { kind: "vendor" }, brandsOnly);
+    expect(denied.error?.data.code).toBe("FORBIDDEN");
+  });
+});
