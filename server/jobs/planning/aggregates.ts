@@ -1,10 +1,118 @@
-// Module aggregates of the planning engine: see docs/metrics.md. (Scaffold: filled in by its own change.)
+// Module aggregates of the planning engine (docs/metrics.md §11): one row per brand, vendor and
+// category with the sums of their products' figures, status and ABC counts; vendors also carry
+// their delivery performance from vendor_lead_times. A category counts the products linked to it or
+// to any of its descendants, each product once (recursive CTE over the tree).
 import type { CalcModule } from "../calculate.ts";
+
+const STATUSES = [
+  "critical",
+  "reorder",
+  "healthy",
+  "overstocked",
+  "new",
+  "discontinued",
+  "excluded",
+] as const;
+
+// Σ gross profit ÷ Σ revenue over the products with a cost (those whose gross profit is not null).
+const MARGIN =
+  "SUM(x.gross_profit_365d) / NULLIF(SUM(x.revenue_365d) FILTER (WHERE x.gross_profit_365d IS NOT NULL), 0)";
+
+/** [column, expression] of the sums over `x` (calc_agg_products). Every entity gets a row: 0 when empty. */
+const SUMS: readonly (readonly [string, string])[] = [
+  ["product_count", "count(x.pid)::int"],
+  ["active_product_count", "(count(x.pid) FILTER (WHERE NOT x.discontinued))::int"],
+  ...(
+    [
+      ["stock_units", "on_hand"],
+      ["units_7d", "units_7d"],
+      ["units_30d", "units_30d"],
+      ["units_90d", "units_90d"],
+      ["units_365d", "units_365d"],
+    ] as const
+  ).map(([col, src]) => [col, `COALESCE(SUM(x.${src}), 0)::int`] as const),
+  ...[
+    "stock_value_cost",
+    "stock_value_retail",
+    "revenue_7d",
+    "revenue_30d",
+    "revenue_90d",
+    "revenue_365d",
+    "lifetime_revenue",
+    "gross_profit_365d",
+    "reorder_value",
+    "overstock_value",
+  ].map((col) => [col, `COALESCE(SUM(x.${col}), 0)`] as const),
+  [
+    "margin_365d",
+    // A ratio too large for numeric(10,4) (revenue of a few cents) is null rather than failing the run.
+    `CASE WHEN abs(${MARGIN}) < 999999 THEN round(${MARGIN}, 4) END`,
+  ],
+  [
+    "status_counts",
+    `jsonb_build_object(${STATUSES.map((s) => `'${s}', count(x.pid) FILTER (WHERE x.status = '${s}')`).join(", ")})`,
+  ],
+  [
+    "abc_counts",
+    `jsonb_build_object(${["A", "B", "C"].map((c) => `'${c}', count(x.pid) FILTER (WHERE x.abc_class = '${c}')`).join(", ")})`,
+  ],
+];
+const COLUMNS = SUMS.map(([col]) => col).join(", ");
+const SUM_EXPRS = SUMS.map(([col, expr]) => `${expr} AS ${col}`).join(",\n  ");
 
 export const aggregatesModule: CalcModule = {
   name: "aggregates",
   tables: ["brand_metrics", "vendor_metrics", "category_metrics"],
-  async run() {
-    return 0;
+  async run({ conn }) {
+    await conn.exec(`
+      DROP TABLE IF EXISTS calc_agg_products;
+      DROP TABLE IF EXISTS calc_agg_category_products;
+      TRUNCATE brand_metrics, vendor_metrics, category_metrics;
+      CREATE TEMP TABLE calc_agg_products ON COMMIT DROP AS
+        SELECT m.pid, p.brand_id, p.vendor_id, p.discontinued, m.on_hand,
+          m.stock_value_cost, m.stock_value_retail,
+          m.units_7d, m.units_30d, m.units_90d, m.units_365d,
+          m.revenue_7d, m.revenue_30d, m.revenue_90d, m.revenue_365d, m.lifetime_revenue,
+          m.gross_profit_365d, m.reorder_value, m.overstock_value, m.status, m.abc_class
+        FROM product_metrics m JOIN products p ON p.pid = m.pid;
+      CREATE TEMP TABLE calc_agg_category_products ON COMMIT DROP AS
+        WITH RECURSIVE up(category_id, ancestor_id) AS (
+          SELECT id, id FROM categories
+          UNION
+          SELECT up.category_id, c.parent_id
+          FROM up JOIN categories c ON c.id = up.ancestor_id
+          WHERE c.parent_id IS NOT NULL
+        )
+        SELECT DISTINCT up.ancestor_id AS category_id, pc.pid
+        FROM product_categories pc
+        JOIN up ON up.category_id = pc.category_id;`);
+    // UNION (not UNION ALL) above also ends the recursion should the tree ever contain a cycle.
+    let rows = await conn.execute(
+      `INSERT INTO brand_metrics (brand_id, ${COLUMNS})
+       SELECT b.id, ${SUM_EXPRS}
+       FROM brands b LEFT JOIN calc_agg_products x ON x.brand_id = b.id
+       GROUP BY b.id`,
+    );
+    rows += await conn.execute(
+      `INSERT INTO vendor_metrics (vendor_id, ${COLUMNS},
+         lead_time_samples, lead_time_mean, lead_time_std, on_time_rate, fill_rate)
+       SELECT a.*, COALESCE(lt.samples, 0), lt.mean_days, lt.std_days, lt.on_time_rate, lt.fill_rate
+       FROM (
+         SELECT v.id, ${SUM_EXPRS}
+         FROM vendors v LEFT JOIN calc_agg_products x ON x.vendor_id = v.id
+         GROUP BY v.id
+       ) a
+       LEFT JOIN vendor_lead_times lt ON lt.vendor_id = a.id`,
+    );
+    rows += await conn.execute(
+      `INSERT INTO category_metrics (category_id, ${COLUMNS})
+       SELECT c.id, ${SUM_EXPRS}
+       FROM categories c
+       LEFT JOIN calc_agg_category_products cp ON cp.category_id = c.id
+       LEFT JOIN calc_agg_products x ON x.pid = cp.pid
+       GROUP BY c.id`,
+    );
+    await conn.exec("DROP TABLE calc_agg_products; DROP TABLE calc_agg_category_products;");
+    return rows;
   },
 };
