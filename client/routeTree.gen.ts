@@ -27,6 +27,7 @@ import { Route as AppPurchaseOrdersRouteImport } from './routes/_app/purchase-or
 import { Route as AppSettingsRouteImport } from './routes/_app/settings'
 import { Route as AppVendorsRouteImport } from './routes/_app/vendors'
 import { Route as AppAiValidationDebugRouteImport } from './routes/_app/ai-validation/debug'
+import { Route as AppProductsPidRouteImport } from './routes/_app/products.$pid'
 
 const AppRoute = AppRouteImport.update({
   id: '/_app',
@@ -117,6 +118,11 @@ const AppAiValidationDebugRoute = AppAiValidationDebugRouteImport.update({
   path: '/ai-validation/debug',
   getParentRoute: () => AppRoute,
 } as any)
+const AppProductsPidRoute = AppProductsPidRouteImport.update({
+  id: '/$pid',
+  path: '/$pid',
+  getParentRoute: () => AppProductsRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AppIndexRoute
@@ -131,11 +137,12 @@ export interface FileRoutesByFullPath {
   '/forecasting': typeof AppForecastingRoute
   '/import': typeof AppImportRoute
   '/overview': typeof AppOverviewRoute
-  '/products': typeof AppProductsRoute
+  '/products': typeof AppProductsRouteWithChildren
   '/purchase-orders': typeof AppPurchaseOrdersRoute
   '/settings': typeof AppSettingsRoute
   '/vendors': typeof AppVendorsRoute
   '/ai-validation/debug': typeof AppAiValidationDebugRoute
+  '/products/$pid': typeof AppProductsPidRoute
 }
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
@@ -149,12 +156,13 @@ export interface FileRoutesByTo {
   '/forecasting': typeof AppForecastingRoute
   '/import': typeof AppImportRoute
   '/overview': typeof AppOverviewRoute
-  '/products': typeof AppProductsRoute
+  '/products': typeof AppProductsRouteWithChildren
   '/purchase-orders': typeof AppPurchaseOrdersRoute
   '/settings': typeof AppSettingsRoute
   '/vendors': typeof AppVendorsRoute
   '/': typeof AppIndexRoute
   '/ai-validation/debug': typeof AppAiValidationDebugRoute
+  '/products/$pid': typeof AppProductsPidRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -170,12 +178,13 @@ export interface FileRoutesById {
   '/_app/forecasting': typeof AppForecastingRoute
   '/_app/import': typeof AppImportRoute
   '/_app/overview': typeof AppOverviewRoute
-  '/_app/products': typeof AppProductsRoute
+  '/_app/products': typeof AppProductsRouteWithChildren
   '/_app/purchase-orders': typeof AppPurchaseOrdersRoute
   '/_app/settings': typeof AppSettingsRoute
   '/_app/vendors': typeof AppVendorsRoute
   '/_app/': typeof AppIndexRoute
   '/_app/ai-validation/debug': typeof AppAiValidationDebugRoute
+  '/_app/products/$pid': typeof AppProductsPidRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
@@ -197,6 +206,7 @@ export interface FileRouteTypes {
     | '/settings'
     | '/vendors'
     | '/ai-validation/debug'
+    | '/products/$pid'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/login'
@@ -216,6 +226,7 @@ export interface FileRouteTypes {
     | '/vendors'
     | '/'
     | '/ai-validation/debug'
+    | '/products/$pid'
   id:
     | '__root__'
     | '/_app'
@@ -236,6 +247,7 @@ export interface FileRouteTypes {
     | '/_app/vendors'
     | '/_app/'
     | '/_app/ai-validation/debug'
+    | '/_app/products/$pid'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -372,8 +384,27 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppAiValidationDebugRouteImport
       parentRoute: typeof AppRoute
     }
+    '/_app/products/$pid': {
+      id: '/_app/products/$pid'
+      path: '/$pid'
+      fullPath: '/products/$pid'
+      preLoaderRoute: typeof AppProductsPidRouteImport
+      parentRoute: typeof AppProductsRoute
+    }
   }
 }
+
+interface AppProductsRouteChildren {
+  AppProductsPidRoute: typeof AppProductsPidRoute
+}
+
+const AppProductsRouteChildren: AppProductsRouteChildren = {
+  AppProductsPidRoute: AppProductsPidRoute,
+}
+
+const AppProductsRouteWithChildren = AppProductsRoute._addFileChildren(
+  AppProductsRouteChildren,
+)
 
 interface AppRouteChildren {
   AppAnalyticsRoute: typeof AppAnalyticsRoute
@@ -385,7 +416,7 @@ interface AppRouteChildren {
   AppForecastingRoute: typeof AppForecastingRoute
   AppImportRoute: typeof AppImportRoute
   AppOverviewRoute: typeof AppOverviewRoute
-  AppProductsRoute: typeof AppProductsRoute
+  AppProductsRoute: typeof AppProductsRouteWithChildren
   AppPurchaseOrdersRoute: typeof AppPurchaseOrdersRoute
   AppSettingsRoute: typeof AppSettingsRoute
   AppVendorsRoute: typeof AppVendorsRoute
@@ -403,7 +434,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppForecastingRoute: AppForecastingRoute,
   AppImportRoute: AppImportRoute,
   AppOverviewRoute: AppOverviewRoute,
-  AppProductsRoute: AppProductsRoute,
+  AppProductsRoute: AppProductsRouteWithChildren,
   AppPurchaseOrdersRoute: AppPurchaseOrdersRoute,
   AppSettingsRoute: AppSettingsRoute,
   AppVendorsRoute: AppVendorsRoute,

@@ -1,0 +1,571 @@
+// The three charts of a product's page: weekly sales with the forecast continuing them (§8), the
+// reconstructed stock level with the reorder point and safety stock (§2, §5, §6), and the backtest
+// accuracy of each forecast method (§8).
+import { cn } from "@client/lib/utils.ts";
+import type { ForecastAccuracyRow, WeekUnits } from "@shared/metrics.ts";
+import { FORECAST_METHOD_LABELS, type ForecastMethod } from "@shared/settings.ts";
+import type { ReactNode } from "react";
+import {
+  Area,
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Cell,
+  ComposedChart,
+  LabelList,
+  ReferenceLine,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+import {
+  DASH,
+  dayMs,
+  formatDay,
+  formatMonth,
+  formatNumber,
+  formatPercent,
+  formatShortDay,
+  formatUnits,
+} from "./format.ts";
+
+export const CHART_COLORS = {
+  sales: "#2563eb",
+  forecast: "#ea580c",
+  stock: "#0d9488",
+  reorderPoint: "#d97706",
+  safetyStock: "#dc2626",
+  bar: "#cbd5e1",
+  barInUse: "#2563eb",
+  grid: "#e5e7eb",
+  axis: "#6b7280",
+} as const;
+
+const AXIS_TICK = { fontSize: 11, fill: CHART_COLORS.axis };
+
+export function methodLabel(method: string | null | undefined): string {
+  if (!method) return DASH;
+  return FORECAST_METHOD_LABELS[method as ForecastMethod] ?? method;
+}
+
+/** A chart's frame; the svg gets a name for screen readers and tests. */
+function ChartFrame({
+  testId,
+  label,
+  height,
+  children,
+  empty,
+}: {
+  testId: string;
+  label: string;
+  height: number;
+  children: ReactNode;
+  empty?: string;
+}) {
+  return (
+    <figure data-testid={testId} aria-label={label} className="w-full" style={{ minHeight: height }}>
+      {empty ? (
+        <div
+          className="flex items-center justify-center rounded-lg border border-dashed bg-muted/30 px-4 text-center text-sm text-muted-foreground"
+          style={{ height }}
+        >
+          {empty}
+        </div>
+      ) : (
+        children
+      )}
+    </figure>
+  );
+}
+
+interface LegendItem {
+  label: string;
+  color: string;
+  /** Dashed like the series it names */
+  dash?: string;
+}
+
+/** The series of a chart, above it (plain HTML: it wraps on narrow screens). */
+function ChartLegend({ items }: { items: LegendItem[] }) {
+  return (
+    <ul className="mb-2 flex flex-wrap justify-end gap-x-4 gap-y-1 text-xs text-muted-foreground">
+      {items.map((item) => (
+        <li key={item.label} className="flex items-center gap-1.5">
+          <svg aria-hidden width="18" height="6" className="shrink-0">
+            <line
+              x1="0"
+              y1="3"
+              x2="18"
+              y2="3"
+              stroke={item.color}
+              strokeWidth="2.5"
+              strokeDasharray={item.dash}
+            />
+          </svg>
+          {item.label}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function TooltipBox({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <div className="rounded-md border bg-popover px-3 py-2 text-xs text-popover-foreground shadow-md">
+      <p className="mb-1 font-medium">{title}</p>
+      {children}
+    </div>
+  );
+}
+
+function TooltipRow({ color, label, value }: { color: string; label: string; value: string }) {
+  return (
+    <p className="flex items-center gap-2 tabular-nums">
+      <span aria-hidden className="size-2 rounded-full" style={{ background: color }} />
+      <span className="text-muted-foreground">{label}</span>
+      <span className="ml-auto font-medium">{value}</span>
+    </p>
+  );
+}
+
+interface SalesPoint {
+  week: string;
+  sold: number | null;
+  forecast: number | null;
+  /** The last actual week carries its value into the forecast series, so the line continues. */
+  bridge: boolean;
+}
+
+export function salesChartData(history: WeekUnits[], forecast: WeekUnits[]): SalesPoint[] {
+  const points: SalesPoint[] = history.map((w) => ({
+    week: w.week_start,
+    sold: w.units,
+    forecast: null,
+    bridge: false,
+  }));
+  const last = points.at(-1);
+  if (last && forecast.length > 0) {
+    last.forecast = last.sold;
+    last.bridge = true;
+  }
+  for (const w of forecast) points.push({ week: w.week_start, sold: null, forecast: w.units, bridge: false });
+  return points;
+}
+
+export function SalesForecastChart({
+  history,
+  forecast,
+  method,
+  height = 280,
+}: {
+  history: WeekUnits[];
+  forecast: WeekUnits[];
+  method: string | null;
+  height?: number;
+}) {
+  const data = salesChartData(history, forecast);
+  const firstForecast = forecast[0]?.week_start;
+  const hasSales = history.some((w) => w.units > 0) || forecast.some((w) => w.units > 0);
+  return (
+    <ChartFrame
+      testId="chart-sales"
+      label="Weekly units sold and forecast"
+      height={height}
+      empty={data.length === 0 ? "No sales history yet." : undefined}
+    >
+      <ChartLegend
+        items={[
+          { label: "Units sold per week", color: CHART_COLORS.sales },
+          ...(forecast.length > 0
+            ? [{ label: `Forecast (${methodLabel(method)})`, color: CHART_COLORS.forecast, dash: "5 3" }]
+            : []),
+        ]}
+      />
+      <ComposedChart
+        responsive
+        style={{ width: "100%", height }}
+        data={data}
+        margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+      >
+        <defs>
+          <linearGradient id="sales-fill" x1="0" y1="0" x2="0" y2="1">
+            <stop offset="0%" stopColor={CHART_COLORS.sales} stopOpacity={0.25} />
+            <stop offset="100%" stopColor={CHART_COLORS.sales} stopOpacity={0.02} />
+          </linearGradient>
+          <linearGradient id="forecast-fill" x1="0" y1="0" x2="0" y2="1">
+            <stop offset="0%" stopColor={CHART_COLORS.forecast} stopOpacity={0.25} />
+            <stop offset="100%" stopColor={CHART_COLORS.forecast} stopOpacity={0.02} />
+          </linearGradient>
+        </defs>
+        <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+        <XAxis
+          dataKey="week"
+          tick={AXIS_TICK}
+          tickLine={false}
+          axisLine={{ stroke: CHART_COLORS.grid }}
+          tickFormatter={(w: string) => formatMonth(dayMs(w))}
+          minTickGap={28}
+        />
+        <YAxis
+          tick={AXIS_TICK}
+          tickLine={false}
+          axisLine={false}
+          width={40}
+          allowDecimals={!hasSales}
+          tickFormatter={(v: number) => formatNumber(v, 1)}
+        />
+        <Tooltip
+          cursor={{ stroke: CHART_COLORS.axis, strokeDasharray: "3 3" }}
+          content={({ active, payload }) => {
+            const p = active ? (payload?.[0]?.payload as SalesPoint | undefined) : undefined;
+            if (!p) return null;
+            return (
+              <TooltipBox title={`Week of ${formatDay(p.week)}`}>
+                {p.sold != null && (
+                  <TooltipRow color={CHART_COLORS.sales} label="Sold" value={formatUnits(p.sold)} />
+                )}
+                {p.forecast != null && !p.bridge && (
+                  <TooltipRow
+                    color={CHART_COLORS.forecast}
+                    label="Forecast"
+                    value={formatUnits(p.forecast)}
+                  />
+                )}
+              </TooltipBox>
+            );
+          }}
+        />
+        {firstForecast && (
+          <ReferenceLine
+            x={history.at(-1)?.week_start}
+            stroke={CHART_COLORS.axis}
+            strokeDasharray="2 4"
+            label={{ value: "Today", position: "insideTopLeft", fontSize: 11, fill: CHART_COLORS.axis }}
+          />
+        )}
+        <Area
+          name="Units sold per week"
+          type="monotone"
+          dataKey="sold"
+          stroke={CHART_COLORS.sales}
+          strokeWidth={1.5}
+          fill="url(#sales-fill)"
+          dot={false}
+          activeDot={{ r: 3 }}
+          connectNulls={false}
+          isAnimationActive={false}
+        />
+        {forecast.length > 0 && (
+          <Area
+            name={`Forecast (${methodLabel(method)})`}
+            type="monotone"
+            dataKey="forecast"
+            stroke={CHART_COLORS.forecast}
+            strokeWidth={2}
+            strokeDasharray="5 3"
+            fill="url(#forecast-fill)"
+            dot={false}
+            activeDot={{ r: 3 }}
+            connectNulls={false}
+            isAnimationActive={false}
+          />
+        )}
+      </ComposedChart>
+    </ChartFrame>
+  );
+}
+
+interface StockPoint {
+  t: number;
+  stock: number;
+}
+
+/**
+ * The step points (from `date` on, `stock`) as chart points, ending on the calculation day so the
+ * last level is drawn up to today.
+ */
+export function stockChartData(stock: { date: string; stock: number }[], asOfDay: string): StockPoint[] {
+  const points = stock.map((p) => ({ t: dayMs(p.date), stock: p.stock }));
+  const last = points.at(-1);
+  const end = dayMs(asOfDay);
+  if (last && last.t < end) points.push({ t: end, stock: last.stock });
+  return points;
+}
+
+export function StockChart({
+  stock,
+  asOfDay,
+  reorderPoint,
+  safetyStock,
+  height = 260,
+}: {
+  stock: { date: string; stock: number }[];
+  asOfDay: string;
+  reorderPoint: number | null;
+  safetyStock: number | null;
+  height?: number;
+}) {
+  const data = stockChartData(stock, asOfDay);
+  const start = data[0]?.t;
+  const end = data.at(-1)?.t;
+  return (
+    <ChartFrame
+      testId="chart-stock"
+      label="Stock level over the last 365 days"
+      height={height}
+      empty={data.length === 0 ? "No stock history in the last 365 days." : undefined}
+    >
+      <ChartLegend
+        items={[
+          { label: "Closing stock", color: CHART_COLORS.stock },
+          ...(reorderPoint != null
+            ? [
+                {
+                  label: `Reorder point (${formatNumber(reorderPoint)})`,
+                  color: CHART_COLORS.reorderPoint,
+                  dash: "5 3",
+                },
+              ]
+            : []),
+          ...(safetyStock != null
+            ? [
+                {
+                  label: `Safety stock (${formatNumber(safetyStock)})`,
+                  color: CHART_COLORS.safetyStock,
+                  dash: "2 3",
+                },
+              ]
+            : []),
+        ]}
+      />
+      <ComposedChart
+        responsive
+        style={{ width: "100%", height }}
+        data={data}
+        margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+      >
+        <defs>
+          <linearGradient id="stock-fill" x1="0" y1="0" x2="0" y2="1">
+            <stop offset="0%" stopColor={CHART_COLORS.stock} stopOpacity={0.22} />
+            <stop offset="100%" stopColor={CHART_COLORS.stock} stopOpacity={0.03} />
+          </linearGradient>
+        </defs>
+        <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+        <XAxis
+          dataKey="t"
+          type="number"
+          scale="time"
+          domain={start !== undefined && end !== undefined ? [start, end] : ["dataMin", "dataMax"]}
+          tick={AXIS_TICK}
+          tickLine={false}
+          axisLine={{ stroke: CHART_COLORS.grid }}
+          tickFormatter={(t: number) => formatMonth(t)}
+          minTickGap={28}
+        />
+        <YAxis
+          tick={AXIS_TICK}
+          tickLine={false}
+          axisLine={false}
+          width={40}
+          allowDecimals={false}
+          tickFormatter={(v: number) => formatNumber(v)}
+        />
+        <Tooltip
+          cursor={{ stroke: CHART_COLORS.axis, strokeDasharray: "3 3" }}
+          content={({ active, payload }) => {
+            const p = active ? (payload?.[0]?.payload as StockPoint | undefined) : undefined;
+            if (!p) return null;
+            return (
+              <TooltipBox title={formatShortDay(p.t)}>
+                <TooltipRow color={CHART_COLORS.stock} label="Closing stock" value={formatNumber(p.stock)} />
+              </TooltipBox>
+            );
+          }}
+        />
+        <Area
+          name="Closing stock"
+          type="stepAfter"
+          dataKey="stock"
+          stroke={CHART_COLORS.stock}
+          strokeWidth={1.5}
+          fill="url(#stock-fill)"
+          dot={false}
+          activeDot={{ r: 3 }}
+          isAnimationActive={false}
+        />
+        {reorderPoint != null && (
+          <ReferenceLine
+            y={reorderPoint}
+            stroke={CHART_COLORS.reorderPoint}
+            strokeDasharray="5 3"
+            strokeWidth={1.5}
+            ifOverflow="extendDomain"
+          />
+        )}
+        {safetyStock != null && (
+          <ReferenceLine
+            y={safetyStock}
+            stroke={CHART_COLORS.safetyStock}
+            strokeDasharray="2 3"
+            strokeWidth={1.5}
+            ifOverflow="extendDomain"
+          />
+        )}
+      </ComposedChart>
+    </ChartFrame>
+  );
+}
+
+interface AccuracyPoint {
+  method: string;
+  label: string;
+  wape: number | null;
+  inUse: boolean;
+}
+
+export function AccuracyChart({
+  accuracy,
+  methodInUse,
+  height = 160,
+}: {
+  accuracy: ForecastAccuracyRow[];
+  methodInUse: string | null;
+  height?: number;
+}) {
+  const data: AccuracyPoint[] = accuracy.map((a) => ({
+    method: a.method,
+    label: methodLabel(a.method) + (a.method === methodInUse ? " (in use)" : ""),
+    wape: a.wape,
+    inUse: a.method === methodInUse,
+  }));
+  const measurable = data.some((d) => d.wape != null);
+  const chartHeight = Math.max(height, data.length * 44 + 40);
+  return (
+    <ChartFrame
+      testId="chart-accuracy"
+      label="Backtest error per forecast method (WAPE, lower is better)"
+      height={chartHeight}
+      empty={
+        data.length === 0
+          ? "Not enough history for a backtest yet (it needs 9 full weeks)."
+          : !measurable
+            ? "No sales in the backtest weeks, so the error cannot be measured."
+            : undefined
+      }
+    >
+      <BarChart
+        responsive
+        layout="vertical"
+        style={{ width: "100%", height: chartHeight }}
+        data={data}
+        margin={{ top: 4, right: 48, bottom: 0, left: 0 }}
+        barCategoryGap="28%"
+      >
+        <CartesianGrid horizontal={false} stroke={CHART_COLORS.grid} />
+        <XAxis
+          type="number"
+          domain={[0, (max: number) => Math.max(0.1, Math.ceil(max * 10) / 10)]}
+          tick={AXIS_TICK}
+          tickLine={false}
+          axisLine={{ stroke: CHART_COLORS.grid }}
+          tickFormatter={(v: number) => formatPercent(v, 0)}
+        />
+        <YAxis
+          type="category"
+          dataKey="label"
+          tick={{ ...AXIS_TICK, fontSize: 12 }}
+          tickLine={false}
+          axisLine={false}
+          width={120}
+        />
+        <Tooltip
+          cursor={{ fill: "rgba(0,0,0,0.04)" }}
+          content={({ active, payload }) => {
+            const p = active ? (payload?.[0]?.payload as AccuracyPoint | undefined) : undefined;
+            if (!p) return null;
+            return (
+              <TooltipBox title={p.label}>
+                <TooltipRow
+                  color={p.inUse ? CHART_COLORS.barInUse : CHART_COLORS.bar}
+                  label="WAPE"
+                  value={formatPercent(p.wape)}
+                />
+              </TooltipBox>
+            );
+          }}
+        />
+        <Bar dataKey="wape" name="WAPE" radius={[0, 4, 4, 0]} isAnimationActive={false}>
+          {data.map((d) => (
+            <Cell key={d.method} fill={d.inUse ? CHART_COLORS.barInUse : CHART_COLORS.bar} />
+          ))}
+          <LabelList
+            dataKey="wape"
+            position="right"
+            fontSize={11}
+            fill={CHART_COLORS.axis}
+            formatter={(v: unknown) => (typeof v === "number" ? formatPercent(v) : DASH)}
+          />
+        </Bar>
+      </BarChart>
+    </ChartFrame>
+  );
+}
+
+/** The backtest figures as a small table under the bars. */
+export function AccuracyTable({
+  accuracy,
+  methodInUse,
+}: {
+  accuracy: ForecastAccuracyRow[];
+  methodInUse: string | null;
+}) {
+  if (accuracy.length === 0) return null;
+  return (
+    <table className="w-full text-xs tabular-nums" data-testid="accuracy-table">
+      <thead>
+        <tr className="text-muted-foreground">
+          <th className="py-1 text-left font-medium">Method</th>
+          <th className="py-1 text-right font-medium" title="Weeks backtested">
+            Weeks
+          </th>
+          <th className="py-1 text-right font-medium" title="Weighted absolute percentage error: Σ|A−F| ÷ ΣA">
+            WAPE
+          </th>
+          <th
+            className="py-1 text-right font-medium"
+            title="Mean absolute percentage error over weeks with sales"
+          >
+            MAPE
+          </th>
+          <th className="py-1 text-right font-medium" title="Σ(F−A) ÷ ΣA; positive = over-forecast">
+            Bias
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {accuracy.map((a) => (
+          <tr
+            key={a.method}
+            data-method={a.method}
+            className={cn("border-t", a.method === methodInUse && "font-medium")}
+          >
+            <td className="py-1">
+              {methodLabel(a.method)}
+              {a.method === methodInUse && (
+                <span className="ml-1.5 rounded bg-blue-100 px-1 py-px text-[10px] font-medium text-blue-800 dark:bg-blue-950 dark:text-blue-300">
+                  in use
+                </span>
+              )}
+            </td>
+            <td className="py-1 text-right">{a.weeks}</td>
+            <td className="py-1 text-right">{formatPercent(a.wape)}</td>
+            <td className="py-1 text-right">{formatPercent(a.mape)}</td>
+            <td className="py-1 text-right">
+              {a.bias == null ? DASH : `${a.bias > 0 ? "+" : ""}${formatPercent(a.bias)}`}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

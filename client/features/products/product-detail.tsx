@@ -1,0 +1,320 @@
+// A product's planning page (issue #6): its figures at a glance, the charts behind them, and how each
+// figure is worked out (metrics.product = the explanation plus the chart series).
+import { Button } from "@client/components/ui/button.tsx";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
+import { Skeleton } from "@client/components/ui/skeleton.tsx";
+import { LoadError } from "@client/features/config/parts.tsx";
+import { useTRPC } from "@client/lib/trpc.ts";
+import { cn } from "@client/lib/utils.ts";
+import type { AbcClass, ExplainedFigure, ProductMetricsDetail } from "@shared/metrics.ts";
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { ArrowLeftIcon, PackageXIcon } from "lucide-react";
+import type { ReactNode } from "react";
+import { AccuracyChart, AccuracyTable, methodLabel, SalesForecastChart, StockChart } from "./charts.tsx";
+import { Explanation } from "./explanation.tsx";
+import {
+  DASH,
+  daysBetween,
+  formatDay,
+  formatMoney,
+  formatNumber,
+  formatPercent,
+  formatRate,
+  formatTimestamp,
+  formatUnits,
+} from "./format.ts";
+import type { ProductsSearch } from "./search.ts";
+import { AbcBadge, ProductStatusBadge } from "./status.tsx";
+
+export interface ProductDetailProps {
+  /** The pid of the URL, as typed (validated here). */
+  pid: string;
+  /** The list's URL state, so "Back to products" returns to the same view. */
+  listSearch: ProductsSearch;
+}
+
+function parsePid(text: string): number | null {
+  return /^\d{1,10}$/.test(text) && Number(text) >= 1 && Number(text) <= 2_147_483_647 ? Number(text) : null;
+}
+
+export function ProductDetail({ pid: pidText, listSearch }: ProductDetailProps) {
+  const pid = parsePid(pidText);
+  const back = (
+    <Button asChild variant="ghost" size="sm" className="-ml-2 text-muted-foreground">
+      <Link to="/products" search={listSearch} data-testid="back-to-products">
+        <ArrowLeftIcon />
+        Products
+      </Link>
+    </Button>
+  );
+  if (pid === null) return <NotFound back={back} message={`"${pidText}" is not a product ID.`} />;
+  return <ProductDetailOf pid={pid} back={back} />;
+}
+
+function ProductDetailOf({ pid, back }: { pid: number; back: ReactNode }) {
+  const trpc = useTRPC();
+  const query = useQuery(trpc.metrics.product.queryOptions({ pid }));
+  if (query.error) {
+    if (query.error.data?.code === "NOT_FOUND") return <NotFound back={back} message={query.error.message} />;
+    return (
+      <div className="space-y-4">
+        {back}
+        <LoadError message="Could not load this product's figures." onRetry={() => void query.refetch()} />
+      </div>
+    );
+  }
+  if (!query.data) return <DetailSkeleton back={back} />;
+  return <DetailView detail={query.data} back={back} />;
+}
+
+function NotFound({ back, message }: { back: ReactNode; message: string }) {
+  return (
+    <div className="space-y-4">
+      {back}
+      <div
+        data-testid="product-not-found"
+        className="flex flex-col items-center justify-center gap-3 rounded-xl border border-dashed bg-muted/30 px-6 py-16 text-center"
+      >
+        <PackageXIcon className="size-6 text-muted-foreground" aria-hidden />
+        <p className="max-w-md text-sm text-muted-foreground">{message}</p>
+      </div>
+    </div>
+  );
+}
+
+function DetailSkeleton({ back }: { back: ReactNode }) {
+  return (
+    <div className="space-y-6" data-testid="product-detail-loading">
+      {back}
+      <div className="space-y-2">
+        <Skeleton className="h-8 w-2/3 max-w-md" />
+        <Skeleton className="h-4 w-48" />
+      </div>
+      <div className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6">
+        {Array.from({ length: 6 }, (_, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
+          <Skeleton key={i} className="h-24" />
+        ))}
+      </div>
+      <Skeleton className="h-80" />
+    </div>
+  );
+}
+
+type Figures = Map<string, ExplainedFigure>;
+const numberOf = (figs: Figures, key: string): number | null => {
+  const v = figs.get(key)?.value;
+  return typeof v === "number" ? v : null;
+};
+const inputOf = (figs: Figures, key: string, input: string) => figs.get(key)?.inputs[input] ?? null;
+
+function Kpi({
+  label,
+  value,
+  sub,
+  tone,
+  href,
+  testId,
+}: {
+  label: string;
+  value: string;
+  sub?: ReactNode;
+  tone?: "alert" | "warn" | "good";
+  href: string;
+  testId: string;
+}) {
+  return (
+    <a
+      href={href}
+      data-testid={testId}
+      className="group rounded-xl border bg-card p-4 shadow-xs transition-colors hover:border-foreground/20 hover:bg-accent/40"
+    >
+      <div className="text-xs font-medium text-muted-foreground">{label}</div>
+      <div
+        className={cn(
+          "mt-1 text-2xl font-semibold tracking-tight tabular-nums",
+          tone === "alert" && "text-red-700 dark:text-red-400",
+          tone === "warn" && "text-amber-700 dark:text-amber-400",
+          tone === "good" && "text-emerald-700 dark:text-emerald-400",
+        )}
+      >
+        {value}
+      </div>
+      {sub && <div className="mt-1 text-xs text-muted-foreground">{sub}</div>}
+    </a>
+  );
+}
+
+function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: ReactNode }) {
+  const { explanation: ex } = detail;
+  const figs: Figures = new Map(ex.figures.map((f) => [f.key, f]));
+  const onHand = numberOf(figs, "on_hand");
+  const onOrder = numberOf(figs, "on_order") ?? 0;
+  const d = numberOf(figs, "demand_rate");
+  const dbar = numberOf(figs, "avg_daily_sales");
+  const cover = numberOf(figs, "days_of_cover");
+  const stockout = figs.get("stockout_date")?.value;
+  const stockoutDay = typeof stockout === "string" ? stockout : null;
+  const rop = numberOf(figs, "reorder_point");
+  const ss = numberOf(figs, "safety_stock");
+  const lead = numberOf(figs, "lead_time");
+  const qty = numberOf(figs, "reorder_qty") ?? 0;
+  const value = inputOf(figs, "reorder_qty", "reorder_value");
+  const margin = numberOf(figs, "margin_365d");
+  const gmroi = numberOf(figs, "gmroi_365d");
+  const abc = figs.get("abc_class")?.value;
+  const forecastTotal = numberOf(figs, "forecast");
+  const demandSource = inputOf(figs, "demand_rate", "demand_source");
+  const requested = inputOf(figs, "forecast", "requested_method");
+  const untilStockout = stockoutDay ? daysBetween(ex.d0, stockoutDay) : null;
+
+  return (
+    <div className="space-y-6" data-testid="product-detail" data-pid={ex.pid}>
+      <div className="space-y-3">
+        {back}
+        <div className="flex flex-wrap items-start justify-between gap-x-6 gap-y-3">
+          <div className="min-w-0 space-y-1.5">
+            <h1 className="text-2xl font-semibold tracking-tight break-words" data-testid="product-title">
+              {ex.title}
+            </h1>
+            <div className="flex flex-wrap items-center gap-2 text-sm text-muted-foreground">
+              <span>
+                SKU <span className="font-medium text-foreground">{ex.sku ?? DASH}</span>
+              </span>
+              <span aria-hidden>·</span>
+              <span>ID {ex.pid}</span>
+              <ProductStatusBadge status={ex.status} />
+              {typeof abc === "string" && <AbcBadge abc={abc as AbcClass} />}
+            </div>
+          </div>
+          <p className="text-xs text-muted-foreground" data-testid="calculated-at">
+            Figures for {formatDay(ex.d0)}
+            <br className="hidden sm:block" />
+            <span className="sm:hidden"> · </span>
+            calculated {formatTimestamp(ex.as_of)}
+          </p>
+        </div>
+      </div>
+
+      <div className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6" data-testid="kpis">
+        <Kpi
+          testId="kpi-on-hand"
+          href="#figure-on_hand"
+          label="On hand"
+          value={formatNumber(onHand)}
+          sub={onOrder > 0 ? `+${formatNumber(onOrder)} on order` : "Nothing on order"}
+        />
+        <Kpi
+          testId="kpi-demand"
+          href="#figure-demand_rate"
+          label="Demand"
+          value={d == null ? DASH : `${formatRate(d)}/day`}
+          sub={
+            demandSource === "category"
+              ? "From the category profile"
+              : dbar != null
+                ? `Over in-stock days of 90`
+                : undefined
+          }
+        />
+        <Kpi
+          testId="kpi-cover"
+          href="#figure-days_of_cover"
+          label="Days of cover"
+          value={cover == null ? DASH : `${formatNumber(Math.round(cover))} d`}
+          tone={ex.status === "critical" ? "alert" : undefined}
+          sub={
+            stockoutDay
+              ? `Stock-out ${formatDay(stockoutDay)}${untilStockout != null && untilStockout > 0 ? ` (${untilStockout} d)` : ""}`
+              : "No stock-out expected"
+          }
+        />
+        <Kpi
+          testId="kpi-rop"
+          href="#figure-reorder_point"
+          label="Reorder point"
+          value={rop == null ? DASH : formatNumber(rop)}
+          tone={ex.status === "reorder" ? "warn" : undefined}
+          sub={`Safety stock ${formatNumber(ss)} · lead time ${lead == null ? DASH : `${formatNumber(lead, 1)} d`}`}
+        />
+        <Kpi
+          testId="kpi-reorder"
+          href="#figure-reorder_qty"
+          label="Suggested order"
+          value={qty > 0 ? `${formatNumber(qty)}` : "0"}
+          tone={qty > 0 ? "warn" : undefined}
+          sub={qty > 0 && typeof value === "number" ? `${formatMoney(value)} at cost` : "Nothing to order"}
+        />
+        <Kpi
+          testId="kpi-margin"
+          href="#figure-margin_365d"
+          label="Margin (365 d)"
+          value={formatPercent(margin)}
+          tone={margin != null && margin < 0 ? "alert" : undefined}
+          sub={gmroi == null ? undefined : `GMROI ${formatNumber(gmroi, 2)}×`}
+        />
+      </div>
+
+      <div className="grid gap-4 lg:grid-cols-3">
+        <Card className="gap-3 py-5 lg:col-span-3">
+          <CardHeader className="px-5 sm:grid-cols-[1fr_auto]">
+            <div className="space-y-1.5">
+              <CardTitle className="text-base">Weekly sales and forecast</CardTitle>
+              <CardDescription>
+                Units sold per week over the last two years, and the next 13 weeks as forecast
+                {detail.forecast_method
+                  ? ` by the ${methodLabel(detail.forecast_method).toLowerCase()} method`
+                  : ""}
+                {typeof requested === "string" && requested !== detail.forecast_method
+                  ? ` (${methodLabel(requested).toLowerCase()} was asked for but needs a year of history)`
+                  : ""}
+                .
+              </CardDescription>
+            </div>
+            {forecastTotal != null && (
+              <div className="text-sm sm:text-right">
+                <div className="text-xs text-muted-foreground">Next 13 weeks</div>
+                <div className="font-semibold tabular-nums">{formatUnits(forecastTotal)} units</div>
+              </div>
+            )}
+          </CardHeader>
+          <CardContent className="px-3 sm:px-5">
+            <SalesForecastChart
+              history={detail.history}
+              forecast={detail.forecast}
+              method={detail.forecast_method}
+            />
+          </CardContent>
+        </Card>
+
+        <Card className="gap-3 py-5 lg:col-span-2">
+          <CardHeader className="px-5">
+            <CardTitle className="text-base">Stock level</CardTitle>
+            <CardDescription>
+              Closing stock of each day of the last 365, worked back from today's stock, sales and receipts.
+            </CardDescription>
+          </CardHeader>
+          <CardContent className="px-3 sm:px-5">
+            <StockChart stock={detail.stock} asOfDay={ex.d0} reorderPoint={rop} safetyStock={ss} />
+          </CardContent>
+        </Card>
+
+        <Card className="gap-3 py-5">
+          <CardHeader className="px-5">
+            <CardTitle className="text-base">Forecast accuracy</CardTitle>
+            <CardDescription>
+              Error of each method forecasting the last 8 weeks one at a time (WAPE, lower is better).
+            </CardDescription>
+          </CardHeader>
+          <CardContent className="space-y-3 px-3 sm:px-5">
+            <AccuracyChart accuracy={detail.accuracy} methodInUse={detail.forecast_method} />
+            <AccuracyTable accuracy={detail.accuracy} methodInUse={detail.forecast_method} />
+          </CardContent>
+        </Card>
+      </div>
+
+      <Explanation figures={ex.figures} />
+    </div>
+  );
+}

@@ -1,0 +1,765 @@
+// The Products page (issue #6): every product's planning figures (docs/metrics.md), 50 a page,
+// sorted, searched and filtered on the server. The whole view lives in the URL (search.ts).
+import { PageHeader } from "@client/components/page-header.tsx";
+import { Button } from "@client/components/ui/button.tsx";
+import { Card } from "@client/components/ui/card.tsx";
+import { SearchBox } from "@client/components/ui/search-box.tsx";
+import {
+  Select,
+  SelectContent,
+  SelectItem,
+  SelectTrigger,
+  SelectValue,
+} from "@client/components/ui/select.tsx";
+import { Skeleton } from "@client/components/ui/skeleton.tsx";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@client/components/ui/table.tsx";
+import { TableSkeletonRows } from "@client/components/ui/table-helpers.tsx";
+import { canAccess } from "@client/features/auth/access.ts";
+import { LoadError, PagingFooter } from "@client/features/config/parts.tsx";
+import { useAuth } from "@client/lib/session.ts";
+import { useTRPC } from "@client/lib/trpc.ts";
+import { useDebouncedValue } from "@client/lib/use-debounced-value.ts";
+import { useIsMobile } from "@client/lib/use-mobile.ts";
+import { cn } from "@client/lib/utils.ts";
+import {
+  ABC_CLASSES,
+  type AbcClass,
+  METRICS_PAGE_SIZE,
+  PRODUCT_STATUSES,
+  type ProductMetricSort,
+  type ProductMetricsPage,
+  type ProductMetricsRow,
+  type ProductStatus,
+  STATUS_LABELS,
+} from "@shared/metrics.ts";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { Link, useNavigate } from "@tanstack/react-router";
+import { ArrowDownIcon, ArrowUpDownIcon, ArrowUpIcon, DatabaseIcon, PackageSearchIcon } from "lucide-react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
+import {
+  DASH,
+  formatDay,
+  formatDayCompact,
+  formatMoneyShort,
+  formatNumber,
+  formatPercent,
+  formatRate,
+} from "./format.ts";
+import { DEFAULT_DIR, DEFAULT_SORT, listInputOf, nextSort, type ProductsSearch } from "./search.ts";
+import { AbcBadge, ProductStatusBadge, STATUS_STYLES } from "./status.tsx";
+
+const SEARCH_DEBOUNCE_MS = 300;
+
+export const NO_METRICS_TEXT =
+  "No metrics have been calculated yet. Run a full update or reset to calculate metrics.";
+
+interface Column {
+  id: string;
+  label: ReactNode;
+  /** What the column means (header tooltip). */
+  title?: string;
+  sort?: ProductMetricSort;
+  numeric?: boolean;
+  /** e.g. shown from a breakpoint on */
+  className?: string;
+  cell: (row: ProductMetricsRow) => ReactNode;
+}
+
+const muted = (text: string) => <span className="text-muted-foreground">{text}</span>;
+const zeroMuted = (value: number, text: string) => (value === 0 ? muted(text) : text);
+const urgent = (row: ProductMetricsRow) => row.status === "critical";
+
+const COLUMNS: Column[] = [
+  {
+    id: "status",
+    label: "Status",
+    sort: "status",
+    cell: (row) => <ProductStatusBadge status={row.status} />,
+  },
+  {
+    id: "abc",
+    label: "ABC",
+    sort: "abc_class",
+    title: "ABC class by the share of sales (A = top sellers)",
+    cell: (row) => <AbcBadge abc={row.abc_class} />,
+  },
+  {
+    id: "on_hand",
+    label: "On hand",
+    sort: "on_hand",
+    numeric: true,
+    cell: (row) => zeroMuted(row.on_hand, formatNumber(row.on_hand)),
+  },
+  {
+    id: "on_order",
+    label: "On order",
+    sort: "on_order",
+    numeric: true,
+    title: "Units still to arrive on open purchase orders",
+    cell: (row) => zeroMuted(row.on_order, formatNumber(row.on_order)),
+  },
+  {
+    id: "days_of_cover",
+    label: "Cover",
+    sort: "days_of_cover",
+    numeric: true,
+    title: "Days of cover: on hand ÷ daily demand",
+    cell: (row) =>
+      row.days_of_cover == null ? (
+        muted(DASH)
+      ) : (
+        <span className={cn(urgent(row) && "font-medium text-red-700 dark:text-red-400")}>
+          {formatNumber(Math.round(row.days_of_cover))} d
+        </span>
+      ),
+  },
+  {
+    id: "stockout_date",
+    label: "Stock-out",
+    sort: "stockout_date",
+    numeric: true,
+    title: "Estimated stock-out date, counting incoming purchase orders",
+    cell: (row) =>
+      row.stockout_date ? (
+        <span
+          title={formatDay(row.stockout_date)}
+          className={cn(urgent(row) && "font-medium text-red-700 dark:text-red-400")}
+        >
+          {formatDayCompact(row.stockout_date)}
+        </span>
+      ) : (
+        muted(DASH)
+      ),
+  },
+  {
+    id: "reorder_point",
+    label: "ROP",
+    sort: "reorder_point",
+    numeric: true,
+    title: "Reorder point: lead-time demand plus safety stock",
+    cell: (row) => (row.reorder_point == null ? muted(DASH) : formatNumber(row.reorder_point)),
+  },
+  {
+    id: "reorder_qty",
+    label: "Reorder",
+    sort: "reorder_qty",
+    numeric: true,
+    title: "Suggested order quantity",
+    cell: (row) =>
+      row.reorder_qty > 0 ? <span className="font-medium">{formatNumber(row.reorder_qty)}</span> : muted("0"),
+  },
+  {
+    id: "reorder_value",
+    label: "Value",
+    sort: "reorder_value",
+    numeric: true,
+    title: "Value of the suggested order at cost",
+    cell: (row) => (row.reorder_value > 0 ? formatMoneyShort(row.reorder_value) : muted(DASH)),
+  },
+  {
+    id: "units_30d",
+    label: "Sold 30d",
+    sort: "units_30d",
+    numeric: true,
+    title: "Units sold in the last 30 days",
+    cell: (row) => zeroMuted(row.units_30d, formatNumber(row.units_30d)),
+  },
+  {
+    id: "avg_daily_sales",
+    label: "Sales / day",
+    sort: "avg_daily_sales",
+    numeric: true,
+    title: "Average daily sales over the in-stock days of the last 90 days",
+    cell: (row) => zeroMuted(row.avg_daily_sales, formatRate(row.avg_daily_sales)),
+  },
+  {
+    id: "margin_365d",
+    label: "Margin",
+    sort: "margin_365d",
+    numeric: true,
+    title: "Gross margin of the last 365 days",
+    cell: (row) =>
+      row.margin_365d == null ? (
+        muted(DASH)
+      ) : (
+        <span className={cn(row.margin_365d < 0 && "text-red-700 dark:text-red-400")}>
+          {formatPercent(row.margin_365d)}
+        </span>
+      ),
+  },
+  {
+    id: "vendor",
+    label: "Vendor",
+    // Under 1536 px the vendor shows under the product's title instead.
+    className: "hidden 2xl:table-cell",
+    cell: (row) =>
+      row.vendor ? (
+        <span className="block max-w-28 truncate" title={row.vendor}>
+          {row.vendor}
+        </span>
+      ) : (
+        muted(DASH)
+      ),
+  },
+];
+
+/** The sorts the phone layout offers in its select (the table heads offer them all). */
+const SORT_LABELS: Partial<Record<ProductMetricSort, string>> = {
+  reorder_value: "Reorder value",
+  reorder_qty: "Reorder quantity",
+  stockout_date: "Stock-out date",
+  days_of_cover: "Days of cover",
+  units_30d: "Sold in 30 days",
+  revenue_30d: "Revenue 30 days",
+  avg_daily_sales: "Sales per day",
+  on_hand: "On hand",
+  margin_365d: "Margin",
+  title: "Title",
+  sku: "SKU",
+  status: "Status",
+  abc_class: "ABC class",
+};
+
+export interface ProductsListProps {
+  search: ProductsSearch;
+  /** Replaces the URL state (`replace` for typing, so the history is not flooded). */
+  onSearchChange: (next: ProductsSearch, opts?: { replace?: boolean }) => void;
+}
+
+export function ProductsList({ search, onSearchChange }: ProductsListProps) {
+  const trpc = useTRPC();
+  const isMobile = useIsMobile();
+  const input = listInputOf(search, METRICS_PAGE_SIZE);
+  const query = useQuery(trpc.metrics.products.queryOptions(input, { placeholderData: keepPreviousData }));
+  const sort = { sort: input.sort ?? DEFAULT_SORT, dir: input.dir ?? DEFAULT_DIR };
+
+  const set = (patch: Partial<ProductsSearch>, opts?: { replace?: boolean }) =>
+    onSearchChange({ ...search, page: undefined, ...patch }, opts);
+  const onSort = (column: ProductMetricSort) => set(nextSort(sort, column));
+
+  const data = query.data;
+  const filtered = Boolean(input.search || search.status || search.abc);
+  const pageCount = data ? Math.max(1, Math.ceil(data.total / METRICS_PAGE_SIZE)) : 1;
+  // A page past the end (fewer results after a recalculation, an old link): go to the last one.
+  useEffect(() => {
+    if (data && !query.isPlaceholderData && data.total > 0 && (search.page ?? 1) > pageCount)
+      onSearchChange({ ...search, page: pageCount > 1 ? pageCount : undefined }, { replace: true });
+  }, [data, query.isPlaceholderData, search, pageCount, onSearchChange]);
+
+  return (
+    <div className="space-y-5" data-testid="products-page">
+      <PageHeader
+        title="Products"
+        description="Stock, demand and reorder figures of every product, as of the last calculation."
+      />
+      <div className="space-y-3">
+        <div className="flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
+          <SearchInput
+            value={search.q ?? ""}
+            busy={query.isFetching}
+            onSearch={(q) => set({ q: q || undefined }, { replace: true })}
+          />
+          <div className="flex items-center gap-2">
+            <AbcFilter value={search.abc} onChange={(abc) => set({ abc })} />
+            {isMobile && <MobileSort sort={sort} onChange={(next) => set(next)} />}
+          </div>
+        </div>
+        <StatusChips
+          counts={data?.status_counts}
+          value={search.status}
+          onChange={(status) => set({ status })}
+        />
+      </div>
+
+      {query.error && !data ? (
+        <LoadError message="Could not load the product metrics." onRetry={() => void query.refetch()} />
+      ) : data && data.total === 0 ? (
+        <EmptyState
+          filtered={filtered}
+          onClear={() => onSearchChange({ sort: search.sort, dir: search.dir })}
+        />
+      ) : (
+        <Card className={cn("gap-0 overflow-hidden py-0", query.isPlaceholderData && "opacity-60")}>
+          {isMobile ? (
+            <ProductCards rows={data?.rows} search={search} />
+          ) : (
+            <ProductsTable rows={data?.rows} sort={sort} onSort={onSort} search={search} />
+          )}
+          {data && (
+            <div className="pb-4">
+              <PagingFooter
+                page={Math.min(search.page ?? 1, pageCount)}
+                pageSize={METRICS_PAGE_SIZE}
+                total={data.total}
+                noun={data.total === 1 ? "product" : "products"}
+                onPageChange={(page) => {
+                  onSearchChange({ ...search, page: page > 1 ? page : undefined });
+                  window.scrollTo({ top: 0 });
+                }}
+              />
+            </div>
+          )}
+        </Card>
+      )}
+    </div>
+  );
+}
+
+/** The search box: typing updates the URL once it pauses; a URL change (back button) updates the box. */
+function SearchInput({
+  value,
+  busy,
+  onSearch,
+}: {
+  value: string;
+  busy: boolean;
+  onSearch: (q: string) => void;
+}) {
+  const [text, setText] = useState(value);
+  const pushed = useRef(value);
+  const onSearchRef = useRef(onSearch);
+  onSearchRef.current = onSearch;
+  useEffect(() => {
+    if (value !== pushed.current) {
+      pushed.current = value;
+      setText(value);
+    }
+  }, [value]);
+  const debounced = useDebouncedValue(text.trim(), SEARCH_DEBOUNCE_MS);
+  useEffect(() => {
+    if (debounced !== pushed.current) {
+      pushed.current = debounced;
+      onSearchRef.current(debounced);
+    }
+  }, [debounced]);
+  return (
+    <SearchBox
+      value={text}
+      onChange={setText}
+      placeholder="Search by title, SKU, barcode or ID..."
+      busy={busy}
+      className="sm:w-96"
+    />
+  );
+}
+
+function StatusChips({
+  counts,
+  value,
+  onChange,
+}: {
+  counts: ProductMetricsPage["status_counts"] | undefined;
+  value: ProductStatus | undefined;
+  onChange: (status: ProductStatus | undefined) => void;
+}) {
+  const total = counts ? PRODUCT_STATUSES.reduce((sum, s) => sum + (counts[s] ?? 0), 0) : undefined;
+  const chip = (
+    status: ProductStatus | undefined,
+    label: string,
+    count: number | undefined,
+    dot?: string,
+  ) => {
+    const active = value === status;
+    return (
+      <button
+        key={status ?? "all"}
+        type="button"
+        aria-pressed={active}
+        data-testid="status-chip"
+        data-status={status ?? "all"}
+        onClick={() => onChange(active ? undefined : status)}
+        className={cn(
+          "inline-flex h-8 shrink-0 items-center gap-2 rounded-full border px-3 text-sm transition-colors",
+          "hover:bg-accent focus-visible:ring-[3px] focus-visible:ring-ring/50 focus-visible:outline-none",
+          active ? "border-foreground/70 bg-accent font-medium text-foreground" : "text-muted-foreground",
+          count === 0 && !active && "opacity-60",
+        )}
+      >
+        {dot && <span aria-hidden className={cn("size-2 rounded-full", dot)} />}
+        {label}
+        <span className="min-w-4 text-xs tabular-nums text-muted-foreground" data-testid="status-chip-count">
+          {count === undefined ? <Skeleton className="h-3 w-4" /> : formatNumber(count)}
+        </span>
+      </button>
+    );
+  };
+  return (
+    <div
+      role="toolbar"
+      aria-label="Filter by status"
+      className="-mx-4 flex gap-2 overflow-x-auto px-4 pb-1 sm:mx-0 sm:flex-wrap sm:overflow-visible sm:px-0"
+    >
+      {chip(undefined, "All", total)}
+      {PRODUCT_STATUSES.map((s) => chip(s, STATUS_LABELS[s], counts?.[s], STATUS_STYLES[s].dot))}
+    </div>
+  );
+}
+
+function AbcFilter({
+  value,
+  onChange,
+}: {
+  value: AbcClass | undefined;
+  onChange: (abc: AbcClass | undefined) => void;
+}) {
+  const options: (AbcClass | undefined)[] = [undefined, ...ABC_CLASSES];
+  return (
+    <fieldset
+      aria-label="ABC class"
+      className="m-0 inline-flex h-9 min-w-0 items-center rounded-md border bg-background p-0.5 shadow-xs"
+    >
+      <span className="px-2 text-xs font-medium text-muted-foreground">ABC</span>
+      {options.map((abc) => {
+        const active = value === abc;
+        return (
+          <button
+            key={abc ?? "all"}
+            type="button"
+            aria-pressed={active}
+            aria-label={abc ? `Class ${abc}` : "All classes"}
+            data-testid="abc-filter"
+            data-abc={abc ?? "all"}
+            onClick={() => onChange(abc)}
+            className={cn(
+              "h-full min-w-8 rounded px-2 text-sm transition-colors hover:bg-accent",
+              active
+                ? "bg-primary font-medium text-primary-foreground hover:bg-primary/90"
+                : "text-muted-foreground",
+            )}
+          >
+            {abc ?? "All"}
+          </button>
+        );
+      })}
+    </fieldset>
+  );
+}
+
+function MobileSort({
+  sort,
+  onChange,
+}: {
+  sort: { sort: ProductMetricSort; dir: "asc" | "desc" };
+  onChange: (next: { sort: ProductMetricSort; dir: "asc" | "desc" }) => void;
+}) {
+  const DirIcon = sort.dir === "asc" ? ArrowUpIcon : ArrowDownIcon;
+  return (
+    <div className="flex items-center gap-1">
+      <Select value={sort.sort} onValueChange={(v) => onChange(nextSort(sort, v as ProductMetricSort))}>
+        <SelectTrigger className="w-40" aria-label="Sort by">
+          <SelectValue />
+        </SelectTrigger>
+        <SelectContent>
+          {Object.entries(SORT_LABELS).map(([key, label]) => (
+            <SelectItem key={key} value={key}>
+              {label}
+            </SelectItem>
+          ))}
+        </SelectContent>
+      </Select>
+      <Button
+        variant="outline"
+        size="icon"
+        aria-label={sort.dir === "asc" ? "Ascending; sort descending" : "Descending; sort ascending"}
+        onClick={() => onChange({ sort: sort.sort, dir: sort.dir === "asc" ? "desc" : "asc" })}
+      >
+        <DirIcon />
+      </Button>
+    </div>
+  );
+}
+
+function ProductLink({
+  row,
+  search,
+  className,
+}: {
+  row: ProductMetricsRow;
+  search: ProductsSearch;
+  className?: string;
+}) {
+  return (
+    <Link
+      to="/products/$pid"
+      params={{ pid: String(row.pid) }}
+      search={search}
+      data-testid="product-link"
+      className={cn(
+        "font-medium hover:underline focus-visible:underline focus-visible:outline-none",
+        className,
+      )}
+      title={row.title}
+    >
+      {row.title}
+    </Link>
+  );
+}
+
+/** Headers wrap onto two lines ("On / hand"), so the numeric columns stay as narrow as their numbers. */
+const WRAP_HEAD = "h-auto py-2 leading-tight whitespace-normal";
+
+const STICKY = "sticky left-0 z-10 bg-card group-hover:bg-muted shadow-[inset_-1px_0_0_var(--color-border)]";
+
+/**
+ * A sortable column head. Only the sorted column shows its arrow in the layout; the others show a
+ * faint one on hover, beside the label without taking room, so fourteen columns fit at 1280 px.
+ */
+function SortHead({
+  column,
+  sort,
+  onSort,
+  title,
+  numeric,
+  className,
+  children,
+}: {
+  column: ProductMetricSort;
+  sort: { sort: ProductMetricSort; dir: "asc" | "desc" };
+  onSort: (column: ProductMetricSort) => void;
+  title?: string;
+  numeric?: boolean;
+  className?: string;
+  children: ReactNode;
+}) {
+  const active = sort.sort === column;
+  const Icon = !active ? ArrowUpDownIcon : sort.dir === "asc" ? ArrowUpIcon : ArrowDownIcon;
+  return (
+    <TableHead
+      aria-sort={active ? (sort.dir === "asc" ? "ascending" : "descending") : undefined}
+      className={cn(WRAP_HEAD, numeric && "text-right", className)}
+    >
+      <button
+        type="button"
+        title={title}
+        onClick={() => onSort(column)}
+        className={cn(
+          "group/sort relative -mx-1 inline-flex items-center gap-0.5 rounded px-1 py-0.5 hover:bg-accent hover:text-accent-foreground focus-visible:ring-[3px] focus-visible:ring-ring/50 focus-visible:outline-none",
+          numeric ? "flex-row-reverse text-right" : "text-left",
+          active && "text-foreground",
+        )}
+      >
+        <span>{children}</span>
+        <Icon
+          aria-hidden
+          className={cn(
+            "size-3.5 shrink-0",
+            !active && "absolute opacity-0 group-hover/sort:opacity-50 group-focus-visible/sort:opacity-50",
+            !active && (numeric ? "-left-3.5" : "-right-3.5"),
+          )}
+        />
+      </button>
+    </TableHead>
+  );
+}
+
+function ProductsTable({
+  rows,
+  sort,
+  onSort,
+  search,
+}: {
+  rows: ProductMetricsRow[] | undefined;
+  sort: { sort: ProductMetricSort; dir: "asc" | "desc" };
+  onSort: (column: ProductMetricSort) => void;
+  search: ProductsSearch;
+}) {
+  const navigate = useNavigate();
+  return (
+    <Table
+      data-testid="products-table"
+      className="text-[13px] [&_td:first-child]:pl-4 [&_th:first-child]:pl-4 [&_td:last-child]:pr-4 [&_th:last-child]:pr-4"
+    >
+      <TableHeader className="bg-muted">
+        <TableRow className="hover:bg-transparent">
+          <SortHead column="title" sort={sort} onSort={onSort} className={cn(STICKY, "bg-muted")}>
+            Product
+          </SortHead>
+          {COLUMNS.map((col) =>
+            col.sort ? (
+              <SortHead
+                key={col.id}
+                column={col.sort}
+                sort={sort}
+                onSort={onSort}
+                title={col.title}
+                numeric={col.numeric}
+                className={col.className}
+              >
+                {col.label}
+              </SortHead>
+            ) : (
+              <TableHead key={col.id} title={col.title} className={col.className}>
+                {col.label}
+              </TableHead>
+            ),
+          )}
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {rows === undefined ? (
+          <TableSkeletonRows rows={8} columns={COLUMNS.length + 1} />
+        ) : (
+          rows.map((row) => (
+            <TableRow
+              key={row.pid}
+              data-testid="products-row"
+              data-pid={row.pid}
+              data-status={row.status ?? undefined}
+              className="group cursor-pointer hover:bg-muted"
+              onClick={(e) => {
+                if ((e.target as HTMLElement).closest("a")) return;
+                if (window.getSelection()?.toString()) return;
+                void navigate({ to: "/products/$pid", params: { pid: String(row.pid) }, search });
+              }}
+            >
+              <TableCell className={cn(STICKY, "py-2")}>
+                <div className="max-w-52 truncate 2xl:max-w-72">
+                  <ProductLink row={row} search={search} />
+                </div>
+                <div
+                  className="max-w-52 truncate text-xs text-muted-foreground"
+                  data-testid="products-row-sub"
+                >
+                  {row.sku ?? "No SKU"}
+                  {row.vendor && <span className="2xl:hidden"> · {row.vendor}</span>}
+                </div>
+              </TableCell>
+              {COLUMNS.map((col) => (
+                <TableCell
+                  key={col.id}
+                  className={cn(col.numeric && "text-right tabular-nums", col.className)}
+                >
+                  {col.cell(row)}
+                </TableCell>
+              ))}
+            </TableRow>
+          ))
+        )}
+      </TableBody>
+    </Table>
+  );
+}
+
+/** Under 768 px: one card per product with the figures that decide what to do. */
+function ProductCards({ rows, search }: { rows: ProductMetricsRow[] | undefined; search: ProductsSearch }) {
+  if (rows === undefined)
+    return (
+      <div className="divide-y">
+        {Array.from({ length: 6 }, (_, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
+          <div key={i} className="space-y-2 p-4" data-testid="table-skeleton-row">
+            <Skeleton className="h-4 w-3/4" />
+            <Skeleton className="h-3 w-1/3" />
+            <Skeleton className="h-8 w-full" />
+          </div>
+        ))}
+      </div>
+    );
+  return (
+    <ul className="divide-y" data-testid="products-cards">
+      {rows.map((row) => (
+        <li key={row.pid} data-testid="products-row" data-pid={row.pid} data-status={row.status ?? undefined}>
+          <div className="relative space-y-2.5 p-4 hover:bg-muted/50">
+            <div className="flex items-start justify-between gap-3">
+              <div className="min-w-0">
+                <div className="line-clamp-2 leading-snug">
+                  <ProductLink row={row} search={search} className="after:absolute after:inset-0" />
+                </div>
+                <div className="mt-0.5 truncate text-xs text-muted-foreground">
+                  {row.sku ?? "No SKU"} · #{row.pid}
+                  {row.vendor ? ` · ${row.vendor}` : ""}
+                </div>
+              </div>
+              <div className="flex shrink-0 items-center gap-1.5">
+                <AbcBadge abc={row.abc_class} />
+                <ProductStatusBadge status={row.status} />
+              </div>
+            </div>
+            <dl className="grid grid-cols-4 gap-2 text-xs">
+              <Figure label="On hand" value={formatNumber(row.on_hand)} />
+              <Figure
+                label="Cover"
+                value={row.days_of_cover == null ? DASH : `${formatNumber(Math.round(row.days_of_cover))} d`}
+                alert={urgent(row)}
+              />
+              <Figure
+                label="Reorder"
+                value={row.reorder_qty > 0 ? formatNumber(row.reorder_qty) : "0"}
+                sub={row.reorder_value > 0 ? formatMoneyShort(row.reorder_value) : undefined}
+              />
+              <Figure label="Stock-out" value={formatDayCompact(row.stockout_date)} alert={urgent(row)} />
+            </dl>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Figure({
+  label,
+  value,
+  sub,
+  alert,
+}: {
+  label: string;
+  value: string;
+  sub?: string;
+  alert?: boolean;
+}) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-muted-foreground">{label}</dt>
+      <dd
+        className={cn("truncate text-sm font-medium tabular-nums", alert && "text-red-700 dark:text-red-400")}
+      >
+        {value}
+        {sub && <span className="ml-1 text-xs font-normal text-muted-foreground">{sub}</span>}
+      </dd>
+    </div>
+  );
+}
+
+function EmptyState({ filtered, onClear }: { filtered: boolean; onClear: () => void }) {
+  const { user } = useAuth();
+  return (
+    <div
+      data-testid="products-empty"
+      className="flex flex-col items-center justify-center gap-3 rounded-xl border border-dashed bg-muted/30 px-6 py-16 text-center"
+    >
+      <div className="flex size-12 items-center justify-center rounded-full border bg-background shadow-xs">
+        {filtered ? (
+          <PackageSearchIcon className="size-5 text-muted-foreground" aria-hidden />
+        ) : (
+          <DatabaseIcon className="size-5 text-muted-foreground" aria-hidden />
+        )}
+      </div>
+      {filtered ? (
+        <>
+          <p className="text-sm font-medium">No products match these filters.</p>
+          <Button variant="outline" size="sm" onClick={onClear}>
+            Clear filters
+          </Button>
+        </>
+      ) : (
+        <>
+          <p className="max-w-md text-sm text-muted-foreground">{NO_METRICS_TEXT}</p>
+          {canAccess(user, "settings:data_management") && (
+            <Button asChild variant="outline" size="sm">
+              <Link to="/settings" search={{ tab: "data" }}>
+                Go to Data Management
+              </Link>
+            </Button>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
