@@ -63,11 +63,15 @@ const reorderValueOf = (pid: number) => (pid === 2001 ? 36 : (pid % 5) * 10.5);
 const abcOf = (pid: number) => (pid === 2001 ? "A" : pid % 4 === 0 ? "A" : pid % 4 === 1 ? "B" : "C");
 const coverOf = (pid: number) => (pid === 2001 ? 10 : pid % 2 === 0 ? null : pid % 7);
 
-/** 2001 sells 2 units on each of the last 54 days, 5 units on 2025-09-15; one cancelled line. */
+/**
+ * 2001 sells 2 units on each of the last 54 days (at 10:00), 5 units on 2025-09-15; one cancelled
+ * line, and one on D0 after asOf (12:00), which is not a sale yet.
+ */
 const SALES_2001 = [
   ...Array.from({ length: 54 }, (_, k) => ({ day: addDays(D0, -k), qty: 2, status: "completed" })),
   { day: "2025-09-15", qty: 5, status: "completed" },
   { day: "2026-06-20", qty: 40, status: "cancelled" },
+  { day: D0, time: "18:00:00", qty: 100, status: "completed", afterAsOf: true },
 ];
 
 function sourceDir(): string {
@@ -81,7 +85,7 @@ function sourceDir(): string {
   ];
   editFile(dir, "products.csv", (t) => `${t.trimEnd()}\n${productRows.join("\n")}\n`);
   const lines = SALES_2001.map(
-    (s, i) => `${10_000 + i},SO-W${i},2001,${s.day}T10:00:00Z,${s.qty},3.00,0,${s.status}`,
+    (s, i) => `${10_000 + i},SO-W${i},2001,${s.day}T${s.time ?? "10:00:00"}Z,${s.qty},3.00,0,${s.status}`,
   );
   editFile(dir, "order_lines.csv", (t) => `${t.trimEnd()}\n${lines.join("\n")}\n`);
   return dir;
@@ -338,7 +342,7 @@ describe(`metrics API (${testBackend})`, () => {
     status:
       "not discontinued; not excluded; not new (history 546 days ≥ 30); d = 1.2/day > 0 and the stock-out date 2026-07-10 is 10 days after D0 (< 14) → critical",
     abc_class: "basis revenue_30d = 90 > 0; share before = 0.25 < 0.8 → A",
-    margin_365d: "(339.00 − 113 × 0.6) ÷ 339.00 = 271.20 ÷ 339.00 = 0.8",
+    margin_365d: "cogs = 113 × 0.6 = 67.80; (339.00 − 67.80) ÷ 339.00 = 271.20 ÷ 339.00 = 0.8",
     sell_through_30d: "60 ÷ (60 + 12) = 0.8333",
     turnover_365d: "67.80 ÷ (20 × 0.6) = 5.65",
     gmroi_365d: "271.20 ÷ (20 × 0.6) = 22.6",
@@ -459,7 +463,7 @@ describe(`metrics API (${testBackend})`, () => {
     expect(history.at(-1)).toEqual({ week_start: "2026-06-24", units: 14 });
     for (let i = 1; i < history.length; i++)
       expect(history[i]!.week_start).toBe(addDays(history[i - 1]!.week_start, 7));
-    const completed = SALES_2001.filter((s) => s.status === "completed");
+    const completed = SALES_2001.filter((s) => s.status === "completed" && !s.afterAsOf);
     expect(history.reduce((s, w) => s + w.units, 0)).toBe(completed.reduce((s, l) => s + l.qty, 0));
     const september = history.find(
       (w) => w.week_start <= "2025-09-15" && "2025-09-15" < addDays(w.week_start, 7),

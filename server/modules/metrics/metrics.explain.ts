@@ -31,6 +31,7 @@ export interface ExplainRow {
   calculated_at: Date;
   on_hand: number;
   on_order: number;
+  units_7d: number;
   units_30d: number;
   units_90d: number;
   units_365d: number;
@@ -133,6 +134,16 @@ const money = (x: Num) => (x === null ? "—" : x.toFixed(2));
 const rate = (x: Num) => `${num(x)}/day`;
 const days = (x: Num) => `${num(x, 2)} ${x === 1 ? "day" : "days"}`;
 const round4 = (x: number) => Number(x.toFixed(4));
+
+/**
+ * Forecast weeks as text: 2 decimals when the terms so written still add up to the result (to the
+ * cent), else 4, so a reader summing the printed terms gets the printed total.
+ */
+function weekTerms(terms: { w: number; k: number }[], result: number): (w: number) => string {
+  const sumAt = (dp: number) => terms.reduce((s, t) => s + t.k * Number(t.w.toFixed(dp)), 0);
+  const dp = Math.abs(sumAt(2) - result) < 0.005 ? 2 : 4;
+  return (w) => num(w, dp);
+}
 
 export function addDays(day: string, n: number): string {
   const d = new Date(`${day}T00:00:00Z`);
@@ -412,8 +423,9 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       formula = "SS = ⌈z × √(L × σd² + d̄² × σL²)⌉";
       const sigmaD = m.daily_sales_std;
       const inner = z * Math.sqrt(L * sigmaD ** 2 + dbar ** 2 * sigmaL ** 2);
-      computed = ceil(inner);
-      substituted = `⌈${num(z)} × √(${num(L, 2)} × ${num(sigmaD)}² + ${num(dbar)}² × ${num(sigmaL, 2)}²)⌉ = ⌈${num(inner)}⌉ = ${computed}`;
+      computed = Math.max(0, ceil(inner));
+      substituted = `⌈${num(z)} × √(${num(L, 2)} × ${num(sigmaD)}² + ${num(dbar)}² × ${num(sigmaL, 2)}²)⌉ = ⌈${num(inner)}⌉ = ${ceil(inner)}`;
+      if (ceil(inner) < 0) substituted += ` → never below 0 → 0`;
       note = `z = ${num(z)} for the ${num(m.service_level)} service level; established product with ${m.in_stock_days_90} in-stock days of the last 90 (≥ 30).`;
     } else if (m.safety_stock_method === "days" && d !== null) {
       formula = "SS = ⌈safety-stock days × d⌉";
@@ -495,10 +507,11 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       H !== null && L !== null && m.days_of_stock !== null
         ? `H = L + days of stock = ${num(L, 2)} + ${m.days_of_stock} = ${days(H)}; `
         : "";
-    if (H !== null && m.demand_source === "category" && d !== null) {
+    const byRate = m.demand_source === "category" || !forecast || forecast.weekly.length === 0;
+    if (H !== null && byRate && d !== null) {
       computed = d * H;
       substituted = `${horizon}F(H) = d × H = ${rate(d)} × ${days(H)} = ${num(computed, 2)}`;
-    } else if (H !== null && forecast && forecast.weekly.length > 0) {
+    } else if (H !== null && forecast && forecast.weekly.length > 0 && !byRate) {
       const weeks = forecast.weekly;
       const last = weeks[weeks.length - 1]!;
       const full = Math.floor(clean(H / 7));
@@ -507,23 +520,24 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       const repeats = Math.max(0, full - weeks.length);
       const next = full < weeks.length ? weeks[full]! : last;
       computed = inRange.reduce((s, w) => s + w, 0) + repeats * last + (rest / 7) * next;
+      const show = weekTerms(
+        [...inRange.map((w) => ({ w, k: 1 })), { w: last, k: repeats }, { w: next, k: rest / 7 }],
+        Number(computed.toFixed(2)),
+      );
       const terms: string[] = [];
-      if (inRange.length) terms.push(`(${inRange.map((w) => num(w, 2)).join(" + ")})`);
-      if (repeats) terms.push(`${repeats} × ${num(last, 2)}`);
-      if (rest > 0) terms.push(`${num(rest, 2)}/7 × ${num(next, 2)}`);
+      if (inRange.length) terms.push(`(${inRange.map(show).join(" + ")})`);
+      if (repeats) terms.push(`${repeats} × ${show(last)}`);
+      if (rest > 0) terms.push(`${num(rest, 2)}/7 × ${show(next)}`);
       substituted = `${horizon}F(${num(H, 2)}) = ${terms.join(" + ") || "0"} = ${num(computed, 2)}`;
-    } else if (H !== null) {
-      substituted = `${horizon}no forecast stored`;
     }
     push({
       key: "forecast_horizon_units",
       label: "Forecast over the horizon F(H)",
       value: m.forecast_horizon_units,
       unit: "units",
-      formula:
-        m.demand_source === "category"
-          ? "F(H) = d × H, H = L + days of stock"
-          : "F(H) = the first ⌊H/7⌋ forecast weeks + (H/7 − ⌊H/7⌋) of the next (weeks after 13 repeat week 13), H = L + days of stock",
+      formula: byRate
+        ? "F(H) = d × H (category profile, or no forecast), H = L + days of stock"
+        : "F(H) = the first ⌊H/7⌋ forecast weeks + (H/7 − ⌊H/7⌋) of the next (weeks after 13 repeat week 13), H = L + days of stock",
       substituted,
       inputs: {
         lead_time_days: L,
@@ -533,6 +547,9 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         weekly: forecast ? forecast.weekly.map((w) => num(w, 2)).join(", ") : null,
       },
       note: joinNotes(
+        byRate &&
+          m.demand_source !== "category" &&
+          "No forecast row: the horizon is covered at the demand rate.",
         params && m.days_of_stock !== null && params.days_of_stock !== m.days_of_stock
           ? `The settings now give ${params.days_of_stock} days of stock (${sourceLabel(params.sources.days_of_stock)}); the next full update uses it.`
           : undefined,
@@ -562,10 +579,11 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         substituted = `${head} ≤ 0 → 0`;
       } else {
         const up = ceil(need);
-        const q = Math.max(up, m.moq);
+        const moq = Math.max(m.moq, 1);
+        const q = Math.max(up, moq);
         const caseQty = Math.max(m.case_qty, 1);
         computed = Math.ceil(q / caseQty) * caseQty;
-        substituted = `${head} → ⌈${num(need, 2)}⌉ = ${up}, MOQ ${m.moq} → ${q}, case ${caseQty} → ${computed}`;
+        substituted = `${head} → ⌈${num(need, 2)}⌉ = ${up}, MOQ ${moq} → ${q}, case ${caseQty} → ${computed}`;
       }
     }
     if (m.cost_price !== null && m.reorder_qty > 0)
@@ -654,11 +672,11 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     const arrivals = [...perDay.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     let computed: string | null = null;
     let substituted: string;
-    if (m.on_hand === 0) {
+    if (d === null || d <= 0) {
+      substituted = `d = ${rate(d ?? 0)} → —`;
+    } else if (m.on_hand === 0) {
       computed = D0;
       substituted = `on hand = 0 → D0 = ${D0}`;
-    } else if (d === null || d <= 0) {
-      substituted = `d = ${rate(d ?? 0)} → —`;
     } else {
       const steps: string[] = [];
       let c = m.on_hand;
@@ -667,7 +685,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         const k = ceil(c / d);
         const day = addDays(D0, k);
         const next = arrivals[i];
-        const stepText = `D0 + ⌈${terms} ÷ ${rate(d)}⌉ = ${D0} + ${k} ${k === 1 ? "day" : "days"} = ${day}`;
+        const stepText = `D0 + ⌈${i > 0 ? `(${terms})` : terms} ÷ ${rate(d)}⌉ = ${D0} + ${k} ${k === 1 ? "day" : "days"} = ${day}`;
         if (!next || day < next[0]) {
           steps.push(next ? `${stepText}, before the next arrival on ${next[0]}` : stepText);
           computed = day;
@@ -744,7 +762,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       }
       checks.push(no);
     }
-    if (matched === "healthy") checks.push("→ healthy");
+    if (matched === "healthy") checks[checks.length - 1] += " → healthy";
     push({
       key: "status",
       label: "Status",
@@ -818,15 +836,18 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     if (cost === null) substituted = "no cost price → —";
     else if (m.revenue_365d === 0) substituted = "revenue_365d = 0 → —";
     else {
-      const cogs = m.units_365d * cost;
-      computed = round4((m.revenue_365d - cogs) / m.revenue_365d);
-      substituted = `(${money(m.revenue_365d)} − ${m.units_365d} × ${num(cost)}) ÷ ${money(m.revenue_365d)} = ${money(m.revenue_365d - cogs)} ÷ ${money(m.revenue_365d)} = ${num(computed)}`;
+      // The stored (rounded) cogs, as the calculation takes it.
+      const cogs = m.cogs_365d ?? Number((m.units_365d * cost).toFixed(2));
+      const profit = Number((m.revenue_365d - cogs).toFixed(2));
+      computed = round4(profit / m.revenue_365d);
+      substituted = `cogs = ${m.units_365d} × ${num(cost)} = ${money(cogs)}; (${money(m.revenue_365d)} − ${money(cogs)}) ÷ ${money(m.revenue_365d)} = ${money(profit)} ÷ ${money(m.revenue_365d)} = ${num(computed)}`;
     }
     push({
       key: "margin_365d",
       label: "Margin (365 days)",
       value: m.margin_365d,
-      formula: "gross profit ÷ revenue = (revenue_365d − units_365d × cost) ÷ revenue_365d",
+      formula:
+        "gross profit ÷ revenue = (revenue_365d − cogs_365d) ÷ revenue_365d, cogs_365d = units_365d × cost",
       substituted,
       inputs: {
         revenue_365d: m.revenue_365d,
@@ -890,7 +911,11 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       substituted = excluded ? "excluded → no forecast" : "no forecast stored";
     } else {
       const total = forecast.weekly.reduce((s, w) => s + w, 0);
-      substituted = `${forecast.method}: ${forecast.weekly.map((w) => num(w, 2)).join(" + ")} = ${num(total, 2)}`;
+      const show = weekTerms(
+        forecast.weekly.map((w) => ({ w, k: 1 })),
+        Number(total.toFixed(2)),
+      );
+      substituted = `${forecast.method}: ${forecast.weekly.map(show).join(" + ")} = ${num(total, 2)}`;
       if (forecast.method !== forecast.requested_method)
         note = `${forecast.requested_method} was asked for but needs at least 53 weeks of history: ${forecast.method} ran instead.`;
     }

@@ -194,6 +194,7 @@ const METRIC_FLOATS = [
 const METRIC_PLAIN = [
   "on_hand",
   "on_order",
+  "units_7d",
   "units_30d",
   "units_90d",
   "units_365d",
@@ -279,14 +280,15 @@ async function explainLoaded(db: Database, { row, forecast }: Loaded): Promise<M
        ORDER BY o.date_ordered, o.id, l.id`,
       [pid],
     ),
-    // Daily units of the last 90 days (the days with sales; the others add 0 to both sums).
+    // Daily units of the 89 whole days before D0 (the days with sales; the others add 0 to both
+    // sums). D0 itself is cut at asOf, which is not stored: its units are what units_90d leaves.
     query<SalesMoments>(
       `SELECT COALESCE(sum(x), 0)::float8 AS sum_x, COALESCE(sum(x * x), 0)::float8 AS sum_x2
        FROM (
          SELECT sum(quantity) AS x FROM order_lines
          WHERE pid = $1::int AND status = 'completed'
            AND order_date >= (($2::date - 89)::timestamp AT TIME ZONE 'UTC')
-           AND order_date < (($2::date + 1)::timestamp AT TIME ZONE 'UTC')
+           AND order_date < ($2::date::timestamp AT TIME ZONE 'UTC')
          GROUP BY (order_date AT TIME ZONE 'UTC')::date
        ) s`,
       [pid, row.d0],
@@ -294,11 +296,13 @@ async function explainLoaded(db: Database, { row, forecast }: Loaded): Promise<M
     resolvePlanningParameters(db, [pid]),
     loadGlobalSettingValues(db),
   ]);
+  const before = moments[0] ?? { sum_x: 0, sum_x2: 0 };
+  const onD0 = Math.max(0, row.units_90d - before.sum_x);
   return buildExplanation({
     row,
     forecast,
     openLines,
-    sales: moments[0] ?? { sum_x: 0, sum_x2: 0 },
+    sales: { sum_x: before.sum_x + onD0, sum_x2: before.sum_x2 + onD0 * onD0 },
     params: params[0] ?? null,
     settings,
   });
@@ -317,6 +321,7 @@ export async function productMetricsDetail(db: Database, pid: number): Promise<P
   const [explanation, history, accuracy, runs] = await Promise.all([
     explainLoaded(db, loaded),
     // Week k = D0−7k−6 … D0−7k, k = 0 … 103; one grouped pass over the product's order lines.
+    // Week 0 is the "last 7 days" window, cut at asOf (not stored): it is units_7d.
     query<{ week_start: string; units: number }>(
       `SELECT to_char($2::date - 7 * w.k - 6, 'YYYY-MM-DD') AS week_start, COALESCE(s.units, 0)::int AS units
        FROM generate_series(0, 103) AS w(k)
@@ -325,7 +330,7 @@ export async function productMetricsDetail(db: Database, pid: number): Promise<P
          FROM order_lines
          WHERE pid = $1::int AND status = 'completed'
            AND order_date >= (($2::date - 727)::timestamp AT TIME ZONE 'UTC')
-           AND order_date < (($2::date + 1)::timestamp AT TIME ZONE 'UTC')
+           AND order_date < (($2::date - 6)::timestamp AT TIME ZONE 'UTC')
          GROUP BY 1
        ) s ON s.k = w.k
        ORDER BY w.k DESC`,
@@ -342,6 +347,8 @@ export async function productMetricsDetail(db: Database, pid: number): Promise<P
       [pid],
     ),
   ]);
+  const lastWeek = history.at(-1);
+  if (lastWeek) lastWeek.units = row.units_7d;
   const stock = runs.map((r) => ({ date: r.valid_from, stock: r.stock }));
   const last = runs.at(-1);
   if (last && last.valid_to > last.valid_from) stock.push({ date: last.valid_to, stock: last.stock });
