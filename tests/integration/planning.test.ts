@@ -1,0 +1,641 @@
+// The worked fixture of docs/metrics.md §12 (tests/fixtures/source-planning): one Full Reset with the
+// section's settings, then every figure worked out by hand there, as stored in product_metrics,
+// product_stock_history, vendor_lead_times, product_forecasts, product_forecast_accuracy and the
+// brand, vendor and category aggregates. The expected values are the section's, rounded to the
+// decimals each column keeps; the section shows the arithmetic behind each of them.
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedGlobalSettings } from "../../server/modules/config/config.service.ts";
+import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
+import { type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
+
+const DIR = path.resolve("tests/fixtures/source-planning");
+
+/** Decimals a numeric column keeps; numbers of the other columns compare exactly. */
+const SCALE: Record<string, number> = {
+  stock_value_cost: 2,
+  stock_value_retail: 2,
+  revenue_7d: 2,
+  revenue_30d: 2,
+  revenue_90d: 2,
+  revenue_365d: 2,
+  lifetime_revenue: 2,
+  avg_daily_sales: 4,
+  daily_sales_std: 4,
+  avg_stock_units_365: 2,
+  cogs_365d: 2,
+  gross_profit_365d: 2,
+  margin_365d: 4,
+  sell_through_30d: 4,
+  turnover_365d: 4,
+  gmroi_365d: 4,
+  lead_time_measured: 2,
+  lead_time_measured_std: 2,
+  lead_time_days: 2,
+  demand_rate: 4,
+  horizon_days: 2,
+  forecast_horizon_units: 2,
+  service_level: 4,
+  z_score: 4,
+  lead_time_demand: 2,
+  reorder_value: 2,
+  overstock_value: 2,
+  days_of_cover: 1,
+  abc_basis_value: 2,
+  abc_share_before: 6,
+  lead_time_mean: 2,
+  lead_time_std: 2,
+  mean_days: 2,
+  std_days: 2,
+  on_time_rate: 4,
+  fill_rate: 4,
+};
+
+/** A figure §12 leaves open (1013's forecast: whether a product that is not replenishable gets one). */
+const SKIP = Symbol("not checked");
+type Value = string | number | boolean | null | typeof SKIP;
+type Row = Record<string, unknown>;
+
+interface Table {
+  columns: readonly string[];
+  rows: Record<number, readonly Value[]>;
+}
+const table = (columns: readonly string[], rows: Record<number, readonly Value[]>): Table => ({
+  columns,
+  rows,
+});
+
+function expectRow(
+  label: string,
+  actual: Row | undefined,
+  columns: readonly string[],
+  values: readonly Value[],
+) {
+  expect(actual, `${label}: no row`).toBeDefined();
+  if (!actual) return;
+  columns.forEach((column, i) => {
+    const want = values[i];
+    if (want === SKIP) return;
+    const got = actual[column];
+    const message = `${label} ${column}`;
+    if (typeof want === "number" && column in SCALE && got !== null) {
+      expect.soft(Number(got), message).toBeCloseTo(want, SCALE[column]);
+    } else {
+      expect.soft(got, message).toEqual(want);
+    }
+  });
+}
+
+function expectTable(t: Table, actual: Map<number, Row>, label = "pid") {
+  for (const [key, values] of Object.entries(t.rows)) {
+    expectRow(`${label} ${key}`, actual.get(Number(key)), t.columns, values);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per product (§12.3 – §12.9)
+
+const SALES = table(
+  [
+    "on_hand",
+    "on_order",
+    "stock_value_cost",
+    "stock_value_retail",
+    "units_7d",
+    "units_30d",
+    "units_90d",
+    "units_365d",
+    "revenue_7d",
+    "revenue_30d",
+    "revenue_90d",
+    "revenue_365d",
+    "total_sold",
+    "lifetime_revenue",
+  ],
+  {
+    1001: [100, 0, 100, 200, 14, 61, 180, 420, 28, 122, 360, 840, 420, 840],
+    1002: [40, 0, 160, 320, 10, 50, 130, 730, 80, 400, 1040, 5840, 1320, 10560],
+    1003: [14, 0, 21, 42, 7, 35, 84, 84, 21, 105, 252, 252, 84, 252],
+    1004: [33, 0, 82.5, 165, 18, 27, 27, 27, 90, 135, 135, 135, 27, 135],
+    1005: [30, 0, 60, 180, 0, 0, 0, 20, 0, 0, 0, 120, 20, 120],
+    1006: [50, 0, 30, 75, 0, 90, 180, 180, 0, 135, 270, 270, 180, 270],
+    1007: [25, 0, 20, 50, 7, 35, 63, 63, 14, 70, 126, 126, 63, 126],
+    1008: [40, 0, 16, 48, 10, 50, 130, 200, 12, 60, 156, 240, 200, 240],
+    1009: [20, 60, 40, 80, 15, 60, 180, 240, 60, 240, 720, 960, 240, 960],
+    1010: [300, 0, 150, 300, 7, 34, 90, 182, 7, 34, 90, 182, 182, 182],
+    1011: [10, 0, 16, 40, 9, 36, 108, 126, 35, 143, 431, 503, 126, 503],
+    1012: [5, 0, 5, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    1013: [8, 0, 0, 40, 0, 0, 0, 4, 0, 0, 0, 20, 4, 20],
+  },
+);
+
+const HISTORY = table(
+  [
+    "history_start",
+    "history_days",
+    "is_new",
+    "in_stock_days_90",
+    "out_of_stock_days_90",
+    "out_of_stock_days_365",
+    "avg_daily_sales",
+    "daily_sales_std",
+    "avg_stock_units_365",
+  ],
+  {
+    1001: ["2025-12-03", 210, false, 90, 0, 0, 2, 0.7644, 203.57],
+    1002: ["2024-07-03", 728, false, 90, 0, 0, 1.4444, 3.5351, 147.62],
+    1003: ["2026-04-02", 90, false, 80, 10, 10, 1.05, 2.5153, 26.13],
+    1004: ["2026-06-16", 15, true, 15, 0, 0, 1.8, 3.7264, 46.8],
+    1005: ["2025-05-27", 400, false, 90, 0, 0, 0, 0, 34.88],
+    1006: ["2026-04-02", 90, false, 90, 0, 0, 2, 9.3256, 151],
+    1007: ["2026-05-02", 60, false, 60, 0, 0, 1.05, 2.5206, 57.55],
+    1008: ["2026-02-11", 140, false, 90, 0, 0, 1.4444, 3.5351, 100.29],
+    1009: ["2026-03-11", 112, false, 90, 0, 0, 2, 5.1276, 122.95],
+    1010: ["2025-12-31", 182, false, 90, 0, 0, 1, 2.0933, 392.64],
+    1011: ["2026-03-25", 98, false, 90, 0, 0, 1.2, 3.0766, 68.5],
+    1012: ["2025-12-13", 200, false, 90, 0, 0, 0, 0, 5],
+    1013: ["2025-09-04", 300, false, 90, 0, 0, 0, 0, 10.39],
+  },
+);
+
+const MARGINS = table(
+  ["cogs_365d", "gross_profit_365d", "margin_365d", "sell_through_30d", "turnover_365d", "gmroi_365d"],
+  {
+    1001: [420, 420, 0.5, 0.3789, 2.0632, 2.0632],
+    1002: [2920, 2920, 0.5, 0.5556, 4.9451, 4.9451],
+    1003: [126, 126, 0.5, 0.7143, 3.2147, 3.2147],
+    1004: [67.5, 67.5, 0.5, 0.45, 0.5769, 0.5769],
+    1005: [40, 80, 0.6667, 0, 0.5734, 1.1468],
+    1006: [108, 162, 0.6, 0.6429, 1.1921, 1.7881],
+    1007: [50.4, 75.6, 0.6, 0.5833, 1.0947, 1.6421],
+    1008: [80, 160, 0.6667, 0.5556, 1.9942, 3.9884],
+    1009: [480, 480, 0.5, 0.75, 1.952, 1.952],
+    1010: [91, 91, 0.5, 0.1018, 0.4635, 0.4635],
+    1011: [201.6, 301.4, 0.5992, 0.7826, 1.8394, 2.75],
+    1012: [0, 0, null, 0, 0, 0],
+    1013: [null, null, null, 0, null, null],
+  },
+);
+
+const LEAD_TIMES = table(
+  [
+    "lead_time_configured",
+    "lead_time_configured_source",
+    "lead_time_measured",
+    "lead_time_measured_std",
+    "lead_time_measured_samples",
+    "lead_time_measured_level",
+    "lead_time_days",
+    "lead_time_source",
+  ],
+  {
+    1001: [12, "vendor_quoted", 14, 2, 3, "vendor", 14, "measured"],
+    1002: [21, "vendor_quoted", 14, 4, 3, "product", 14, "measured"],
+    1003: [12, "vendor_quoted", 14, 2, 3, "vendor", 14, "measured"],
+    1004: [7, "vendor", null, null, 0, null, 7, "configured"],
+    1005: [7, "vendor", null, null, 0, null, 7, "configured"],
+    1006: [10, "product", null, null, 0, null, 10, "configured"],
+    1007: [12, "vendor_quoted", 14, 2, 3, "vendor", 14, "measured"],
+    1008: [21, "vendor_quoted", 16, 4.47, 5, "vendor", 16, "measured"],
+    1009: [21, "vendor_quoted", 16, 4.47, 5, "vendor", 16, "measured"],
+    1010: [12, "vendor_quoted", 14, 2, 3, "vendor", 14, "measured"],
+    1011: [7, "vendor", null, null, 0, null, 7, "configured"],
+    1012: [14, "global", null, null, 0, null, 14, "configured"],
+    1013: [7, "vendor", null, null, 0, null, 7, "configured"],
+  },
+);
+
+const PLANNING = table(
+  [
+    "forecast_method",
+    "demand_rate",
+    "demand_source",
+    "days_of_stock",
+    "horizon_days",
+    "forecast_horizon_units",
+    "service_level",
+    "z_score",
+    "safety_stock",
+    "safety_stock_method",
+    "lead_time_demand",
+    "reorder_point",
+  ],
+  {
+    1001: ["standard", 2, "history", 28, 42, 84, 0.95, 1.6449, 9, "statistical", 28, 37],
+    1002: ["seasonal", 1.4444, "history", 30, 44, 212.57, 0.95, 1.6449, 24, "statistical", 20.22, 45],
+    1003: ["standard", 1.05, "history", 28, 42, 39.93, 0.95, 1.6449, 16, "statistical", 14.7, 31],
+    1004: ["standard", 1.5, "category", 20, 27, 40.5, 0.95, 1.6449, 11, "days", 10.5, 22],
+    1005: ["standard", 0, "history", 20, 27, 0, 0.95, 1.6449, 0, "statistical", 0, 0],
+    1006: ["standard", 2, "history", 20, 30, 63.23, 0.95, 1.6449, 49, "statistical", 20, 69],
+    1007: [null, 1.05, "history", 28, 42, 44.1, 0.95, 1.6449, 16, "statistical", 14.7, 31],
+    1008: ["standard", 1.4444, "history", 30, 46, 65.71, 0.95, 1.6449, 20, "fixed", 23.11, 44],
+    1009: ["standard", 2, "history", 30, 46, 98.57, 0.95, 1.6449, 37, "statistical", 32, 69],
+    1010: ["standard", 1, "history", 28, 42, 42, 0.95, 1.6449, 14, "statistical", 14, 28],
+    1011: ["standard", 1.2, "history", 20, 27, 34.71, 0.95, 1.6449, 14, "statistical", 8.4, 23],
+    1012: ["standard", 0, "history", 30, 44, 0, 0.95, 1.6449, 0, "statistical", 0, 0],
+    1013: [SKIP, 0, "history", 20, 27, SKIP, 0.95, 1.6449, 0, "statistical", 0, 0],
+  },
+);
+
+const ORDERING = table(
+  [
+    "reorder_qty",
+    "reorder_value",
+    "overstock_qty",
+    "overstock_value",
+    "days_of_cover",
+    "stockout_date",
+    "status",
+  ],
+  {
+    1001: [0, 0, 0, 0, 50, "2026-08-19", "healthy"],
+    1002: [197, 788, 0, 0, 27.7, "2026-07-28", "reorder"],
+    1003: [42, 63, 0, 0, 13.3, "2026-07-14", "reorder"],
+    1004: [19, 47.5, 0, 0, 22, "2026-07-22", "new"],
+    1005: [0, 0, 30, 60, null, null, "discontinued"],
+    1006: [63, 37.8, 0, 0, 25, "2026-07-25", "reorder"],
+    1007: [0, 0, 0, 0, 23.8, "2026-07-24", "excluded"],
+    1008: [60, 24, 0, 0, 27.7, "2026-07-28", "reorder"],
+    1009: [56, 112, 0, 0, 10, "2026-08-09", "healthy"],
+    1010: [0, 0, 106, 53, 300, "2027-04-26", "overstocked"],
+    1011: [39, 62.4, 0, 0, 8.3, "2026-07-09", "critical"],
+    1012: [0, 0, 5, 5, null, null, "overstocked"],
+    1013: [0, 0, 8, 0, null, null, "excluded"],
+  },
+);
+
+const ABC = table(["abc_basis_value", "abc_share_before", "abc_class"], {
+  1001: [122, 0.729224, "A"],
+  1002: [400, 0, "A"],
+  1003: [105, 0.813712, "B"],
+  1004: [135, 0.542244, "A"],
+  1005: [0, 1, "C"],
+  1006: [135, 0.635734, "A"],
+  1007: [70, 0.886427, "B"],
+  1008: [60, 0.934903, "B"],
+  1009: [240, 0.277008, "A"],
+  1010: [34, 0.976454, "C"],
+  1011: [143, 0.443213, "A"],
+  1012: [0, 1, "C"],
+  1013: [0, 1, "C"],
+});
+
+// §12.5: every run of 1003 (out of stock D0−48 … D0−39) and of the new 1004.
+const RUNS: Record<number, [string, string, number, number][]> = {
+  1003: [
+    ["2026-04-02", "2026-04-06", 42, 0],
+    ["2026-04-07", "2026-04-13", 35, 7],
+    ["2026-04-14", "2026-04-20", 28, 7],
+    ["2026-04-21", "2026-04-27", 21, 7],
+    ["2026-04-28", "2026-05-04", 14, 7],
+    ["2026-05-05", "2026-05-11", 7, 7],
+    ["2026-05-12", "2026-05-22", 0, 7],
+    ["2026-05-23", "2026-05-25", 56, 0],
+    ["2026-05-26", "2026-06-01", 49, 7],
+    ["2026-06-02", "2026-06-08", 42, 7],
+    ["2026-06-09", "2026-06-15", 35, 7],
+    ["2026-06-16", "2026-06-22", 28, 7],
+    ["2026-06-23", "2026-06-29", 21, 7],
+    ["2026-06-30", "2026-06-30", 14, 7],
+  ],
+  1004: [
+    ["2026-06-16", "2026-06-16", 60, 0],
+    ["2026-06-17", "2026-06-24", 51, 9],
+    ["2026-06-25", "2026-06-28", 42, 9],
+    ["2026-06-29", "2026-06-30", 33, 9],
+  ],
+};
+
+// §12.7: method, requested method, weeks 1 … 13, total.
+const flat = (v: number) => Array.from({ length: 13 }, () => v);
+const FORECASTS: Record<number, { method: string; requested: string; weekly: number[]; total: number }> = {
+  1001: { method: "standard", requested: "standard", weekly: flat(14), total: 182 },
+  1002: {
+    method: "seasonal",
+    requested: "seasonal",
+    weekly: [12, 12, 12, 32, 52, 72, 72, 52, 32, 12, 12, 12, 12],
+    total: 396,
+  },
+  1003: {
+    method: "standard",
+    requested: "standard",
+    weekly: [
+      6.6255, 6.6412, 6.6537, 6.6637, 6.6717, 6.6782, 6.6833, 6.6874, 6.6907, 6.6933, 6.6954, 6.6971, 6.6984,
+    ],
+    total: 86.7796,
+  },
+  1004: { method: "standard", requested: "standard", weekly: flat(14), total: 182 },
+  1005: { method: "standard", requested: "standard", weekly: flat(0.000981), total: 0.012759 },
+  1006: { method: "standard", requested: "standard", weekly: flat(14.7541), total: 191.8033 },
+  1008: { method: "standard", requested: "standard", weekly: flat(10), total: 130 },
+  1009: { method: "standard", requested: "standard", weekly: flat(15), total: 195 },
+  1010: { method: "standard", requested: "standard", weekly: flat(7), total: 91 },
+  1011: { method: "standard", requested: "standard", weekly: flat(9), total: 117 },
+  1012: { method: "standard", requested: "standard", weekly: flat(0), total: 0 },
+};
+
+// §12.7: [pid, method, weeks, actual, WAPE, MAPE, bias].
+type Accuracy = [number, string, number, number, number | null, number | null, number | null];
+const both = (
+  pid: number,
+  weeks: number,
+  actual: number,
+  w: number | null,
+  m: number | null,
+  b: number | null,
+) => (["standard", "seasonal"] as const).map((method): Accuracy => [pid, method, weeks, actual, w, m, b]);
+const ACCURACY: Accuracy[] = [
+  ...both(1001, 8, 112, 0, 0, 0),
+  [1002, "seasonal", 8, 80, 0, 0, 0],
+  [1002, "standard", 8, 80, 0.000498, 0.000498, 0.000498],
+  ...both(1003, 8, 49, 0.2794, 0.1365, 0.0063),
+  ...both(1005, 8, 0, null, null, null),
+  ...both(1006, 8, 135, 1.4303, 0.7661, -0.102),
+  ...both(1008, 8, 80, 0, 0, 0),
+  ...both(1009, 8, 120, 0, 0, 0),
+  ...both(1010, 8, 56, 0, 0, 0),
+  ...both(1011, 8, 72, 0, 0, 0),
+  ...both(1012, 8, 0, null, null, null),
+];
+
+// ---------------------------------------------------------------------------------------------
+// Aggregates (§12.10)
+
+const AGGREGATE_COLUMNS = [
+  "product_count",
+  "active_product_count",
+  "stock_units",
+  "stock_value_cost",
+  "stock_value_retail",
+  "units_7d",
+  "units_30d",
+  "units_90d",
+  "units_365d",
+  "revenue_7d",
+  "revenue_30d",
+  "revenue_90d",
+  "revenue_365d",
+  "lifetime_revenue",
+  "gross_profit_365d",
+  "margin_365d",
+  "reorder_value",
+  "overstock_value",
+  "status_counts",
+  "abc_counts",
+] as const;
+
+const statuses = (counts: Partial<Record<string, number>>) => ({
+  critical: 0,
+  reorder: 0,
+  healthy: 0,
+  overstocked: 0,
+  new: 0,
+  discontinued: 0,
+  excluded: 0,
+  ...counts,
+});
+const abc = (A: number, B: number, C: number) => ({ A, B, C });
+
+const BRANDS = table(AGGREGATE_COLUMNS, {
+  1: [
+    ...[5, 5, 472, 373.5, 757, 53, 192, 444, 776, 160, 466, 963, 1535, 1535, 780.1, 0.5082, 110.5, 53],
+    statuses({ healthy: 1, reorder: 1, new: 1, excluded: 1, overstocked: 1 }),
+    abc(2, 2, 1),
+  ] as Value[],
+  2: [
+    ...[4, 3, 160, 266, 623, 20, 190, 440, 1130, 92, 595, 1466, 6470, 11190, 3322, 0.5134, 849.8, 60],
+    statuses({ reorder: 3, discontinued: 1 }),
+    abc(2, 1, 1),
+  ] as Value[],
+  3: [
+    ...[3, 3, 38, 56, 160, 24, 96, 288, 370, 95, 383, 1151, 1483, 1483, 781.4, 0.5341, 174.4, 0],
+    statuses({ healthy: 1, critical: 1, excluded: 1 }),
+    abc(2, 0, 1),
+  ] as Value[],
+});
+
+const VENDOR_COLUMNS = [
+  ...AGGREGATE_COLUMNS,
+  "lead_time_samples",
+  "lead_time_mean",
+  "lead_time_std",
+  "on_time_rate",
+  "fill_rate",
+];
+const VENDORS = table(VENDOR_COLUMNS, {
+  10: [
+    ...[4, 4, 439, 291, 592, 35, 165, 417, 749, 70, 331, 828, 1400, 1400, 712.6, 0.509, 63, 53],
+    statuses({ healthy: 1, reorder: 1, excluded: 1, overstocked: 1 }),
+    abc(1, 2, 1),
+    ...[3, 14, 2, 0.5, 0.982],
+  ] as Value[],
+  20: [
+    ...[3, 3, 100, 216, 448, 35, 160, 440, 1170, 152, 700, 1916, 7040, 11760, 3560, 0.5057, 924, 0],
+    statuses({ healthy: 1, reorder: 2 }),
+    abc(2, 1, 0),
+    ...[5, 16, 4.47, 0.6, 0.9583],
+  ] as Value[],
+  30: [
+    ...[5, 4, 131, 188.5, 500, 27, 153, 315, 357, 125, 413, 836, 1048, 1048, 610.9, 0.5943, 147.7, 60],
+    statuses({ critical: 1, reorder: 1, new: 1, discontinued: 1, excluded: 1 }),
+    abc(3, 0, 2),
+    ...[0, null, null, null, null],
+  ] as Value[],
+});
+
+const CATEGORIES = table(AGGREGATE_COLUMNS, {
+  1: [
+    ...[
+      11, 10, 630, 535.5, 1220, 87, 428, 1042, 1546, 267, 1044, 2540, 3648, 3648, 1963.5, 0.5412, 346.7, 113,
+    ],
+    statuses({ critical: 1, reorder: 3, healthy: 2, overstocked: 1, new: 1, discontinued: 1, excluded: 2 }),
+    abc(5, 3, 3),
+  ] as Value[],
+  2: [
+    ...[2, 2, 45, 165, 335, 10, 50, 130, 730, 80, 400, 1040, 5840, 10560, 2920, 0.5, 788, 5],
+    statuses({ reorder: 1, overstocked: 1 }),
+    abc(1, 0, 1),
+  ] as Value[],
+  10: [
+    ...[6, 6, 507, 409.5, 835, 71, 267, 691, 1153, 218, 696, 1713, 2609, 2609, 1344.5, 0.5153, 246.5, 53],
+    statuses({ healthy: 2, reorder: 2, new: 1, overstocked: 1 }),
+    abc(3, 2, 1),
+  ] as Value[],
+  20: [
+    ...[4, 3, 115, 126, 345, 16, 161, 351, 389, 49, 348, 827, 1019, 1019, 619, 0.6075, 100.2, 60],
+    statuses({ critical: 1, reorder: 1, discontinued: 1, excluded: 1 }),
+    abc(2, 1, 1),
+  ] as Value[],
+  100: [
+    ...[3, 3, 433, 332.5, 665, 39, 122, 297, 629, 125, 291, 585, 1157, 1157, 578.5, 0.5, 47.5, 53],
+    statuses({ healthy: 1, new: 1, overstocked: 1 }),
+    abc(2, 0, 1),
+  ] as Value[],
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testBackend})`, () => {
+  let tdb: TestDatabase;
+  let p: PipelineHarness;
+
+  /** Rows of a query as plain JSON values (numbers, 'YYYY-MM-DD' dates, arrays, objects). */
+  async function rows(sql: string): Promise<Row[]> {
+    const result = await tdb.db.prisma.$queryRawUnsafe<{ j: string }[]>(
+      `SELECT row_to_json(x)::text AS j FROM (${sql}) x`,
+    );
+    return result.map((r) => JSON.parse(r.j) as Row);
+  }
+  async function byKey(sql: string, key: string): Promise<Map<number, Row>> {
+    return new Map((await rows(sql)).map((r) => [Number(r[key]), r]));
+  }
+
+  /** Everything the planning engine writes, to compare two runs (calculated_at aside). */
+  async function planningTables() {
+    return {
+      metrics: await rows("SELECT * FROM product_metrics ORDER BY pid"),
+      history: await rows("SELECT * FROM product_stock_history ORDER BY pid, valid_from"),
+      leadTimes: await rows("SELECT * FROM vendor_lead_times ORDER BY vendor_id"),
+      forecasts: await rows("SELECT * FROM product_forecasts ORDER BY pid"),
+      accuracy: await rows("SELECT * FROM product_forecast_accuracy ORDER BY pid, method"),
+      brands: await rows("SELECT * FROM brand_metrics ORDER BY brand_id"),
+      vendors: await rows("SELECT * FROM vendor_metrics ORDER BY vendor_id"),
+      categories: await rows("SELECT * FROM category_metrics ORDER BY category_id"),
+    };
+  }
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    const { prisma } = tdb.db;
+    // §12.1: the catalogue's global settings, lead times measured; the product and vendor settings.
+    await seedGlobalSettings(tdb.db);
+    await prisma.$executeRawUnsafe(
+      "UPDATE settings_global SET setting_value = 'measured' WHERE setting_key = 'lead_time_source'",
+    );
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO settings_product (pid, lead_time_days, safety_stock, forecast_method, exclude_from_forecast) VALUES
+         (1002, NULL, 0, 'seasonal', false),
+         (1006, 10, 0, NULL, false),
+         (1007, NULL, 0, NULL, true),
+         (1008, NULL, 20, NULL, false)`,
+    );
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO settings_vendor (vendor, default_lead_time_days, default_days_of_stock) VALUES
+         ('Northwind Paper', NULL, 28),
+         ('Local Goods', 7, 20)`,
+    );
+    p = await pipeline(tdb.db, () => DIR);
+    expect(await p.run("reset")).toMatchObject({ status: "complete", error: null });
+  }, 120_000);
+  afterAll(async () => {
+    await p.close();
+    await tdb.drop();
+  });
+
+  it("§12.3–12.4: on order, stock value and the sales windows (cancelled, returned and later lines are no sales)", async () => {
+    expectTable(SALES, await byKey("SELECT * FROM product_metrics", "pid"));
+  });
+
+  it("§12.5: life, days in and out of stock, d̄, σd and average stock", async () => {
+    expectTable(HISTORY, await byKey("SELECT * FROM product_metrics", "pid"));
+  });
+
+  it("§12.5: the stock runs of the product out of stock for 10 days and of the new launch", async () => {
+    for (const [pid, runs] of Object.entries(RUNS)) {
+      const got = await rows(
+        `SELECT valid_from, valid_to, stock, sold_first_day FROM product_stock_history WHERE pid = ${Number(pid)} ORDER BY valid_from`,
+      );
+      expect
+        .soft(
+          got.map((r) => [r.valid_from, r.valid_to, r.stock, r.sold_first_day]),
+          `runs of ${pid}`,
+        )
+        .toEqual(runs);
+    }
+  });
+
+  it("§12.6: COGS, gross profit, margin, sell-through, turnover and GMROI", async () => {
+    expectTable(MARGINS, await byKey("SELECT * FROM product_metrics", "pid"));
+  });
+
+  it("§12.3: configured and measured lead times, L, and each vendor's delivery performance", async () => {
+    expectTable(LEAD_TIMES, await byKey("SELECT * FROM product_metrics", "pid"));
+    const vendors = await byKey("SELECT * FROM vendor_lead_times", "vendor_id");
+    const columns = ["samples", "mean_days", "std_days", "on_time_rate", "fill_rate"];
+    expectRow("vendor 10", vendors.get(10), columns, [3, 14, 2, 0.5, 0.982]);
+    expectRow("vendor 20", vendors.get(20), columns, [5, 16, 4.47, 0.6, 0.9583]);
+    // Local Goods has no purchase orders: no row, or one without samples.
+    expect(vendors.get(30)?.samples ?? 0).toBe(0);
+  });
+
+  it("§12.7: the 13-week forecasts (none for the excluded product)", async () => {
+    const got = await byKey("SELECT * FROM product_forecasts", "pid");
+    expect(got.has(1007)).toBe(false);
+    for (const [pid, want] of Object.entries(FORECASTS)) {
+      const row = got.get(Number(pid));
+      expect.soft(row, `forecast of ${pid}`).toBeDefined();
+      if (!row) continue;
+      expect
+        .soft([row.method, row.requested_method, row.week_start], `forecast of ${pid}`)
+        .toEqual([want.method, want.requested, "2026-07-01"]);
+      const weekly = row.weekly as number[];
+      expect.soft(weekly.length, `weeks of ${pid}`).toBe(13);
+      const digits = Number(pid) === 1005 ? 6 : 4;
+      weekly.forEach((v, i) => {
+        expect.soft(v, `${pid} week ${i + 1}`).toBeCloseTo(want.weekly[i]!, digits);
+      });
+      expect.soft(row.total_91d as number, `${pid} total`).toBeCloseTo(want.total, digits);
+    }
+  });
+
+  it("§12.7: the backtests, per product and method (none under 9 weeks of history)", async () => {
+    const got = await rows("SELECT * FROM product_forecast_accuracy ORDER BY pid, method");
+    const byPidMethod = new Map(got.map((r) => [`${r.pid} ${r.method}`, r]));
+    expect(got.filter((r) => r.pid === 1004 || r.pid === 1007)).toEqual([]);
+    for (const [pid, method, weeks, actual, wape, mape, bias] of ACCURACY) {
+      const label = `accuracy ${pid} ${method}`;
+      const row = byPidMethod.get(`${pid} ${method}`);
+      expect.soft(row, label).toBeDefined();
+      if (!row) continue;
+      expect.soft([row.weeks, row.actual], label).toEqual([weeks, actual]);
+      const digits = pid === 1002 ? 6 : 4;
+      for (const [name, want] of [
+        ["wape", wape],
+        ["mape", mape],
+        ["bias", bias],
+      ] as const) {
+        if (want === null) expect.soft(row[name], `${label} ${name}`).toBeNull();
+        else expect.soft(row[name] as number, `${label} ${name}`).toBeCloseTo(want, digits);
+      }
+    }
+  });
+
+  it("§12.8: demand rate, horizon, forecast over the horizon, safety stock and reorder point", async () => {
+    expectTable(PLANNING, await byKey("SELECT * FROM product_metrics", "pid"));
+  });
+
+  it("§12.8: reorder and overstock quantities, cover, stock-out date (counting open POs) and status", async () => {
+    expectTable(ORDERING, await byKey("SELECT * FROM product_metrics", "pid"));
+  });
+
+  it("§12.9: ABC classes by 30-day revenue with the shares ranked before", async () => {
+    expectTable(ABC, await byKey("SELECT * FROM product_metrics", "pid"));
+  });
+
+  it("§12.10: brand, vendor and category aggregates", async () => {
+    expectTable(BRANDS, await byKey("SELECT * FROM brand_metrics", "brand_id"), "brand");
+    expectTable(VENDORS, await byKey("SELECT * FROM vendor_metrics", "vendor_id"), "vendor");
+    expectTable(CATEGORIES, await byKey("SELECT * FROM category_metrics", "category_id"), "category");
+  });
+
+  it("a Full Update right after changes none of these figures", async () => {
+    const strip = (t: Awaited<ReturnType<typeof planningTables>>) => ({
+      ...t,
+      metrics: t.metrics.map(({ calculated_at: _, ...rest }) => rest),
+    });
+    const before = strip(await planningTables());
+    expect(before.metrics).toHaveLength(13);
+    expect(await p.run("update")).toMatchObject({ status: "complete", error: null });
+    expect(strip(await planningTables())).toEqual(before);
+  });
+});
