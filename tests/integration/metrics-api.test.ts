@@ -67,7 +67,7 @@ const coverOf = (pid: number) => (pid === 2001 ? 10 : pid % 2 === 0 ? null : pid
  * 2001 sells 2 units on each of the last 54 days (at 10:00), 5 units on 2025-09-15; one cancelled
  * line, and one on D0 after asOf (12:00), which is not a sale yet.
  */
-const SALES_2001 = [
+const SALES_2001: { day: string; time?: string; qty: number; status: string; afterAsOf?: boolean }[] = [
   ...Array.from({ length: 54 }, (_, k) => ({ day: addDays(D0, -k), qty: 2, status: "completed" })),
   { day: "2025-09-15", qty: 5, status: "completed" },
   { day: "2026-06-20", qty: 40, status: "cancelled" },

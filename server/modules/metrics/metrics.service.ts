@@ -88,11 +88,9 @@ const PRODUCT_ROW_SELECT = `
   to_char(m.stockout_date, 'YYYY-MM-DD') AS stockout_date, m.margin_365d::float8 AS margin_365d,
   m.abc_class, m.status, m.forecast_method`;
 
-const PRODUCT_FROM = `
-  FROM product_metrics m
-  JOIN products p ON p.pid = m.pid
-  LEFT JOIN vendors v ON v.id = p.vendor_id
-  LEFT JOIN brands b ON b.id = p.brand_id`;
+/** What the filters and sorts read (products only when they need it); names join the page's rows. */
+const fromFor = (sql: string) =>
+  /\bp\./.test(sql) ? "FROM product_metrics m JOIN products p ON p.pid = m.pid" : "FROM product_metrics m";
 
 /** GET the product metrics list: one page, its total, and the status counts for the filter chips. */
 export async function listProductMetrics(
@@ -111,13 +109,12 @@ export async function listProductMetrics(
   if (search) {
     const like = param(`%${likeEscape(search)}%`);
     const alternatives = [`p.title ILIKE ${like}`, `p.sku ILIKE ${like}`, `p.barcode ILIKE ${like}`];
-    if (/^\d{1,9}$/.test(search)) alternatives.push(`m.pid = ${param(Number(search))}::int`);
+    if (/^\d{1,9}$/.test(search)) alternatives.push(`p.pid = ${param(Number(search))}::int`);
     where.push(`(${alternatives.join(" OR ")})`);
   }
   if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
   if (q.vendorId) where.push(`p.vendor_id = ${param(q.vendorId)}::int`);
   if (q.brandId) where.push(`p.brand_id = ${param(q.brandId)}::int`);
-  // The chips count over every filter but status.
   const chipWhere = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const chipParams = [...params];
   if (q.status) where.push(`m.status = ${param(q.status)}`);
@@ -128,31 +125,32 @@ export async function listProductMetrics(
   const limit = param(q.pageSize);
   const offset = param((q.page - 1) * q.pageSize);
 
+  // The page's pids first (narrow rows, a top-N sort), then their columns and names.
   const [rows, chips] = await Promise.all([
-    query<ProductMetricsRow & { total: number }>(
-      `SELECT ${PRODUCT_ROW_SELECT}, count(*) OVER ()::int AS total
-       ${PRODUCT_FROM} ${rowWhere} ${order} LIMIT ${limit}::int OFFSET ${offset}::int`,
+    query<ProductMetricsRow>(
+      `SELECT ${PRODUCT_ROW_SELECT}
+       FROM (SELECT m.pid ${fromFor(rowWhere + order)} ${rowWhere} ${order} LIMIT ${limit}::int OFFSET ${offset}::int) pg
+       JOIN product_metrics m ON m.pid = pg.pid
+       JOIN products p ON p.pid = m.pid
+       LEFT JOIN vendors v ON v.id = p.vendor_id
+       LEFT JOIN brands b ON b.id = p.brand_id
+       ${order}`,
       params,
     ),
+    // The chips count over every filter but status; the total is one of them (or their sum).
     query<{ status: string | null; n: number }>(
-      `SELECT m.status, count(*)::int AS n ${PRODUCT_FROM} ${chipWhere} GROUP BY m.status`,
+      `SELECT m.status, count(*)::int AS n ${fromFor(chipWhere)} ${chipWhere} GROUP BY m.status`,
       chipParams,
     ),
   ]);
-  let total = rows[0]?.total ?? 0;
-  if (rows.length === 0 && q.page > 1) {
-    // Past the last page: the window count has no row to ride on.
-    const [c] = await query<{ total: number }>(
-      `SELECT count(*)::int AS total ${PRODUCT_FROM} ${rowWhere}`,
-      params.slice(0, -2),
-    );
-    total = c?.total ?? 0;
-  }
   const status_counts = zeroCounts(PRODUCT_STATUSES);
-  for (const c of chips)
+  let total = 0;
+  for (const c of chips) {
     if (c.status && c.status in status_counts) status_counts[c.status as ProductStatus] = c.n;
+    if (!q.status || c.status === q.status) total += c.n;
+  }
   return {
-    rows: rows.map(({ total: _t, ...r }) => r),
+    rows,
     total,
     page: q.page,
     pageSize: q.pageSize,
