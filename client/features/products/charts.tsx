@@ -434,11 +434,15 @@ export function AccuracyChart({
 }) {
   const data: AccuracyPoint[] = accuracy.map((a) => ({
     method: a.method,
-    label: methodLabel(a.method) + (a.method === methodInUse ? " (in use)" : ""),
+    label: methodLabel(a.method),
     wape: a.wape,
     inUse: a.method === methodInUse,
   }));
   const measurable = data.some((d) => d.wape != null);
+  const maxWape = Math.max(0, ...data.map((d) => d.wape ?? 0));
+  const step = maxWape <= 0.5 ? 0.1 : maxWape <= 1 ? 0.25 : 0.5;
+  const top = Math.max(step, Math.ceil(maxWape / step - 1e-9) * step);
+  const ticks = Array.from({ length: Math.round(top / step) + 1 }, (_, i) => Number((i * step).toFixed(2)));
   const chartHeight = Math.max(height, data.length * 44 + 40);
   return (
     <ChartFrame
@@ -458,13 +462,14 @@ export function AccuracyChart({
         layout="vertical"
         style={{ width: "100%", height: chartHeight }}
         data={data}
-        margin={{ top: 4, right: 48, bottom: 0, left: 0 }}
+        margin={{ top: 4, right: 84, bottom: 0, left: 0 }}
         barCategoryGap="28%"
       >
         <CartesianGrid horizontal={false} stroke={CHART_COLORS.grid} />
         <XAxis
           type="number"
-          domain={[0, (max: number) => Math.max(0.1, Math.ceil(max * 10) / 10)]}
+          domain={[0, top]}
+          ticks={ticks}
           tick={AXIS_TICK}
           tickLine={false}
           axisLine={{ stroke: CHART_COLORS.grid }}
@@ -476,7 +481,7 @@ export function AccuracyChart({
           tick={{ ...AXIS_TICK, fontSize: 12 }}
           tickLine={false}
           axisLine={false}
-          width={120}
+          width={72}
         />
         <Tooltip
           cursor={{ fill: "rgba(0,0,0,0.04)" }}
@@ -500,10 +505,22 @@ export function AccuracyChart({
           ))}
           <LabelList
             dataKey="wape"
-            position="right"
-            fontSize={11}
-            fill={CHART_COLORS.axis}
-            formatter={(v: unknown) => (typeof v === "number" ? formatPercent(v) : DASH)}
+            content={({ x, y, width, height, value, index }) => {
+              const point = typeof index === "number" ? data[index] : undefined;
+              const text = `${typeof value === "number" ? formatPercent(value) : DASH}${point?.inUse ? " · in use" : ""}`;
+              return (
+                <text
+                  x={Number(x) + Number(width) + 6}
+                  y={Number(y) + Number(height) / 2}
+                  dominantBaseline="central"
+                  fontSize={11}
+                  fill={point?.inUse ? CHART_COLORS.barInUse : CHART_COLORS.axis}
+                  fontWeight={point?.inUse ? 600 : 400}
+                >
+                  {text}
+                </text>
+              );
+            }}
           />
         </Bar>
       </BarChart>
@@ -521,7 +538,7 @@ export function AccuracyTable({
 }) {
   if (accuracy.length === 0) return null;
   return (
-    <table className="w-full text-xs tabular-nums" data-testid="accuracy-table">
+    <table className="w-full text-xs tabular-nums [&_td+td]:pl-3 [&_th+th]:pl-3" data-testid="accuracy-table">
       <thead>
         <tr className="text-muted-foreground">
           <th className="py-1 text-left font-medium">Method</th>
@@ -549,7 +566,7 @@ export function AccuracyTable({
             data-method={a.method}
             className={cn("border-t", a.method === methodInUse && "font-medium")}
           >
-            <td className="py-1">
+            <td className="whitespace-nowrap py-1">
               {methodLabel(a.method)}
               {a.method === methodInUse && (
                 <span className="ml-1.5 rounded bg-blue-100 px-1 py-px text-[10px] font-medium text-blue-800 dark:bg-blue-950 dark:text-blue-300">

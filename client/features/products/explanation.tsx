@@ -138,7 +138,7 @@ function FigureRow({ figure }: { figure: ExplainedFigure }) {
       data-testid="explained-figure"
       data-key={figure.key}
       id={`figure-${figure.key}`}
-      className="grid gap-x-6 gap-y-2 py-4 first:pt-0 last:pb-0 md:grid-cols-[13rem_minmax(0,1fr)]"
+      className="grid scroll-mt-20 gap-x-6 gap-y-2 py-4 first:pt-0 last:pb-0 md:grid-cols-[13rem_minmax(0,1fr)]"
     >
       <div className="flex items-baseline justify-between gap-3 md:block">
         <div className="text-sm text-muted-foreground">
@@ -203,9 +203,26 @@ export function Explanation({ figures }: { figures: ExplainedFigure[] }) {
           Each figure with its formula and the same formula filled in with this product's numbers from the
           last calculation.
         </p>
+        <nav aria-label="Figure groups" className="flex flex-wrap gap-1.5 pt-1">
+          {groups.map(({ group }) => (
+            <a
+              key={group.id}
+              href={`#group-${group.id}`}
+              className="rounded-full border px-2.5 py-0.5 text-xs text-muted-foreground hover:bg-accent hover:text-foreground"
+            >
+              {group.title}
+            </a>
+          ))}
+        </nav>
       </div>
       {groups.map(({ group, figures: list }) => (
-        <Card key={group.id} className="gap-4 py-5" data-testid="figure-group" data-group={group.id}>
+        <Card
+          key={group.id}
+          id={`group-${group.id}`}
+          className="scroll-mt-20 gap-4 py-5"
+          data-testid="figure-group"
+          data-group={group.id}
+        >
           <CardHeader className="px-5">
             <CardTitle className="text-base">{group.title}</CardTitle>
             <CardDescription>{group.description}</CardDescription>

@@ -55,7 +55,7 @@ const dayFormat = new Intl.DateTimeFormat("en-US", {
   timeZone: "UTC",
 });
 const shortDayFormat = new Intl.DateTimeFormat("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
-const monthFormat = new Intl.DateTimeFormat("en-US", { month: "short", year: "2-digit", timeZone: "UTC" });
+const monthOnlyFormat = new Intl.DateTimeFormat("en-US", { month: "short", timeZone: "UTC" });
 
 /** "YYYY-MM-DD" (a UTC day) → milliseconds at its UTC midnight. */
 export function dayMs(day: string): number {
@@ -84,9 +84,9 @@ export function formatShortDay(ms: number): string {
   return shortDayFormat.format(ms);
 }
 
-/** "Mar 27" (month and 2-digit year), for chart axes spanning years. */
+/** "Mar '27" (month and 2-digit year; "Mar 27" would read as a day), for chart axes spanning years. */
 export function formatMonth(ms: number): string {
-  return monthFormat.format(ms);
+  return `${monthOnlyFormat.format(ms)} '${String(new Date(ms).getUTCFullYear()).slice(2)}`;
 }
 
 /** Whole UTC days from `from` to `to` ("YYYY-MM-DD" or ISO timestamps). */

@@ -188,11 +188,9 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
               {typeof abc === "string" && <AbcBadge abc={abc as AbcClass} />}
             </div>
           </div>
-          <p className="text-xs text-muted-foreground" data-testid="calculated-at">
-            Figures for {formatDay(ex.d0)}
-            <br className="hidden sm:block" />
-            <span className="sm:hidden"> · </span>
-            calculated {formatTimestamp(ex.as_of)}
+          <p className="text-xs text-muted-foreground sm:text-right" data-testid="calculated-at">
+            Figures as of {formatDay(ex.d0)}
+            <span className="block">Calculated {formatTimestamp(ex.as_of)}</span>
           </p>
         </div>
       </div>
@@ -212,9 +210,9 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
           value={d == null ? DASH : `${formatRate(d)}/day`}
           sub={
             demandSource === "category"
-              ? "From the category profile"
+              ? "New: from its category profile"
               : dbar != null
-                ? `Over in-stock days of 90`
+                ? "Sales per in-stock day, 90 days"
                 : undefined
           }
         />

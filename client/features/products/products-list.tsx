@@ -266,7 +266,7 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
             busy={query.isFetching}
             onSearch={(q) => set({ q: q || undefined }, { replace: true })}
           />
-          <div className="flex items-center gap-2">
+          <div className="flex min-w-0 items-center gap-2">
             <AbcFilter value={search.abc} onChange={(abc) => set({ abc })} />
             {isMobile && <MobileSort sort={sort} onChange={(next) => set(next)} />}
           </div>
@@ -451,9 +451,9 @@ function MobileSort({
 }) {
   const DirIcon = sort.dir === "asc" ? ArrowUpIcon : ArrowDownIcon;
   return (
-    <div className="flex items-center gap-1">
+    <div className="flex min-w-0 flex-1 items-center gap-1">
       <Select value={sort.sort} onValueChange={(v) => onChange(nextSort(sort, v as ProductMetricSort))}>
-        <SelectTrigger className="w-40" aria-label="Sort by">
+        <SelectTrigger className="w-full min-w-0" aria-label="Sort by">
           <SelectValue />
         </SelectTrigger>
         <SelectContent>
