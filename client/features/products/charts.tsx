@@ -86,9 +86,10 @@ interface LegendItem {
 }
 
 /** The series of a chart, above it (plain HTML: it wraps on narrow screens). */
-function ChartLegend({ items }: { items: LegendItem[] }) {
+function ChartLegend({ items, note }: { items: LegendItem[]; note?: string }) {
   return (
     <ul className="mb-2 flex flex-wrap justify-end gap-x-4 gap-y-1 text-xs text-muted-foreground">
+      {note && <li className="mr-auto">{note}</li>}
       {items.map((item) => (
         <li key={item.label} className="flex items-center gap-1.5">
           <svg aria-hidden width="18" height="6" className="shrink-0">
@@ -136,8 +137,21 @@ interface SalesPoint {
   bridge: boolean;
 }
 
+/** Weeks shown before the first sale at least, so a young product's chart still has some width. */
+const MIN_WEEKS_SHOWN = 12;
+
+/**
+ * History and forecast as one series of weeks. The weeks before the first sale are left out (the
+ * product may not have existed then; a run of zeros would read as "did not sell"), keeping at
+ * least the last MIN_WEEKS_SHOWN.
+ */
 export function salesChartData(history: WeekUnits[], forecast: WeekUnits[]): SalesPoint[] {
-  const points: SalesPoint[] = history.map((w) => ({
+  const firstSale = history.findIndex((w) => w.units > 0);
+  const from = Math.min(
+    firstSale < 0 ? history.length : firstSale,
+    Math.max(0, history.length - MIN_WEEKS_SHOWN),
+  );
+  const points: SalesPoint[] = history.slice(from).map((w) => ({
     week: w.week_start,
     sold: w.units,
     forecast: null,
@@ -166,14 +180,26 @@ export function SalesForecastChart({
   const data = salesChartData(history, forecast);
   const firstForecast = forecast[0]?.week_start;
   const hasSales = history.some((w) => w.units > 0) || forecast.some((w) => w.units > 0);
+  const shownWeeks = data.filter((p) => p.sold !== null);
+  const since =
+    shownWeeks.length < history.length && shownWeeks[0]
+      ? `Since ${formatDay(shownWeeks[0].week)}`
+      : undefined;
   return (
     <ChartFrame
       testId="chart-sales"
       label="Weekly units sold and forecast"
       height={height}
-      empty={data.length === 0 ? "No sales history yet." : undefined}
+      empty={
+        data.length === 0
+          ? "No sales history yet."
+          : !hasSales
+            ? "No sales in the last two years, and none forecast."
+            : undefined
+      }
     >
       <ChartLegend
+        note={since}
         items={[
           { label: "Units sold per week", color: CHART_COLORS.sales },
           ...(forecast.length > 0
@@ -292,6 +318,19 @@ export function stockChartData(stock: { date: string; stock: number }[], asOfDay
   return points;
 }
 
+/** The first day of every month from `start` to `end` (ms), for a time axis with regular ticks. */
+export function monthTicks(start: number, end: number): number[] {
+  const ticks: number[] = [];
+  const d = new Date(start);
+  let t = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + (d.getUTCDate() > 1 ? 1 : 0), 1);
+  while (t <= end) {
+    ticks.push(t);
+    const m = new Date(t);
+    t = Date.UTC(m.getUTCFullYear(), m.getUTCMonth() + 1, 1);
+  }
+  return ticks;
+}
+
 export function StockChart({
   stock,
   asOfDay,
@@ -356,6 +395,7 @@ export function StockChart({
           type="number"
           scale="time"
           domain={start !== undefined && end !== undefined ? [start, end] : ["dataMin", "dataMax"]}
+          ticks={start !== undefined && end !== undefined ? monthTicks(start, end) : undefined}
           tick={AXIS_TICK}
           tickLine={false}
           axisLine={{ stroke: CHART_COLORS.grid }}
@@ -542,9 +582,6 @@ export function AccuracyTable({
       <thead>
         <tr className="text-muted-foreground">
           <th className="py-1 text-left font-medium">Method</th>
-          <th className="py-1 text-right font-medium" title="Weeks backtested">
-            Weeks
-          </th>
           <th className="py-1 text-right font-medium" title="Weighted absolute percentage error: Σ|A−F| ÷ ΣA">
             WAPE
           </th>
@@ -566,7 +603,7 @@ export function AccuracyTable({
             data-method={a.method}
             className={cn("border-t", a.method === methodInUse && "font-medium")}
           >
-            <td className="whitespace-nowrap py-1">
+            <td className="whitespace-nowrap py-1" title={`${a.weeks} weeks backtested`}>
               {methodLabel(a.method)}
               {a.method === methodInUse && (
                 <span className="ml-1.5 rounded bg-blue-100 px-1 py-px text-[10px] font-medium text-blue-800 dark:bg-blue-950 dark:text-blue-300">
@@ -574,7 +611,6 @@ export function AccuracyTable({
                 </span>
               )}
             </td>
-            <td className="py-1 text-right">{a.weeks}</td>
             <td className="py-1 text-right">{formatPercent(a.wape)}</td>
             <td className="py-1 text-right">{formatPercent(a.mape)}</td>
             <td className="py-1 text-right">

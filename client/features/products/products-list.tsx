@@ -41,7 +41,7 @@ import {
 } from "@shared/metrics.ts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { ArrowDownIcon, ArrowUpDownIcon, ArrowUpIcon, DatabaseIcon, PackageSearchIcon } from "lucide-react";
+import { ArrowDownIcon, ArrowUpIcon, DatabaseIcon, PackageSearchIcon } from "lucide-react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import {
   DASH,
@@ -148,7 +148,7 @@ const COLUMNS: Column[] = [
   },
   {
     id: "reorder_qty",
-    label: "Reorder",
+    label: "Reorder qty",
     sort: "reorder_qty",
     numeric: true,
     title: "Suggested order quantity",
@@ -157,7 +157,7 @@ const COLUMNS: Column[] = [
   },
   {
     id: "reorder_value",
-    label: "Value",
+    label: "Reorder value",
     sort: "reorder_value",
     numeric: true,
     title: "Value of the suggested order at cost",
@@ -508,8 +508,8 @@ const WRAP_HEAD = "h-auto py-2 leading-tight whitespace-normal";
 const STICKY = "sticky left-0 z-10 bg-card group-hover:bg-muted shadow-[inset_-1px_0_0_var(--color-border)]";
 
 /**
- * A sortable column head. Only the sorted column shows its arrow in the layout; the others show a
- * faint one on hover, beside the label without taking room, so fourteen columns fit at 1280 px.
+ * A sortable column head. Only the sorted column shows its arrow (the others highlight on hover),
+ * so fourteen columns fit at 1280 px.
  */
 function SortHead({
   column,
@@ -529,7 +529,7 @@ function SortHead({
   children: ReactNode;
 }) {
   const active = sort.sort === column;
-  const Icon = !active ? ArrowUpDownIcon : sort.dir === "asc" ? ArrowUpIcon : ArrowDownIcon;
+  const Icon = sort.dir === "asc" ? ArrowUpIcon : ArrowDownIcon;
   return (
     <TableHead
       aria-sort={active ? (sort.dir === "asc" ? "ascending" : "descending") : undefined}
@@ -540,20 +540,13 @@ function SortHead({
         title={title}
         onClick={() => onSort(column)}
         className={cn(
-          "group/sort relative -mx-1 inline-flex items-center gap-0.5 rounded px-1 py-0.5 hover:bg-accent hover:text-accent-foreground focus-visible:ring-[3px] focus-visible:ring-ring/50 focus-visible:outline-none",
+          "-mx-1 inline-flex items-center gap-0.5 rounded px-1 py-0.5 hover:bg-background hover:text-foreground hover:shadow-xs focus-visible:ring-[3px] focus-visible:ring-ring/50 focus-visible:outline-none",
           numeric ? "flex-row-reverse text-right" : "text-left",
           active && "text-foreground",
         )}
       >
         <span>{children}</span>
-        <Icon
-          aria-hidden
-          className={cn(
-            "size-3.5 shrink-0",
-            !active && "absolute opacity-0 group-hover/sort:opacity-50 group-focus-visible/sort:opacity-50",
-            !active && (numeric ? "-left-3.5" : "-right-3.5"),
-          )}
-        />
+        {active && <Icon aria-hidden className="size-3.5 shrink-0" />}
       </button>
     </TableHead>
   );
