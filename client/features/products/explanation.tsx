@@ -138,7 +138,7 @@ function FigureRow({ figure }: { figure: ExplainedFigure }) {
       data-testid="explained-figure"
       data-key={figure.key}
       id={`figure-${figure.key}`}
-      className="grid scroll-mt-20 gap-x-6 gap-y-2 py-4 first:pt-0 last:pb-0 md:grid-cols-[13rem_minmax(0,1fr)]"
+      className="-mx-2 grid scroll-mt-20 gap-x-6 gap-y-2 rounded-md px-2 py-4 transition-colors first:pt-0 last:pb-0 target:bg-amber-50 target:first:pt-4 md:grid-cols-[13rem_minmax(0,1fr)] dark:target:bg-amber-950/30"
     >
       <div className="flex items-baseline justify-between gap-3 md:block">
         <div className="text-sm text-muted-foreground">
