@@ -6,6 +6,7 @@ import type { CalcModule } from "../calculate.ts";
 import { utcDay, utcMidnight } from "./context.ts";
 
 const DAY_MS = 86_400_000;
+const WORK_MEM = "128MB";
 
 /**
  * A ratio rounded to 4 decimals when it fits its numeric(p, 4) column, else null: a tiny
@@ -25,7 +26,10 @@ export const stockHistoryModule: CalcModule = {
     const windowStart = new Date(utcMidnight(asOf).getTime() - 364 * DAY_MS);
     const w = utcDay(windowStart);
 
-    await conn.exec("DROP TABLE IF EXISTS sh_life, sh_events, sh_runs");
+    // Grouping a year of order lines by product and day, and sorting the events for the window,
+    // spill to disk with the default 4MB: give this module's statements more memory.
+    const [{ work_mem: workMem }] = await conn.query<{ work_mem: string }>("SHOW work_mem");
+    await conn.exec(`SET LOCAL work_mem = '${WORK_MEM}'; DROP TABLE IF EXISTS sh_life`);
 
     // Life start (§2): created, first_received, first sale (product_metrics.first_sold: completed,
     // up to asOf), first receipt up to D0. LEAST skips nulls; created_at is never null.
@@ -43,63 +47,44 @@ export const stockHistoryModule: CalcModule = {
        ) fr ON fr.pid = m.pid`,
       [d0],
     );
+    await conn.exec("ANALYZE sh_life");
 
-    // Event days in the last 365 days: units sold and received per product and UTC day. Every
-    // event is on or after its product's life start (which is the earliest of them), and the
-    // closing stock of a day only depends on the events after it, so older events are not needed.
+    // The runs, walking each product's rows in day order. Rows: units sold (kind 2) and received
+    // (kind 1) per product and UTC day over the last 365 days; a start row (kind 0) on the window
+    // start or the life start, whichever is later; and an end row (kind 3) on D0 + 1 carrying
+    // on_hand. Every event is on or after its product's life start (the earliest of them), and a
+    // day's closing stock only depends on the events after it, so older events are not needed:
+    // closing stock = on_hand + sold − received over the rows after this one (v is +sold,
+    // −received, or on_hand for the end row), and the run lasts until the day before the next row.
+    // Of the rows of one day only the last (sales, else receipts, else the start row) keeps a run;
+    // the others, and the end row, get valid_to < valid_from and are left out. One window, and the
+    // rows come out in key order, which keeps the primary key's inserts cheap.
+    await conn.exec("TRUNCATE product_stock_history");
     await conn.query(
-      `CREATE TEMP TABLE sh_events ON COMMIT DROP AS
-       WITH sales AS (
-         SELECT pid, (order_date AT TIME ZONE 'UTC')::date AS day, SUM(quantity)::int AS sold
+      `INSERT INTO product_stock_history (pid, valid_from, valid_to, stock, sold_first_day)
+       WITH events AS (
+         SELECT pid, (order_date AT TIME ZONE 'UTC')::date AS day, 2 AS kind, SUM(quantity)::int AS sold,
+           SUM(quantity)::int AS v
          FROM order_lines
          WHERE status = 'completed' AND order_date >= $3::timestamptz AND order_date <= $4::timestamptz
          GROUP BY 1, 2
-       ),
-       received AS (
-         SELECT l.pid, r.received_date AS day, SUM(r.qty)::int AS received
+         UNION ALL
+         SELECT l.pid, r.received_date, 1, 0, -SUM(r.qty)::int
          FROM receivings r JOIN po_lines l ON l.id = r.po_line_id
          WHERE r.received_date BETWEEN $1::date AND $2::date
          GROUP BY 1, 2
+         UNION ALL
+         SELECT pid, GREATEST(life_start, $1::date), 0, 0, 0 FROM sh_life WHERE life_start <= $2::date
+         UNION ALL
+         SELECT pid, $2::date + 1, 3, 0, on_hand FROM sh_life
+       ),
+       walk AS (
+         SELECT pid, day, sold, LEAD(day) OVER w - 1 AS valid_to, SUM(v) OVER w AS stock
+         FROM events
+         WINDOW w AS (PARTITION BY pid ORDER BY day, kind ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
        )
-       SELECT COALESCE(s.pid, r.pid) AS pid, COALESCE(s.day, r.day) AS day,
-         COALESCE(s.sold, 0) AS sold, COALESCE(r.received, 0) AS received
-       FROM sales s FULL JOIN received r ON r.pid = s.pid AND r.day = s.day`,
+       SELECT pid, day, valid_to, stock, sold FROM walk WHERE valid_to >= day`,
       [w, d0, windowStart, asOf],
-    );
-
-    // One run per event day: its closing stock is on_hand minus the net change of every later
-    // event (a descending running sum), and it lasts until the day before the next event or D0.
-    // `earliest` marks each product's first event in the window, for the run before it.
-    await conn.query(
-      `CREATE TEMP TABLE sh_runs ON COMMIT DROP AS
-       SELECT e.pid, e.day AS valid_from,
-         COALESCE(LAG(e.day) OVER w - 1, $1::date) AS valid_to,
-         l.on_hand - COALESCE(SUM(e.received - e.sold) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS stock,
-         e.sold AS sold_first_day,
-         e.received - e.sold AS net,
-         LEAD(e.day) OVER w IS NULL AS earliest
-       FROM sh_events e JOIN sh_life l ON l.pid = e.pid
-       WINDOW w AS (PARTITION BY e.pid ORDER BY e.day DESC)`,
-      [d0],
-    );
-    // The run that starts at the window start or the life start, whichever is later, when no event
-    // falls on that day: the stock before the earliest event, or on_hand for a product without
-    // events in the window (its whole life in the window is one run).
-    await conn.query(
-      `INSERT INTO sh_runs (pid, valid_from, valid_to, stock, sold_first_day, net, earliest)
-       SELECT l.pid, GREATEST(l.life_start, $2::date), COALESCE(r.valid_from - 1, $1::date),
-         COALESCE(r.stock - r.net, l.on_hand), 0, 0, false
-       FROM sh_life l
-       LEFT JOIN sh_runs r ON r.pid = l.pid AND r.earliest
-       WHERE GREATEST(l.life_start, $2::date) <= $1::date
-         AND (r.pid IS NULL OR r.valid_from > GREATEST(l.life_start, $2::date))`,
-      [d0, w],
-    );
-
-    await conn.exec("TRUNCATE product_stock_history");
-    await conn.exec(
-      `INSERT INTO product_stock_history (pid, valid_from, valid_to, stock, sold_first_day)
-       SELECT pid, valid_from, valid_to, stock, sold_first_day FROM sh_runs ORDER BY pid, valid_from`,
     );
 
     // Per product: days out of stock (a run with stock ≤ 0 is out of stock on every day except its
@@ -113,27 +98,23 @@ export const stockHistoryModule: CalcModule = {
     const days365 = `GREATEST($1::date - GREATEST(l.life_start, ${d365}) + 1, 0)`;
     const cogs = "CASE WHEN p.cost_price IS NOT NULL THEN round(m.units_365d * p.cost_price, 2) END";
     const profit = `(m.revenue_365d - ${cogs})`;
-    const avgStock = `COALESCE(round(r.stock_days / NULLIF(${days365}, 0), 2), 0)`;
+    const avgStock = `COALESCE(round(r.stock_days::numeric / NULLIF(${days365}, 0), 2), 0)`;
     const stockCost = `NULLIF(${avgStock} * p.cost_price, 0)`;
     const updated = await conn.execute(
       `WITH r AS (
          SELECT pid,
-           COALESCE(SUM(valid_to - valid_from + 1 - CASE WHEN sold_first_day > 0 THEN 1 ELSE 0 END)
-             FILTER (WHERE stock <= 0), 0) AS oos365,
-           COALESCE(SUM(valid_to - GREATEST(valid_from, ${d90}) + 1
-               - CASE WHEN sold_first_day > 0 AND valid_from >= ${d90} THEN 1 ELSE 0 END)
-             FILTER (WHERE stock <= 0 AND valid_to >= ${d90}), 0) AS oos90,
-           SUM(GREATEST(stock, 0)::numeric * (valid_to - valid_from + 1)) AS stock_days
-         FROM sh_runs GROUP BY pid
-       ),
-       d AS (
-         SELECT pid, SUM(sold)::numeric AS sx, SUM(sold::numeric * sold) AS sxx
-         FROM sh_events WHERE day >= ${d90} AND sold <> 0 GROUP BY pid
+           SUM(valid_to - valid_from + 1 - (sold_first_day > 0)::int) FILTER (WHERE stock <= 0) AS oos365,
+           SUM(valid_to - GREATEST(valid_from, ${d90}) + 1 - (sold_first_day > 0 AND valid_from >= ${d90})::int)
+             FILTER (WHERE stock <= 0 AND valid_to >= ${d90}) AS oos90,
+           SUM(GREATEST(stock, 0)::int8 * (valid_to - valid_from + 1)) AS stock_days,
+           SUM(sold_first_day) FILTER (WHERE valid_from >= ${d90}) AS sx,
+           SUM(sold_first_day::int8 * sold_first_day) FILTER (WHERE valid_from >= ${d90}) AS sxx
+         FROM product_stock_history GROUP BY pid
        ),
        f AS (
          SELECT l.pid, l.life_start, ${days90} - COALESCE(r.oos90, 0) AS n,
            COALESCE(r.oos90, 0) AS oos90, COALESCE(r.oos365, 0) AS oos365,
-           COALESCE(d.sx, 0) AS sx, COALESCE(d.sxx, 0) AS sxx,
+           COALESCE(r.sx, 0)::numeric AS sx, COALESCE(r.sxx, 0)::numeric AS sxx,
            ${avgStock} AS avg_stock, ${cogs} AS cogs, ${profit} AS profit,
            ${profit} / NULLIF(m.revenue_365d, 0) AS margin,
            m.units_30d::numeric / NULLIF(m.units_30d + m.on_hand, 0) AS sell_through,
@@ -143,7 +124,6 @@ export const stockHistoryModule: CalcModule = {
          JOIN product_metrics m ON m.pid = l.pid
          JOIN products p ON p.pid = l.pid
          LEFT JOIN r ON r.pid = l.pid
-         LEFT JOIN d ON d.pid = l.pid
        )
        UPDATE product_metrics m SET
          history_start = f.life_start,
@@ -166,7 +146,8 @@ export const stockHistoryModule: CalcModule = {
        WHERE m.pid = f.pid`,
       [d0],
     );
-    await conn.exec("DROP TABLE sh_life, sh_events, sh_runs");
+    await conn.query("SELECT set_config('work_mem', $1, true)", [workMem]);
+    await conn.exec("DROP TABLE sh_life");
     return updated;
   },
 };
