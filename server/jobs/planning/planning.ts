@@ -17,13 +17,17 @@ const ABC_BASIS_COLUMN: Record<GlobalSettingValues["abc_calculation_basis"], str
   lifetime_revenue: "lifetime_revenue",
 };
 
-const TEMP_TABLES = [
-  "calc_plan_base",
-  "calc_plan_arrivals",
-  "calc_plan_stockout",
-  "calc_plan_abc",
-  "calc_plan",
-];
+/**
+ * F(H) from the weekly forecast `f.weekly` and `dm.hw` = H ÷ 7 (§6): week i (1…13) counts with the weight
+ * min(max(hw − (i − 1), 0), 1) (whole weeks 1, the week H ends in its fraction, later weeks 0), and
+ * week 13 repeats for the max(hw − 13, 0) weeks beyond it. One expression, no per-row subquery.
+ */
+const HORIZON_FORECAST = [
+  ...Array.from({ length: 13 }, (_, i) => `f.weekly[${i + 1}] * LEAST(GREATEST(dm.hw - ${i}, 0), 1)`),
+  "f.weekly[13] * GREATEST(dm.hw - 13, 0)",
+].join("\n               + ");
+
+const TEMP_TABLES = ["calc_plan_base", "calc_plan_arrivals", "calc_plan_stockout"];
 
 export const planningModule: CalcModule = {
   name: "planning",
@@ -35,44 +39,79 @@ export const planningModule: CalcModule = {
     const z = normalQuantile(g.default_service_level);
     const basis = ABC_BASIS_COLUMN[g.abc_calculation_basis] ?? "revenue_30d";
 
+    // The temp tables carry no statistics, so the planner's row guesses run into the millions and
+    // PostgreSQL would JIT-compile these expressions: seconds of compiling for 50k rows. Off for
+    // this module (restored at the end; SET LOCAL semantics, so a failure rolls it back too).
+    const jit = (await conn.query<{ jit: string }>("SELECT current_setting('jit') AS jit"))[0]?.jit ?? "on";
+    await conn.exec("SELECT set_config('jit', 'off', true)");
+
     await createParametersTable(conn);
     await conn.exec(TEMP_TABLES.map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n"));
 
-    // Inputs per product: d (§5: d̄, or the category profile for a new product), L, σL, settings.
-    // Primary category = the linked category with the highest level (ties: smallest id); its
-    // profile = mean d̄ of the established (not new, not discontinued) products linked directly to it.
-    await conn.exec(
+    // One row per product with everything the rules need, each costly figure computed once:
+    // - d (§5): d̄, or for a new product its primary category's profile. Primary category = the
+    //   linked category with the highest level (ties: smallest id); profile = mean d̄ of the
+    //   established (not new, not discontinued) products linked directly to it.
+    // - SS and its method (§5), H and F(H) (§6; F(H) kept to 2 decimals, as stored: the reorder
+    //   quantity is computed from that figure), the ABC rank (§9, over the positive bases).
+    // product_metrics is read once (m), the rest works from that copy.
+    await conn.query(
       `CREATE TEMP TABLE calc_plan_base ON COMMIT DROP AS
-       WITH prim AS (
+       WITH m AS MATERIALIZED (
+         SELECT pm.pid, pm.on_hand, pm.on_order, pm.is_new, pm.in_stock_days_90,
+           pm.avg_daily_sales AS dbar, pm.daily_sales_std AS sd,
+           COALESCE(pm.lead_time_days, cp.lead_time_days)::numeric AS lt,
+           COALESCE(pm.lead_time_measured_std, 0)::numeric AS slt,
+           cp.days_of_stock, cp.safety_stock AS ss_setting, cp.safety_stock_days,
+           (cp.excluded OR NOT p.replenishable) AS excluded, p.discontinued,
+           GREATEST(p.moq, 1) AS moq, GREATEST(p.case_qty, 1) AS case_qty,
+           COALESCE(p.cost_price, 0) AS cost, pm.${basis}::numeric AS basis
+         FROM product_metrics pm
+         JOIN products p ON p.pid = pm.pid
+         JOIN calc_params cp ON cp.pid = pm.pid
+       ),
+       prim AS (
          SELECT DISTINCT ON (pc.pid) pc.pid, pc.category_id
          FROM product_categories pc
          JOIN categories c ON c.id = pc.category_id
-         JOIN product_metrics m ON m.pid = pc.pid AND m.is_new
+         WHERE pc.pid IN (SELECT pid FROM m WHERE is_new)
          ORDER BY pc.pid, c.level DESC, c.id
        ),
        profile AS (
-         SELECT pc.category_id, round(avg(m.avg_daily_sales), 4) AS d
+         SELECT pc.category_id, round(avg(m.dbar), 4) AS d
          FROM product_categories pc
-         JOIN product_metrics m ON m.pid = pc.pid AND NOT m.is_new
-         JOIN products p ON p.pid = pc.pid AND NOT p.discontinued
+         JOIN m ON m.pid = pc.pid AND NOT m.is_new AND NOT m.discontinued
          WHERE pc.category_id IN (SELECT category_id FROM prim)
          GROUP BY pc.category_id
+       ),
+       dm AS MATERIALIZED (
+         SELECT m.*,
+           CASE WHEN m.is_new AND pf.d IS NOT NULL THEN pf.d ELSE m.dbar END AS d,
+           CASE WHEN m.is_new AND pf.d IS NOT NULL THEN 'category' ELSE 'history' END AS demand_source,
+           m.lt + m.days_of_stock AS h,
+           ((m.lt + m.days_of_stock) / 7)::float8 AS hw
+         FROM m
+         LEFT JOIN prim ON prim.pid = m.pid
+         LEFT JOIN profile pf ON pf.category_id = prim.category_id
        )
-       SELECT m.pid, m.on_hand, m.on_order, m.is_new, m.in_stock_days_90,
-         m.avg_daily_sales AS dbar, m.daily_sales_std AS sd,
-         COALESCE(m.lead_time_days, cp.lead_time_days)::numeric AS lt,
-         COALESCE(m.lead_time_measured_std, 0)::numeric AS slt,
-         CASE WHEN m.is_new AND pf.d IS NOT NULL THEN pf.d ELSE m.avg_daily_sales END AS d,
-         CASE WHEN m.is_new AND pf.d IS NOT NULL THEN 'category' ELSE 'history' END AS demand_source,
-         cp.days_of_stock, cp.safety_stock AS ss_setting, cp.safety_stock_days,
-         (cp.excluded OR NOT p.replenishable) AS excluded, p.discontinued,
-         GREATEST(p.moq, 1) AS moq, GREATEST(p.case_qty, 1) AS case_qty,
-         COALESCE(p.cost_price, 0) AS cost
-       FROM product_metrics m
-       JOIN products p ON p.pid = m.pid
-       JOIN calc_params cp ON cp.pid = m.pid
-       LEFT JOIN prim ON prim.pid = m.pid
-       LEFT JOIN profile pf ON pf.category_id = prim.category_id`,
+       SELECT dm.pid, dm.on_hand, dm.on_order, dm.is_new, dm.lt, dm.days_of_stock, dm.excluded,
+         dm.discontinued, dm.moq, dm.case_qty, dm.cost, dm.d, dm.demand_source, dm.h,
+         CASE WHEN dm.ss_setting > 0 THEN 'fixed'
+              WHEN NOT dm.is_new AND dm.in_stock_days_90 >= 30 THEN 'statistical'
+              ELSE 'days' END AS ss_method,
+         CASE WHEN dm.ss_setting > 0 THEN dm.ss_setting
+              WHEN NOT dm.is_new AND dm.in_stock_days_90 >= 30
+                THEN GREATEST(ceil($1::numeric * sqrt(dm.lt * dm.sd * dm.sd + dm.dbar * dm.dbar * dm.slt * dm.slt)), 0)
+              ELSE GREATEST(ceil(dm.safety_stock_days * dm.d), 0) END::int AS ss,
+         CASE WHEN dm.demand_source = 'category' OR f.weekly IS NULL THEN round(dm.d * dm.h, 2)
+              ELSE round((${HORIZON_FORECAST})::numeric, 2) END AS f_h,
+         dm.basis,
+         COALESCE(SUM(GREATEST(dm.basis, 0)) OVER (ORDER BY dm.basis DESC, dm.pid
+           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS abc_before,
+         SUM(GREATEST(dm.basis, 0)) OVER () AS abc_total
+       FROM dm
+       LEFT JOIN product_forecasts f ON f.pid = dm.pid`,
+      [String(z)],
     );
     await conn.exec("ALTER TABLE calc_plan_base ADD PRIMARY KEY (pid)");
 
@@ -122,109 +161,53 @@ export const planningModule: CalcModule = {
       [d0],
     );
 
-    // ABC (§9): rank by the basis, highest first, ties by pid; share_before over the positive bases.
-    await conn.query(
-      `CREATE TEMP TABLE calc_plan_abc ON COMMIT DROP AS
-       WITH b AS (SELECT pid, ${basis}::numeric AS basis FROM product_metrics),
-       r AS (
-         SELECT pid, basis,
-           COALESCE(SUM(GREATEST(basis, 0)) OVER (ORDER BY basis DESC, pid
-             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before,
-           SUM(GREATEST(basis, 0)) OVER () AS total
-         FROM b
-       )
-       SELECT pid, basis,
-         CASE WHEN total > 0 THEN round(before / total, 6) END AS share_before,
-         CASE WHEN basis > 0 AND before < $1::numeric * total THEN 'A'
-              WHEN basis > 0 AND before < $2::numeric * total THEN 'B'
-              ELSE 'C' END AS abc_class
-       FROM r`,
-      [g.abc_a_threshold, g.abc_b_threshold],
-    );
-
-    // Safety stock, horizon, F(H) (§5, §6). F(H) is kept to 2 decimals, as stored, and the
-    // reorder quantity is computed from that figure.
-    await conn.query(
-      `CREATE TEMP TABLE calc_plan ON COMMIT DROP AS
-       WITH s AS (
-         SELECT b.*,
-           CASE WHEN b.ss_setting > 0 THEN 'fixed'
-                WHEN NOT b.is_new AND b.in_stock_days_90 >= 30 THEN 'statistical'
-                ELSE 'days' END AS ss_method,
-           CASE WHEN b.ss_setting > 0 THEN b.ss_setting
-                WHEN NOT b.is_new AND b.in_stock_days_90 >= 30
-                  THEN GREATEST(ceil($2::numeric * sqrt(b.lt * b.sd * b.sd + b.dbar * b.dbar * b.slt * b.slt)), 0)
-                ELSE GREATEST(ceil(b.safety_stock_days * b.d), 0) END::int AS ss,
-           b.lt + b.days_of_stock AS h,
-           floor((b.lt + b.days_of_stock) / 7)::int AS fw,
-           f.weekly
-         FROM calc_plan_base b
-         LEFT JOIN product_forecasts f ON f.pid = b.pid
-       ),
-       fh AS (
-         SELECT s.*,
-           CASE WHEN s.demand_source = 'category' OR s.weekly IS NULL THEN round(s.d * s.h, 2)
-             ELSE round((
-               COALESCE((SELECT SUM(x) FROM unnest(s.weekly[1:LEAST(s.fw, 13)]) AS x), 0)
-               + GREATEST(s.fw - 13, 0) * s.weekly[13]
-               + (s.h / 7 - s.fw)::float8 * s.weekly[LEAST(s.fw + 1, 13)]
-             )::numeric, 2) END AS f_h
-         FROM s
-       ),
-       q AS (
-         SELECT fh.*,
-           fh.f_h + fh.ss - (fh.on_hand + fh.on_order) AS need,
-           ceil(fh.d * fh.lt + fh.ss)::int AS rop,
-           GREATEST(0, fh.on_hand - ceil(fh.ss + fh.d * $3::int))::int AS overstock_qty,
-           so.stockout_date AS so_date
-         FROM fh
-         LEFT JOIN calc_plan_stockout so ON so.pid = fh.pid
-       ),
-       r AS (
-         SELECT q.*,
-           CASE WHEN q.discontinued OR q.excluded OR q.need <= 0 THEN 0
-                ELSE (ceil(GREATEST(ceil(q.need), q.moq)::numeric / q.case_qty) * q.case_qty)::int END AS reorder_qty,
-           CASE WHEN q.d = 0 THEN NULL
-                WHEN q.on_hand = 0 THEN $1::date
-                ELSE q.so_date END AS stockout_date
-         FROM q
-       )
-       SELECT r.pid, r.d AS demand_rate, r.demand_source, r.days_of_stock, r.h AS horizon_days,
-         r.f_h AS forecast_horizon_units, r.ss AS safety_stock, r.ss_method AS safety_stock_method,
-         round(r.d * r.lt, 2) AS lead_time_demand, r.rop AS reorder_point,
-         r.reorder_qty, round(r.reorder_qty * r.cost, 2) AS reorder_value,
-         r.overstock_qty, round(r.overstock_qty * r.cost, 2) AS overstock_value,
-         CASE WHEN r.d > 0 AND r.on_hand / r.d < 99999999999 THEN round(r.on_hand / r.d, 1) END AS days_of_cover,
-         r.stockout_date,
-         CASE WHEN r.discontinued THEN 'discontinued'
-              WHEN r.excluded THEN 'excluded'
-              WHEN r.is_new THEN 'new'
-              WHEN r.d > 0 AND r.stockout_date < $1::date + $4::int THEN 'critical'
-              WHEN r.rop > 0 AND r.on_hand + r.on_order <= r.rop THEN 'reorder'
-              WHEN r.overstock_qty > 0 THEN 'overstocked'
-              ELSE 'healthy' END AS status,
-         a.abc_class, a.basis AS abc_basis_value, a.share_before AS abc_share_before
-       FROM r
-       JOIN calc_plan_abc a ON a.pid = r.pid`,
-      [d0, String(z), g.overstock_days, g.low_stock_days],
-    );
-
+    // The one UPDATE: reorder point and quantity, overstock, cover, stock-out date, status (§6, §7)
+    // and ABC class (§9) from the rows above. NEED, ROP, OVER and OUT are cheap expressions that
+    // appear more than once.
+    const NEED = "(b.f_h + b.ss - (b.on_hand + b.on_order))";
+    const ROP = "ceil(b.d * b.lt + b.ss)";
+    const OVER = "GREATEST(0, b.on_hand - ceil(b.ss + b.d * $2::int))";
+    const OUT = "(CASE WHEN b.d = 0 THEN NULL WHEN b.on_hand = 0 THEN $1::date ELSE so.stockout_date END)";
+    const REORDER = `CASE WHEN b.discontinued OR b.excluded OR ${NEED} <= 0 THEN 0
+      ELSE ceil(GREATEST(ceil(${NEED}), b.moq)::numeric / b.case_qty) * b.case_qty END`;
     const rows = await conn.execute(
       `UPDATE product_metrics m SET
-         demand_rate = c.demand_rate, demand_source = c.demand_source, days_of_stock = c.days_of_stock,
-         horizon_days = c.horizon_days, forecast_horizon_units = c.forecast_horizon_units,
-         service_level = $1::numeric, z_score = round($2::numeric, 4),
-         safety_stock = c.safety_stock, safety_stock_method = c.safety_stock_method,
-         lead_time_demand = c.lead_time_demand, reorder_point = c.reorder_point,
-         reorder_qty = c.reorder_qty, reorder_value = c.reorder_value,
-         overstock_qty = c.overstock_qty, overstock_value = c.overstock_value,
-         days_of_cover = c.days_of_cover, stockout_date = c.stockout_date, status = c.status,
-         abc_class = c.abc_class, abc_basis_value = c.abc_basis_value, abc_share_before = c.abc_share_before
-       FROM calc_plan c
-       WHERE c.pid = m.pid`,
-      [g.default_service_level, String(z)],
+         demand_rate = b.d, demand_source = b.demand_source, days_of_stock = b.days_of_stock,
+         horizon_days = b.h, forecast_horizon_units = b.f_h,
+         service_level = $4::numeric, z_score = round($5::numeric, 4),
+         safety_stock = b.ss, safety_stock_method = b.ss_method,
+         lead_time_demand = round(b.d * b.lt, 2), reorder_point = ${ROP},
+         reorder_qty = ${REORDER}, reorder_value = round((${REORDER}) * b.cost, 2),
+         overstock_qty = ${OVER}, overstock_value = round(${OVER} * b.cost, 2),
+         days_of_cover = CASE WHEN b.d > 0 AND b.on_hand / b.d < 99999999999 THEN round(b.on_hand / b.d, 1) END,
+         stockout_date = ${OUT},
+         status = CASE WHEN b.discontinued THEN 'discontinued'
+                       WHEN b.excluded THEN 'excluded'
+                       WHEN b.is_new THEN 'new'
+                       WHEN b.d > 0 AND ${OUT} < $1::date + $3::int THEN 'critical'
+                       WHEN ${ROP} > 0 AND b.on_hand + b.on_order <= ${ROP} THEN 'reorder'
+                       WHEN ${OVER} > 0 THEN 'overstocked'
+                       ELSE 'healthy' END,
+         abc_class = CASE WHEN b.basis > 0 AND b.abc_before < $6::numeric * b.abc_total THEN 'A'
+                          WHEN b.basis > 0 AND b.abc_before < $7::numeric * b.abc_total THEN 'B'
+                          ELSE 'C' END,
+         abc_basis_value = b.basis,
+         abc_share_before = CASE WHEN b.abc_total > 0 THEN round(b.abc_before / b.abc_total, 6) END
+       FROM calc_plan_base b
+       LEFT JOIN calc_plan_stockout so ON so.pid = b.pid
+       WHERE b.pid = m.pid`,
+      [
+        d0,
+        g.overstock_days,
+        g.low_stock_days,
+        g.default_service_level,
+        String(z),
+        g.abc_a_threshold,
+        g.abc_b_threshold,
+      ],
     );
     await conn.exec(TEMP_TABLES.map((t) => `DROP TABLE ${t};`).join("\n"));
+    await conn.query("SELECT set_config('jit', $1, true)", [jit]);
     return rows;
   },
 };
