@@ -1,0 +1,365 @@
+// Module forecast (docs/metrics.md §8) through a real Full Reset of a hand-made source.
+// asOf = 2026-06-30T12:00Z, so D0 = 2026-06-30: week k (counted back from D0) is the 7 days
+// D0−7k−6 … D0−7k (week 0 = 06-24 … 06-30, week 1 = 06-17 … 06-23, …), and in a product with n
+// full weeks the spec's t = n − k. A product created on D0 − 7n + 1 has history_days = 7n, so n
+// full weeks. Each week's units are sold in one line in the middle of the week (D0 − 7k − 3).
+// The forecast weeks start on D0 + 1 = 2026-07-01.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeSource } from "../helpers/csv-source.ts";
+import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
+import { type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
+
+const DAY = 86_400_000;
+const D0 = Date.parse("2026-06-30T00:00:00Z");
+const day = (offset: number) => new Date(D0 + offset * DAY).toISOString().slice(0, 10);
+/** created_at giving exactly n full weeks of life. */
+const createdFor = (n: number) => `${day(-7 * n + 1)}T00:00:00Z`;
+
+/** Park–Miller generator: the same "noise" on every run. */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 16807) % 2147483647;
+    return s / 2147483647;
+  };
+}
+
+/** A 52-week cycle peaking at Christmas: week 26 is 2025-12-24 … 12-30. u = weeks since the peak;
+ * units fall from 100 to 20 over 27 weeks (to the start of July), then rise to 100 over 25 weeks. */
+function christmas(k: number): number {
+  const u = (((26 - k) % 52) + 52) % 52;
+  return u <= 27 ? 100 - (80 * u) / 27 : 20 + (80 * (u - 27)) / 25;
+}
+
+const THREE_YEARS = 156;
+const FLAT = Array.from({ length: 40 }, (_, i) => 200 + i);
+
+interface Product {
+  pid: number;
+  title: string;
+  created: string;
+  /** Units per week k (index = k); zeros get no line. */
+  weeks: number[];
+}
+
+/** weeks[k] for a series given oldest first (t = 1 … n). */
+const byT = (xs: number[]) => [...xs].reverse();
+
+const PRODUCTS: Product[] = [
+  // 60 weeks of 10, seasonal asked for (product setting)
+  { pid: 1, title: "Constant seasonal", created: createdFor(60), weeks: Array(60).fill(10) },
+  // 60 weeks of 10, standard; weeks 0 and 1 are sold at their edges, and 100 units in the 3 days
+  // of life before its 60 full weeks (lines below). Created 2025-05-04: history_days = 423, n = 60.
+  {
+    pid: 2,
+    title: "Constant standard",
+    created: `${day(-7 * 60 - 2)}T00:00:00Z`,
+    weeks: [0, 0, ...Array(58).fill(10)],
+  },
+  // x_t = 2t for t = 1 … 10
+  {
+    pid: 3,
+    title: "Linear trend",
+    created: createdFor(10),
+    weeks: byT(Array.from({ length: 10 }, (_, i) => 2 * (i + 1))),
+  },
+  // x_t = t for t = 1 … 60, seasonal from the global default
+  {
+    pid: 4,
+    title: "Sixty weeks",
+    created: createdFor(60),
+    weeks: byT(Array.from({ length: 60 }, (_, i) => i + 1)),
+  },
+  // 30 weeks, seasonal asked for, and a twin asking for standard
+  {
+    pid: 5,
+    title: "Thirty weeks seasonal",
+    created: createdFor(30),
+    weeks: byT(Array.from({ length: 30 }, (_, i) => 3 + (i % 4))),
+  },
+  {
+    pid: 6,
+    title: "Thirty weeks standard",
+    created: createdFor(30),
+    weeks: byT(Array.from({ length: 30 }, (_, i) => 3 + (i % 4))),
+  },
+  // excluded from forecasts (product setting)
+  { pid: 7, title: "Excluded", created: createdFor(60), weeks: Array(60).fill(10) },
+  // 25 full weeks (created 2026-01-01: 181 days), never sold
+  { pid: 8, title: "Never sold", created: "2026-01-01T09:00:00Z", weeks: [] },
+  // created two days before D0 (n = 0), one sale
+  { pid: 9, title: "Two days old", created: "2026-06-28T09:00:00Z", weeks: [3] },
+  // three years of the Christmas cycle with ±3 units of noise
+  {
+    pid: 10,
+    title: "Christmas",
+    created: createdFor(THREE_YEARS),
+    weeks: (() => {
+      const r = random(7);
+      return Array.from({ length: THREE_YEARS }, (_, k) => Math.round(christmas(k) + 6 * r() - 3));
+    })(),
+  },
+  // flat around 20 with bell-shaped noise (sum of three uniforms, sd ≈ 5), three years; seed = pid
+  ...FLAT.map((pid) => {
+    const r = random(pid);
+    return {
+      pid,
+      title: `Flat ${pid}`,
+      created: createdFor(THREE_YEARS),
+      weeks: Array.from({ length: THREE_YEARS }, () =>
+        Math.max(0, Math.round(20 + 10 * (r() + r() + r() - 1.5))),
+      ),
+    };
+  }),
+];
+
+function orderLines(): string[] {
+  const lines = ["line_id,order_number,pid,order_date,quantity,price,discount,status"];
+  let id = 0;
+  const line = (pid: number, at: string, qty: number, status = "completed") =>
+    lines.push(`${++id},SO-${id},${pid},${at},${qty},1.00,0,${status}`);
+  for (const p of PRODUCTS) {
+    p.weeks.forEach((qty, k) => {
+      if (qty > 0) line(p.pid, `${day(-7 * k - 3)}T10:00:00Z`, qty);
+    });
+  }
+  // Product 2's weeks 0 and 1, sold at their edges: week 0 begins 06-24 00:00 and ends at asOf,
+  // week 1 ends 06-23 23:59:59. The line after asOf, the cancelled and the returned ones are no
+  // sales. Sorted into the wrong week, its series would not be constant.
+  line(2, "2026-06-24T00:00:00Z", 4);
+  line(2, "2026-06-30T11:59:59Z", 6);
+  line(2, "2026-06-30T12:00:01Z", 7);
+  line(2, "2026-06-27T10:00:00Z", 5, "cancelled");
+  line(2, "2026-06-26T10:00:00Z", 3, "returned");
+  line(2, "2026-06-23T23:59:59Z", 10);
+  // Week 60 (2025-04-30 … 05-06) is not a full week of its life (from 05-04): left out.
+  line(2, "2025-05-05T10:00:00Z", 100);
+  return lines;
+}
+
+const SOURCE = {
+  "products.csv": [
+    "pid,title,price,stock_quantity,created_at",
+    ...PRODUCTS.map((p) => `${p.pid},${p.title},1.00,5,${p.created}`),
+  ],
+  "product_categories.csv": ["pid,category_id"],
+  "order_lines.csv": orderLines(),
+  "purchase_orders.csv": ["po_id,vendor_id,status,date_ordered,date_expected"],
+  "po_lines.csv": ["po_line_id,po_id,pid,ordered_qty,cost_each"],
+  "receivings.csv": ["receiving_id,po_line_id,received_date,qty,cost_each"],
+};
+
+describe(`forecast and backtest (${testBackend})`, () => {
+  let tdb: TestDatabase;
+  let p: PipelineHarness;
+  const dir = writeSource(SOURCE);
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    p = await pipeline(tdb.db, () => dir);
+    // Settings survive the reset. The global default is seasonal; products 2, 3 and 6 ask for
+    // standard, 1 and 5 for seasonal, 7 is excluded.
+    await tdb.db.prisma.$executeRawUnsafe(
+      `INSERT INTO settings_global (setting_key, setting_value) VALUES ('default_forecast_method', 'seasonal')
+       ON CONFLICT (setting_key) DO UPDATE SET setting_value = EXCLUDED.setting_value`,
+    );
+    await tdb.db.prisma.$executeRawUnsafe(
+      `INSERT INTO settings_product (pid, forecast_method, exclude_from_forecast) VALUES
+         (1, 'seasonal', false), (2, 'standard', false), (3, 'standard', false),
+         (5, 'seasonal', false), (6, 'standard', false), (7, NULL, true)`,
+    );
+    for (const f of FLAT) {
+      await tdb.db.prisma.$executeRawUnsafe(
+        "INSERT INTO settings_product (pid, forecast_method) VALUES ($1, 'standard')",
+        f,
+      );
+    }
+    expect(await p.run("reset")).toMatchObject({ status: "complete", error: null });
+  });
+  afterAll(async () => {
+    await p.close();
+    await tdb.drop();
+  });
+
+  async function forecast(pid: number) {
+    const f = await tdb.db.prisma.productForecast.findUnique({ where: { pid } });
+    const m = await tdb.db.prisma.productMetrics.findUniqueOrThrow({ where: { pid } });
+    if (!f) return null;
+    return {
+      method: f.method,
+      requested: f.requestedMethod,
+      metricsMethod: m.forecastMethod,
+      weekStart: f.weekStart.toISOString().slice(0, 10),
+      weekly: f.weekly,
+      total: f.total91d,
+    };
+  }
+
+  async function accuracy(pid: number) {
+    const rows = await tdb.db.prisma.productForecastAccuracy.findMany({ where: { pid } });
+    return Object.fromEntries(
+      rows.map((r) => [r.method, { ...r, pid: undefined, method: undefined }]),
+    ) as Record<
+      string,
+      { weeks: number; actual: number; wape: number | null; mape: number | null; bias: number | null }
+    >;
+  }
+
+  function expectClose(actual: readonly number[], expected: readonly number[]) {
+    expect(actual).toHaveLength(expected.length);
+    actual.forEach((v, i) => {
+      expect(v, `week ${i + 1}`).toBeCloseTo(expected[i]!, 9);
+    });
+  }
+
+  it("forecasts a constant series as the constant with both methods; its backtest is exact", async () => {
+    // Standard: ℓ = Σ 0.8^(n−t)·10 ÷ Σ 0.8^(n−t) = 10; the slope of a constant is 0, so Fₕ = 10.
+    // Seasonal (n = 60 ≥ 53): baseₕ = (10 + 10 + 10) ÷ 3 = 10, growth 1 (n < 104), Fₕ = 10.
+    for (const pid of [1, 2]) {
+      const f = await forecast(pid);
+      expect(f).toMatchObject({
+        method: pid === 1 ? "seasonal" : "standard",
+        requested: pid === 1 ? "seasonal" : "standard",
+        metricsMethod: pid === 1 ? "seasonal" : "standard",
+        weekStart: "2026-07-01",
+      });
+      expectClose(f!.weekly, Array(13).fill(10));
+      expect(f!.total).toBeCloseTo(130, 9);
+      // Every one-step forecast of the last 8 weeks is 10 = the actual: ΣA = 80, WAPE, MAPE and
+      // bias 0, for both methods (seasonal from origin 53 on, standard at origin 52).
+      const acc = await accuracy(pid);
+      for (const method of ["standard", "seasonal"]) {
+        expect(acc[method]).toMatchObject({ weeks: 8, actual: 80 });
+        expect(acc[method]!.wape).toBeCloseTo(0, 9);
+        expect(acc[method]!.mape).toBeCloseTo(0, 9);
+        expect(acc[method]!.bias).toBeCloseTo(0, 9);
+      }
+    }
+  });
+
+  it("fits level and trend of a short linear series as worked out by hand", async () => {
+    // x_t = 2t, n = 10. With j = n − t: x = 20 − 2j, weights 0.8^j, j = 0 … 9.
+    //   Σ 0.8^j = (1 − 0.8^10) ÷ 0.2 = 5 × (1 − 0.1073741824) = 4.463129088
+    //   Σ j·0.8^j = 0.8 × (1 − 10 × 0.8^9 + 9 × 0.8^10) ÷ 0.2² = 0.8 × 0.6241903616 ÷ 0.04 = 12.483807232
+    //   ℓ = (20 × 4.463129088 − 2 × 12.483807232) ÷ 4.463129088 = 64.294967296 ÷ 4.463129088 = 14.405804992
+    // n ≥ 8, so the trend is the least-squares slope over the last min(10, 26) = 10 weeks: b = 2.
+    //   F₁ = ℓ + b·0.8 = 16.005804992; F₂ − F₁ = b·0.8² = 1.28;
+    //   F₁₃ = ℓ + 2 × 4 × (1 − 0.8^13) = 14.405804992 + 7.560195349 = 21.966000341.
+    const f = await forecast(3);
+    expect(f).toMatchObject({ method: "standard", requested: "standard" });
+    const [f1, f2] = f!.weekly as [number, number];
+    const b = (f2 - f1) / 0.64;
+    expect(b).toBeCloseTo(2, 9);
+    expect(f1 - 0.8 * b).toBeCloseTo(14.405804992, 8);
+    expect(f1).toBeCloseTo(16.005804992, 8);
+    expect(f!.weekly[12]).toBeCloseTo(21.966000341, 8);
+    // Backtest, weeks t = 3 … 10 (A = 6, 8, …, 20; ΣA = 104). Origins 2 … 7 have fewer than 8
+    // weeks: no trend, F = ℓ only, e.g. origin 2: (0.8 × 2 + 4) ÷ (0.8 + 1) = 3.111111; origins 8
+    // and 9 add b·0.8 = 1.6. The level lags the rising series, so every forecast is below its
+    // actual: F = 3.111111, 4.295082, 5.550136, 6.873870, 8.263336, 9.715133, 12.825504, 14.390446;
+    // Σ|A − F| = 104 − 64.975133 = 38.975367 → WAPE = 0.374763 = −bias. Seasonal falls back to
+    // standard at every origin (fewer than 53 weeks), so both rows are the same.
+    const acc = await accuracy(3);
+    for (const method of ["standard", "seasonal"]) {
+      expect(acc[method]).toMatchObject({ weeks: 8, actual: 104 });
+      expect(acc[method]!.wape).toBeCloseTo(0.3747633, 6);
+      expect(acc[method]!.bias).toBeCloseTo(-0.3747633, 6);
+      expect(acc[method]!.mape).toBeCloseTo(0.3984095, 6);
+    }
+  });
+
+  it("runs seasonal with 60 weeks: last year's same weeks", async () => {
+    // x_t = t, n = 60, seasonal from the global default: baseₕ = mean of x at t = n+h−53, n+h−52,
+    // n+h−51 = (h+7 + h+8 + h+9) ÷ 3 = h + 8; growth 1 (n < 104). Fₕ = 9, 10, …, 21; total 195.
+    const f = await forecast(4);
+    expect(f).toMatchObject({ method: "seasonal", requested: "seasonal", metricsMethod: "seasonal" });
+    expectClose(
+      f!.weekly,
+      Array.from({ length: 13 }, (_, i) => i + 9),
+    );
+    expect(f!.total).toBeCloseTo(195, 9);
+    // Backtest t = 53 … 60, ΣA = 53 + … + 60 = 452.
+    // Standard at origin T = t − 1 (weeks 1 … T): ℓ = T − Σj·0.8^j ÷ Σ0.8^j (j = 0 … T−1)
+    //   = T − 3.99952 (at T = 52: 19.997442 ÷ 4.999954), b = 1 (the slope of x_t = t), so
+    //   F = T + 0.8 − 3.9995 and every week is missed by about 4.1995: Σ ≈ 33.60 → WAPE 0.0743317.
+    // Seasonal: at origin 52 (t = 53) it falls back to standard, F = 48.800475 (miss 4.199525);
+    //   from origin 53 on, F = mean of x at t−53, t−52, t−51 = t − 52, a miss of 52 each:
+    //   Σ|A − F| = 4.199525 + 7 × 52 = 368.199525 → WAPE = 0.8146007, all under: bias = −WAPE.
+    const acc = await accuracy(4);
+    expect(acc.seasonal!.actual).toBe(452);
+    expect(acc.standard!.actual).toBe(452);
+    expect(acc.seasonal!.wape!).toBeCloseTo(0.8146007, 6);
+    expect(acc.seasonal!.bias!).toBeCloseTo(-0.8146007, 6);
+    expect(acc.standard!.wape!).toBeCloseTo(0.0743317, 6);
+  });
+
+  it("falls back to standard with 30 weeks when seasonal is asked for", async () => {
+    const [asked, twin] = [await forecast(5), await forecast(6)];
+    expect(asked).toMatchObject({ method: "standard", requested: "seasonal", metricsMethod: "standard" });
+    expect(twin).toMatchObject({ method: "standard", requested: "standard" });
+    // Same series, so the same standard forecast.
+    expectClose(asked!.weekly, twin!.weekly);
+    expect(asked!.weekly[0]).toBeGreaterThan(0);
+    // In the backtest every origin has fewer than 53 weeks: seasonal is standard there too.
+    const acc = await accuracy(5);
+    expect(acc.seasonal).toEqual(acc.standard);
+    expect(acc.standard!.wape!).toBeGreaterThan(0);
+    expect(acc.standard!.actual).toBe(36); // x at t = 23 … 30: 5, 6, 3, 4, 5, 6, 3, 4
+  });
+
+  it("stores nothing for an excluded product", async () => {
+    expect(await forecast(7)).toBeNull();
+    expect(await accuracy(7)).toEqual({});
+    const m = await tdb.db.prisma.productMetrics.findUniqueOrThrow({ where: { pid: 7 } });
+    expect(m.forecastMethod).toBeNull();
+  });
+
+  it("forecasts 0 without history, and backtests only with at least 9 weeks", async () => {
+    // Never sold, 25 weeks: zeros, and a backtest with nothing to divide by.
+    const never = await forecast(8);
+    expect(never).toMatchObject({ method: "standard", requested: "seasonal", total: 0 });
+    expect(never!.weekly).toEqual(Array(13).fill(0));
+    const acc = await accuracy(8);
+    for (const method of ["standard", "seasonal"]) {
+      expect(acc[method]).toEqual({ weeks: 8, actual: 0, wape: null, mape: null, bias: null });
+    }
+    // Two days old: n = 0, so Fₕ = 0 although it sold, and no backtest.
+    const young = await forecast(9);
+    expect(young).toMatchObject({ method: "standard", total: 0 });
+    expect(young!.weekly).toEqual(Array(13).fill(0));
+    expect(await accuracy(9)).toEqual({});
+  });
+
+  it("seasonal beats standard on a strongly seasonal series whose backtest weeks fall with the season", async () => {
+    // The last 8 weeks (May–June) are on the falling side of the Christmas cycle (actuals 45, 40,
+    // 38, 36, 30, 28, 28, 20): the standard level lags the fall by about 4 weeks' worth, while last
+    // year's same weeks match. Here: seasonal WAPE 0.0491, standard 0.3990 (bias +0.3990).
+    const acc = await accuracy(10);
+    expect(acc.standard!.actual).toBe(acc.seasonal!.actual);
+    expect(acc.seasonal!.wape!).toBeLessThan(acc.standard!.wape!);
+    expect(acc.seasonal!.wape!).toBeLessThan(0.15);
+    expect(acc.standard!.wape!).toBeGreaterThan(0.3);
+    expect(acc.standard!.bias!).toBeGreaterThan(0.3); // standard over-forecasts the fall
+    // The forecast (July–September) climbs from the summer low towards Christmas.
+    const f = await forecast(10);
+    expect(f).toMatchObject({ method: "seasonal", requested: "seasonal" });
+    expect(f!.weekly[0]).toBeLessThan(30);
+    expect(f!.weekly[12]).toBeGreaterThan(50);
+  });
+
+  it("standard is at least as good as seasonal on flat noisy series", async () => {
+    // Standard's level averages about 9 weeks (α = 0.2: Σw² ÷ (Σw)² = 1/9), seasonal's base only 3,
+    // so on white noise standard's expected error is about 8% smaller. One 8-week backtest is close
+    // to a coin flip (standard wins ~63% of single series), so the comparison pools 40 flat series:
+    // Σ|A − F| ÷ ΣA over all of them. The data is fixed; over random draws a 40-series pool favours
+    // standard ~98% of the time (the 20 series of seeds 200–219 alone are one of the exceptions:
+    // 0.2229 against 0.2193). Here: standard 0.2187, seasonal 0.2255.
+    const rows = await tdb.db.prisma.productForecastAccuracy.findMany({ where: { pid: { in: FLAT } } });
+    expect(rows).toHaveLength(2 * FLAT.length);
+    const pooled = (method: string) => {
+      const r = rows.filter((x) => x.method === method);
+      return r.reduce((s, x) => s + x.wape! * x.actual, 0) / r.reduce((s, x) => s + x.actual, 0);
+    };
+    expect(pooled("standard")).toBeLessThanOrEqual(pooled("seasonal"));
+  });
+});
