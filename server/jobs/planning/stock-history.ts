@@ -28,14 +28,15 @@ export const stockHistoryModule: CalcModule = {
 
     // Grouping a year of order lines by product and day, and sorting the events for the window,
     // spill to disk with the default 4MB: give this module's statements more memory.
-    const [{ work_mem: workMem }] = await conn.query<{ work_mem: string }>("SHOW work_mem");
+    const [setting] = await conn.query<{ work_mem: string }>("SHOW work_mem");
     await conn.exec(`SET LOCAL work_mem = '${WORK_MEM}'; DROP TABLE IF EXISTS sh_life`);
 
-    // Life start (§2): created, first_received, first sale (product_metrics.first_sold: completed,
-    // up to asOf), first receipt up to D0. LEAST skips nulls; created_at is never null.
+    // Per product: life start (§2: created, first_received, first sale (product_metrics.first_sold:
+    // completed, up to asOf), first receipt up to D0; LEAST skips nulls, created_at is never null)
+    // and the figures §10 needs, so the UPDATE below joins nothing else.
     await conn.query(
       `CREATE TEMP TABLE sh_life ON COMMIT DROP AS
-       SELECT m.pid, m.on_hand,
+       SELECT m.pid, m.on_hand, m.units_30d, m.units_365d, m.revenue_365d, p.cost_price,
          LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received, m.first_sold, fr.first_receipt) AS life_start
        FROM product_metrics m
        JOIN products p ON p.pid = m.pid
@@ -96,10 +97,10 @@ export const stockHistoryModule: CalcModule = {
     const d365 = "($1::date - 364)";
     const days90 = `GREATEST($1::date - GREATEST(l.life_start, ${d90}) + 1, 0)`;
     const days365 = `GREATEST($1::date - GREATEST(l.life_start, ${d365}) + 1, 0)`;
-    const cogs = "CASE WHEN p.cost_price IS NOT NULL THEN round(m.units_365d * p.cost_price, 2) END";
-    const profit = `(m.revenue_365d - ${cogs})`;
+    const cogs = "CASE WHEN l.cost_price IS NOT NULL THEN round(l.units_365d * l.cost_price, 2) END";
+    const profit = `(l.revenue_365d - ${cogs})`;
     const avgStock = `COALESCE(round(r.stock_days::numeric / NULLIF(${days365}, 0), 2), 0)`;
-    const stockCost = `NULLIF(${avgStock} * p.cost_price, 0)`;
+    const stockCost = `NULLIF(${avgStock} * l.cost_price, 0)`;
     const updated = await conn.execute(
       `WITH r AS (
          SELECT pid,
@@ -116,13 +117,11 @@ export const stockHistoryModule: CalcModule = {
            COALESCE(r.oos90, 0) AS oos90, COALESCE(r.oos365, 0) AS oos365,
            COALESCE(r.sx, 0)::numeric AS sx, COALESCE(r.sxx, 0)::numeric AS sxx,
            ${avgStock} AS avg_stock, ${cogs} AS cogs, ${profit} AS profit,
-           ${profit} / NULLIF(m.revenue_365d, 0) AS margin,
-           m.units_30d::numeric / NULLIF(m.units_30d + m.on_hand, 0) AS sell_through,
+           ${profit} / NULLIF(l.revenue_365d, 0) AS margin,
+           l.units_30d::numeric / NULLIF(l.units_30d + l.on_hand, 0) AS sell_through,
            ${cogs} / ${stockCost} AS turnover,
            ${profit} / ${stockCost} AS gmroi
          FROM sh_life l
-         JOIN product_metrics m ON m.pid = l.pid
-         JOIN products p ON p.pid = l.pid
          LEFT JOIN r ON r.pid = l.pid
        )
        UPDATE product_metrics m SET
@@ -146,7 +145,7 @@ export const stockHistoryModule: CalcModule = {
        WHERE m.pid = f.pid`,
       [d0],
     );
-    await conn.query("SELECT set_config('work_mem', $1, true)", [workMem]);
+    await conn.query("SELECT set_config('work_mem', $1, true)", [setting!.work_mem]);
     await conn.exec("DROP TABLE sh_life");
     return updated;
   },
