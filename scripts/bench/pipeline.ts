@@ -1,10 +1,16 @@
-// `npm run bench:pipeline -- --products N --order-lines M [--po-lines P] [--years Y] [--force]`
+// `npm run bench:pipeline -- --products N --order-lines M [--po-lines P] [--years Y] [--force]
+//   [--data DIR] [--keep] [--core]`
 // A benchmark, not a test. Generates a data set (in a child process, so it does not count towards
-// this process's memory), then on the PostgreSQL named by DATABASE_URL times:
+// this process's memory; --data reuses a folder written before, e.g. with --keep), then on the
+// PostgreSQL named by DATABASE_URL times:
 //   (a) the floor: raw COPY of the files into plain tables + one query computing per-product
 //       units and revenue over 30/90/365 days;
-//   (b) our Full Reset through the real job code.
-// Prints rows/s per step and, as its LAST line, one JSON object with the figures.
+//   (b) our Full Reset through the real job code (--core: with only the modules of issue 3,
+//       product_metrics and product_search, not the planning engine's).
+// Prints rows/s per step, each calculation module's time and, as its LAST line, one JSON object:
+//   products, order_lines, floor_s, full_reset_s, ratio (full_reset_s / floor_s), peak_rss_mb,
+//   calc_s (the calculation phase: the modules' steps together), modules ({name: seconds}),
+//   ratio_core ((full_reset_s − the planning modules' seconds) / floor_s: the scope of issue 3).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -15,7 +21,9 @@ import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { openDatabase } from "../../server/db/database.ts";
 import { migrate } from "../../server/db/migrate.ts";
+import { CALC_MODULES } from "../../server/jobs/calculate.ts";
 import { DataOps } from "../../server/jobs/data-ops.ts";
+import { PLANNING_MODULES } from "../../server/jobs/planning/index.ts";
 import { createProgressBus } from "../../server/jobs/progress-bus.ts";
 import { CsvFolderSource } from "../../server/jobs/source.ts";
 import { IMPORTED_TABLES } from "../../server/jobs/tables.ts";
@@ -28,6 +36,8 @@ const { values } = parseArgs({
     years: { type: "string", default: "2" },
     force: { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
+    data: { type: "string" },
+    core: { type: "boolean", default: false },
   },
 });
 
@@ -67,30 +77,38 @@ if (Number(existing[0]!.n) > 0) {
   }
 }
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-pipeline-"));
-console.log(
-  `Generating ${products} products, ${orderLines} order lines, ${poLines} PO lines over ${years} years…`,
-);
-const gen = spawnSync(
-  path.resolve("node_modules/.bin/tsx"),
-  [
-    "scripts/demo-data.ts",
-    "--out",
-    dir,
-    "--products",
-    String(products),
-    "--years",
-    String(years),
-    "--order-lines",
-    String(orderLines),
-    "--po-lines",
-    String(poLines),
-    "--today",
-    "2026-03-01",
-  ],
-  { stdio: ["ignore", "ignore", "inherit"] },
-);
-if (gen.status !== 0) process.exit(gen.status ?? 1);
+const dir = values.data
+  ? path.resolve(values.data)
+  : fs.mkdtempSync(path.join(os.tmpdir(), "bench-pipeline-"));
+if (values.data) console.log(`Using the data set in ${dir}`);
+else {
+  console.log(
+    `Generating ${products} products, ${orderLines} order lines, ${poLines} PO lines over ${years} years…`,
+  );
+  generate();
+}
+function generate() {
+  const gen = spawnSync(
+    path.resolve("node_modules/.bin/tsx"),
+    [
+      "scripts/demo-data.ts",
+      "--out",
+      dir,
+      "--products",
+      String(products),
+      "--years",
+      String(years),
+      "--order-lines",
+      String(orderLines),
+      "--po-lines",
+      String(poLines),
+      "--today",
+      "2026-03-01",
+    ],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+  if (gen.status !== 0) process.exit(gen.status ?? 1);
+}
 /** Records (not lines: a description may hold a newline), counted while streaming the file. */
 async function recordCount(file: string): Promise<number> {
   let n = 0;
@@ -107,6 +125,7 @@ async function recordCount(file: string): Promise<number> {
 const rowsOf: Record<string, number> = {};
 for (const def of IMPORTED_TABLES) rowsOf[def.table] = await recordCount(def.file);
 const totalRows = Object.values(rowsOf).reduce((a, b) => a + b, 0);
+const round2 = (n: number) => Math.round(n * 100) / 100;
 const rate = (rows: number, s: number) =>
   `${Math.round(rows / Math.max(s, 1e-6)).toLocaleString("en-US")} rows/s`;
 
@@ -157,7 +176,10 @@ console.log("\n(b) Full Reset through the job code");
 const db = await openDatabase({ databaseUrl: url, poolSize: 4 });
 await migrate(db);
 const bus = await createProgressBus(url);
-const ops = new DataOps({ db, bus, source: () => new CsvFolderSource(dir) });
+// --core: the calculation modules of issue 3 only (CALC_MODULES without the planning engine's).
+const planningNames = new Set(PLANNING_MODULES.map((m) => m.name));
+const modules = values.core ? CALC_MODULES.filter((m) => !planningNames.has(m.name)) : CALC_MODULES;
+const ops = new DataOps({ db, bus, source: () => new CsvFolderSource(dir), modules });
 await ops.init();
 floorStart = 0;
 t0 = performance.now();
@@ -181,24 +203,54 @@ for (const s of steps) {
     `  ${s.name.padEnd(36)} ${String(s.rowsAffected).padStart(9)} rows  ${s.duration.toFixed(2)} s  ${rate(s.rowsAffected, s.duration)}`,
   );
 }
+const indexBuilds = (history.additionalInfo as { details?: { index_builds?: Record<string, number> } })
+  ?.details?.index_builds;
+if (indexBuilds) {
+  const busy = Object.entries(indexBuilds).filter(([, s]) => s >= 0.01);
+  console.log(
+    `  (index builds beside the run: ${busy.map(([t, s]) => `${t} ${s.toFixed(2)} s`).join(", ") || "none"})`,
+  );
+}
 console.log(
   `  Full Reset total ${resetS.toFixed(2)} s (${rate(totalRows, resetS)} overall), status ${run.status}`,
 );
+// The calculation phase (the run's calculation steps) and each module's part of it.
+const calcSteps =
+  (calc?.additionalInfo as { completed_steps?: { name: string; duration: number }[] })?.completed_steps ?? [];
+const moduleSeconds: Record<string, number> = {};
+for (const s of calcSteps) {
+  const name = /^Calculate (.+)$/.exec(s.name)?.[1];
+  if (name) moduleSeconds[name] = Math.round(((moduleSeconds[name] ?? 0) + s.duration) * 1000) / 1000;
+}
+const calcS = calcSteps.reduce((a, s) => a + s.duration, 0);
+const planningS = Object.entries(moduleSeconds)
+  .filter(([name]) => planningNames.has(name))
+  .reduce((a, [, s]) => a + s, 0);
+console.log("\nCalculation modules");
+for (const [name, s] of Object.entries(moduleSeconds)) {
+  console.log(`  ${name.padEnd(36)} ${s.toFixed(2)} s${planningNames.has(name) ? "  (planning)" : ""}`);
+}
+for (const s of calcSteps.filter((c) => !c.name.startsWith("Calculate ")))
+  console.log(`  ${`(${s.name})`.padEnd(36)} ${s.duration.toFixed(2)} s`);
+console.log(`  calculation phase ${calcS.toFixed(2)} s, of which planning modules ${planningS.toFixed(2)} s`);
 await ops.close();
 await bus.close();
 await db.close();
-if (!values.keep) fs.rmSync(dir, { recursive: true, force: true });
+if (!values.keep && !values.data) fs.rmSync(dir, { recursive: true, force: true });
 if (run.status !== "completed") {
   console.error(`Full Reset did not complete: ${run.error}`);
   process.exit(1);
 }
 console.log(
   JSON.stringify({
-    products,
+    products: values.data ? rowsOf.products : products,
     order_lines: rowsOf.order_lines,
     floor_s: Math.round(floorS * 100) / 100,
     full_reset_s: Math.round(resetS * 100) / 100,
     ratio: Math.round((resetS / floorS) * 100) / 100,
     peak_rss_mb: peakRssMb,
+    calc_s: round2(calcS),
+    modules: Object.fromEntries(Object.entries(moduleSeconds).map(([n, s]) => [n, round2(s)])),
+    ratio_core: round2((resetS - planningS) / floorS),
   }),
 );

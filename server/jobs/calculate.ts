@@ -30,25 +30,40 @@ export const productMetricsModule: CalcModule = {
   async run({ conn, asOf }) {
     await conn.exec("TRUNCATE product_metrics");
     // The sales aggregate goes into a temp table first: CREATE TABLE AS may use a parallel plan,
-    // while the SELECT of an INSERT never does.
+    // while the SELECT of an INSERT never does. One pass over the order lines sums each product's
+    // lines per window band (the last 7 days, days 8–30, 31–90, 91–365, older: w = 0 … 4), so each
+    // line's revenue is computed and added once; the nested windows are then sums of bands.
     await conn.exec("DROP TABLE IF EXISTS calc_sales");
     await conn.query(
       `CREATE TEMP TABLE calc_sales AS
          SELECT pid,
-           SUM(quantity) FILTER (WHERE order_date >= $2::timestamptz - interval '6 days') AS units_7d,
-           SUM(quantity) FILTER (WHERE order_date >= $2::timestamptz - interval '29 days') AS units_30d,
-           SUM(quantity) FILTER (WHERE order_date >= $2::timestamptz - interval '89 days') AS units_90d,
-           SUM(quantity) FILTER (WHERE order_date >= $2::timestamptz - interval '364 days') AS units_365d,
-           SUM(quantity * price - discount) FILTER (WHERE order_date >= $2::timestamptz - interval '6 days') AS revenue_7d,
-           SUM(quantity * price - discount) FILTER (WHERE order_date >= $2::timestamptz - interval '29 days') AS revenue_30d,
-           SUM(quantity * price - discount) FILTER (WHERE order_date >= $2::timestamptz - interval '89 days') AS revenue_90d,
-           SUM(quantity * price - discount) FILTER (WHERE order_date >= $2::timestamptz - interval '364 days') AS revenue_365d,
-           SUM(quantity) AS total_sold,
-           SUM(quantity * price - discount) AS lifetime_revenue,
-           MIN(order_date) AS first_sold,
-           MAX(order_date) AS last_sold
-         FROM order_lines
-         WHERE status = 'completed' AND order_date <= $1::timestamptz
+           SUM(units) FILTER (WHERE w <= 0) AS units_7d,
+           SUM(units) FILTER (WHERE w <= 1) AS units_30d,
+           SUM(units) FILTER (WHERE w <= 2) AS units_90d,
+           SUM(units) FILTER (WHERE w <= 3) AS units_365d,
+           SUM(revenue) FILTER (WHERE w <= 0) AS revenue_7d,
+           SUM(revenue) FILTER (WHERE w <= 1) AS revenue_30d,
+           SUM(revenue) FILTER (WHERE w <= 2) AS revenue_90d,
+           SUM(revenue) FILTER (WHERE w <= 3) AS revenue_365d,
+           SUM(units) AS total_sold,
+           SUM(revenue) AS lifetime_revenue,
+           MIN(first_sold) AS first_sold,
+           MAX(last_sold) AS last_sold
+         FROM (
+           SELECT pid,
+             CASE WHEN order_date >= $2::timestamptz - interval '6 days' THEN 0
+                  WHEN order_date >= $2::timestamptz - interval '29 days' THEN 1
+                  WHEN order_date >= $2::timestamptz - interval '89 days' THEN 2
+                  WHEN order_date >= $2::timestamptz - interval '364 days' THEN 3
+                  ELSE 4 END AS w,
+             SUM(quantity) AS units,
+             SUM(quantity * price - discount) AS revenue,
+             MIN(order_date) AS first_sold,
+             MAX(order_date) AS last_sold
+           FROM order_lines
+           WHERE status = 'completed' AND order_date <= $1::timestamptz
+           GROUP BY 1, 2
+         ) bands
          GROUP BY pid`,
       [asOf, utcMidnight(asOf)],
     );

@@ -18,22 +18,31 @@ import {
 } from "./import.ts";
 import type { ProgressBus, ProgressEvent, RunStatus, RunType } from "./progress-bus.ts";
 import {
+  analyzeFresh,
   checkFreshReferences,
   createSwapSchema,
   dropSwapSchema,
+  IndexBuilder,
   indexFresh,
   loadFresh,
   RetryWithStaging,
+  SWAP_SCHEMA,
   swapBlocker,
   swapTable,
 } from "./reset-swap.ts";
 import type { DataSource } from "./source.ts";
-import { CancelledError, StepRunner } from "./steps.ts";
+import { CancelledError, type StepResult, StepRunner } from "./steps.ts";
 import { IMPORTED_TABLES } from "./tables.ts";
 
 const DATA_OPS_LOCK_KEY = 72_707_370;
 
+/** The index-building connection of a Full Reset: memory for its sorts. */
+const INDEX_SESSION_SETTINGS = "SET maintenance_work_mem = '256MB'";
+
 const LABEL: Record<RunType, string> = { update: "Full update", reset: "Full reset" };
+
+/** The last step of the calculation phase: the metrics tables' plain indexes (dropPlainIndexes). */
+export const METRICS_INDEX_STEP = "Index metrics tables";
 
 export interface DataOpsOptions {
   db: Database;
@@ -325,7 +334,10 @@ export class DataOps {
     const label = LABEL[run.type];
     const started = new Date();
     const modules = this.opts.modules ?? CALC_MODULES;
-    const stepCount = IMPORTED_TABLES.length * 2 + 1 + modules.length;
+    // Load and apply each table, check references, the modules; a Full Reset by swap on
+    // PostgreSQL also waits for the index builds of the new tables.
+    const baseStepCount = IMPORTED_TABLES.length * 2 + 1 + modules.length + 1;
+    let stepCount = baseStepCount + (run.type === "reset" && this.opts.db.kind === "postgres" ? 1 : 0);
     let currentStep = "";
     let stepIndex = 0;
 
@@ -395,7 +407,18 @@ export class DataOps {
     // Emitted before the first await, so status() shows the run the moment start() returns.
     emit("running", `Starting ${label.toLowerCase()}`);
     const counts: Record<string, TableCounts> = {};
-    let importSteps = 0;
+    // More of the import history's details (the swap's index build timings).
+    const extraDetails: Record<string, Record<string, unknown>> = {};
+    // The calculation steps: steps.results[calcFrom, calcTo) (calcTo −1 while they run).
+    let calcFrom = -1;
+    let calcTo = -1;
+    let calcStarted = 0;
+    const calcSteps = () =>
+      calcFrom < 0 ? [] : steps.results.slice(calcFrom, calcTo < 0 ? undefined : calcTo);
+    const importStepList = () => {
+      const calc = new Set(calcSteps());
+      return steps.results.filter((r) => !calc.has(r));
+    };
     let importRecord: { id: number } | null = null;
     // With a server, a cancel may come from another instance whose NOTIFY was missed: poll the flag.
     const poll =
@@ -418,72 +441,75 @@ export class DataOps {
       // The run's own session: UTC dates, and memory for big sorts, hash aggregates and index builds.
       await conn.exec("SET TIME ZONE 'UTC'; SET work_mem = '128MB'; SET maintenance_work_mem = '256MB'");
       const source = this.opts.source();
+      const asOf = this.opts.asOf?.() ?? new Date();
+      // Every calculation module, in the run's transaction; `check` runs before each.
+      const calculate = async (tx: SqlConnection, check?: () => void) => {
+        calcFrom = steps.results.length;
+        calcTo = -1;
+        calcStarted = Date.now();
+        const deferred = await dropPlainIndexes(
+          tx,
+          modules.flatMap((m) => m.tables),
+        );
+        for (const module of modules) {
+          await steps.run(`Calculate ${module.name}`, () => {
+            check?.();
+            return module.run({ conn: tx, asOf });
+          });
+        }
+        if (deferred.length) {
+          await steps.run(METRICS_INDEX_STEP, async () => {
+            for (const sql of deferred) await tx.exec(sql);
+            return deferred.length;
+          });
+        }
+        calcTo = steps.results.length;
+      };
       // Full Reset builds complete new tables and swaps them in (reset-swap.ts); should the data
       // fail a check on the way, or the tables not allow a swap, it goes through staging instead.
-      let swap = false;
-      const loaded: Record<string, number> = {};
+      let swapped = false;
       if (run.type === "reset") {
         const blocker = await swapBlocker(conn, source);
         if (blocker) this.opts.log?.info(`Full reset ${run.runId}: loading through staging (${blocker})`);
         else {
-          swap = true;
           try {
-            await createSwapSchema(conn);
-            for (const def of IMPORTED_TABLES) {
-              loaded[def.table] = await steps.run(`Load ${def.file}`, async (ctx) => {
-                const rows = await loadFresh(conn, source, def, ctx);
-                await indexFresh(conn, def);
-                return rows;
-              });
-            }
-            await steps.run("Check references", () => checkFreshReferences(conn));
+            await this.resetBySwap({ run, conn, source, steps, counts, extraDetails, calculate });
+            swapped = true;
           } catch (err) {
             if (!(err instanceof RetryWithStaging)) throw err;
             this.opts.log?.info(`Full reset ${run.runId}: checking through staging (${err.reason})`);
-            swap = false;
             await dropSwapSchema(conn);
           }
         }
       }
-      if (!swap) {
+      if (!swapped) {
+        stepCount = baseStepCount;
         await stageAll(conn, source, (name, fn) => steps.run(name, fn));
         await steps.run("Check references", () => checkReferences(conn, source));
+        await conn.transaction(async (tx) => {
+          for (const def of IMPORTED_TABLES) {
+            const verb = run.type === "reset" ? "Replace" : "Update";
+            await steps.run(`${verb} ${def.table}`, async () => {
+              const c = run.type === "reset" ? await replaceTable(tx, def) : await mergeTable(tx, def);
+              counts[def.table] = c;
+              return c.added + c.updated + c.deleted;
+            });
+          }
+          // Fresh statistics for the planner: after a bulk load its estimates would be far off.
+          await tx.exec(IMPORTED_TABLES.map((d) => `ANALYZE "${d.table}";`).join("\n"));
+          await recordSync(
+            tx,
+            IMPORTED_TABLES.map((d) => d.table),
+            new Date(),
+          );
+          await calculate(tx);
+          await recordCalculation(
+            tx,
+            modules.map((m) => m.name),
+            new Date(),
+          );
+        });
       }
-      let calcStarted = 0;
-      await conn.transaction(async (tx) => {
-        for (const def of IMPORTED_TABLES) {
-          const verb = run.type === "reset" ? "Replace" : "Update";
-          await steps.run(`${verb} ${def.table}`, async () => {
-            const c = swap
-              ? await swapTable(tx, def, loaded[def.table] ?? 0)
-              : run.type === "reset"
-                ? await replaceTable(tx, def)
-                : await mergeTable(tx, def);
-            counts[def.table] = c;
-            return c.added + c.updated + c.deleted;
-          });
-        }
-        // Fresh statistics for the planner: after a bulk load its estimates would be far off.
-        // (Swapped-in tables were analyzed when built.)
-        if (!swap) await tx.exec(IMPORTED_TABLES.map((d) => `ANALYZE "${d.table}";`).join("\n"));
-        const syncedAt = new Date();
-        await recordSync(
-          tx,
-          IMPORTED_TABLES.map((d) => d.table),
-          syncedAt,
-        );
-        importSteps = steps.results.length;
-        calcStarted = Date.now();
-        const asOf = this.opts.asOf?.() ?? new Date();
-        for (const module of modules) {
-          await steps.run(`Calculate ${module.name}`, () => module.run({ conn: tx, asOf }));
-        }
-        await recordCalculation(
-          tx,
-          modules.map((m) => m.name),
-          new Date(),
-        );
-      });
 
       const ended = new Date();
       const totals = sumCounts(counts);
@@ -498,10 +524,13 @@ export class DataOps {
           recordsDeleted: totals.deleted,
           recordsSkipped: totals.skipped,
           totalProcessed: totals.total,
-          additionalInfo: runDetail(run.type, steps, 0, importSteps, { tables: countsDetail(counts) }),
+          additionalInfo: runDetail(run.type, importStepList(), {
+            tables: countsDetail(counts),
+            ...extraDetails,
+          }),
         },
       });
-      await this.recordCalculationHistory(run, steps, importSteps, new Date(calcStarted), ended, "completed");
+      await this.recordCalculationHistory(run, calcSteps(), new Date(calcStarted), ended, "completed");
       await prisma.dataRun.update({
         where: { id: run.runId },
         data: { status: "completed", endedAt: ended },
@@ -518,9 +547,7 @@ export class DataOps {
       if (!cancelled && !(err instanceof Error && err.name === "SourceError")) {
         this.opts.log?.error({ err }, `${label} ${run.runId} failed`);
       }
-      const detail = runDetail(run.type, steps, 0, importSteps || steps.results.length, {
-        tables: countsDetail(counts),
-      });
+      const detail = runDetail(run.type, importStepList(), { tables: countsDetail(counts), ...extraDetails });
       const record = {
         endTime: ended,
         durationMinutes: minutes(started, ended),
@@ -537,8 +564,7 @@ export class DataOps {
           data: { runId: run.runId, startTime: started, ...record, additionalInfo: detail },
         });
       }
-      if (importSteps)
-        await this.recordCalculationHistory(run, steps, importSteps, ended, ended, status, message);
+      if (calcFrom >= 0) await this.recordCalculationHistory(run, calcSteps(), ended, ended, status, message);
       await prisma.dataRun.update({
         where: { id: run.runId },
         data: { status, endedAt: ended, error: message },
@@ -556,10 +582,95 @@ export class DataOps {
     }
   }
 
+  /**
+   * Full Reset by table swap (reset-swap.ts). The run's connection COPYs each file into its new
+   * table; on PostgreSQL a second connection builds each new table's statistics and indexes as
+   * soon as its COPY has committed, while this one goes on with the next files, the reference
+   * checks and, in the run's transaction, the calculations, which read the new tables (they come
+   * first in the search path). Only then are the new tables swapped in, in the same transaction:
+   * readers see the old data and its old metrics until the commit, and wait only for the swap.
+   * Throws RetryWithStaging when the data failed a check (the transaction is rolled back).
+   */
+  private async resetBySwap(ctx: {
+    run: ActiveRun;
+    conn: SqlConnection;
+    source: DataSource;
+    steps: StepRunner;
+    counts: Record<string, TableCounts>;
+    extraDetails: Record<string, Record<string, unknown>>;
+    calculate: (tx: SqlConnection, check?: () => void) => Promise<void>;
+  }): Promise<void> {
+    const { run, conn, source, steps, counts, calculate } = ctx;
+    const { db } = this.opts;
+    let builder: IndexBuilder | null = null;
+    let builderConn: SqlConnection | null = null;
+    const stopBuilder = () => void builder?.cancel();
+    try {
+      await createSwapSchema(conn);
+      if (db.kind === "postgres") {
+        builderConn = await db.connect();
+        const [{ pid }] = (await builderConn.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")) as [
+          { pid: number },
+        ];
+        await builderConn.exec(INDEX_SESSION_SETTINGS);
+        builder = new IndexBuilder(builderConn, async () => {
+          await db.prisma.$executeRaw`SELECT pg_cancel_backend(${pid}::int)`;
+        });
+        run.abort.signal.addEventListener("abort", stopBuilder);
+      }
+      const loaded: Record<string, number> = {};
+      for (const def of IMPORTED_TABLES) {
+        loaded[def.table] = await steps.run(`Load ${def.file}`, async (stepCtx) => {
+          builder?.throwIfFailed();
+          const rows = await loadFresh(conn, source, def, stepCtx);
+          // Statistics at once: the reference checks and the calculations plan on them.
+          await analyzeFresh(conn, def);
+          if (!(await builder?.add(conn, def))) await indexFresh(conn, def);
+          return rows;
+        });
+      }
+      await steps.run("Check references", () => checkFreshReferences(conn));
+      await conn.transaction(async (tx) => {
+        const [{ path }] = (await tx.query<{ path: string }>(
+          "SELECT current_setting('search_path') AS path",
+        )) as [{ path: string }];
+        await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
+        await calculate(tx, () => builder?.throwIfFailed());
+        await tx.query("SELECT set_config('search_path', $1, true)", [path]);
+        if (builder) {
+          const b = builder;
+          await steps.run("Build indexes", () => b.finish());
+          ctx.extraDetails.index_builds = { ...b.timings };
+        }
+        for (const def of IMPORTED_TABLES) {
+          await steps.run(`Replace ${def.table}`, async () => {
+            const c = await swapTable(tx, def, loaded[def.table] ?? 0, builder?.attachments(def));
+            counts[def.table] = c;
+            return c.added;
+          });
+        }
+        await recordSync(
+          tx,
+          IMPORTED_TABLES.map((d) => d.table),
+          new Date(),
+        );
+        await recordCalculation(
+          tx,
+          (this.opts.modules ?? CALC_MODULES).map((m) => m.name),
+          new Date(),
+        );
+      });
+    } finally {
+      run.abort.signal.removeEventListener("abort", stopBuilder);
+      if (builder) await builder.cancel();
+      // Its session settings go with it.
+      await builderConn?.release(true);
+    }
+  }
+
   private async recordCalculationHistory(
     run: ActiveRun,
-    steps: StepRunner,
-    from: number,
+    calcSteps: StepResult[],
     start: Date,
     end: Date,
     status: string,
@@ -587,7 +698,7 @@ export class DataOps {
         processedPurchaseOrders: done ? pos : 0,
         totalPurchaseOrders: pos,
         errorMessage: error ?? null,
-        additionalInfo: runDetail(run.type, steps, from, steps.results.length, {}),
+        additionalInfo: runDetail(run.type, calcSteps, {}),
       },
       select: { id: true },
     });
@@ -598,6 +709,27 @@ export class DataOps {
       .then(write)
       .catch((err) => this.opts.log?.error({ err }, "progress store failed"));
   }
+}
+
+/**
+ * The calculation phase refills its tables and updates product_metrics several times over: their
+ * plain indexes (not unique, no constraint: nothing a module's statements can depend on) are
+ * dropped at its start and built once at its end (METRICS_INDEX_STEP), in the run's transaction,
+ * rather than maintained row by row through every INSERT and UPDATE. Answers the statements that
+ * build them again, exactly as they were.
+ */
+async function dropPlainIndexes(tx: SqlConnection, tables: readonly string[]): Promise<string[]> {
+  const rows = await tx.query<{ name: string; definition: string }>(
+    `SELECT format('%I.%I', n.nspname, i.relname) AS name, pg_get_indexdef(x.indexrelid) AS definition
+     FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace
+     WHERE x.indrelid IN (SELECT to_regclass(quote_ident(t)) FROM unnest($1::text[]) t)
+       AND NOT x.indisunique AND NOT x.indisexclusion
+       AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)
+     ORDER BY 1`,
+    [[...new Set(tables)]],
+  );
+  if (rows.length) await tx.exec(rows.map((r) => `DROP INDEX ${r.name};`).join("\n"));
+  return rows.map((r) => r.definition);
 }
 
 function minutes(a: Date, b: Date): number {
@@ -627,12 +759,9 @@ function countsDetail(counts: Record<string, TableCounts>) {
 /** The run history detail of spec section 3: completed_steps, details, step_timings. */
 function runDetail(
   type: RunType,
-  steps: StepRunner,
-  from: number,
-  to: number,
+  slice: StepResult[],
   details: Record<string, Record<string, unknown>>,
 ): Prisma.InputJsonValue {
-  const slice = steps.results.slice(from, to);
   return {
     type,
     completed_steps: slice.map((s) => ({

@@ -8,8 +8,8 @@
 //   text gives them: the answer of a one- or two-character search, which trigram indexes cannot
 //   serve and which would otherwise rank a good part of the table;
 // - product_search_rows: each product's result as JSON text, so a search only concatenates them.
-// The same statements back-fill the tables in their migrations (20261121092427_product_search_rows,
-// 20261121094529_product_search_keys).
+// Their migrations (20261121092427_product_search_rows, 20261121094529_product_search_keys) back-fill
+// the tables with statements that give the same rows.
 import { PRODUCT_SEARCH_LIMIT } from "../../shared/templates.ts";
 import type { CalcModule } from "./calculate.ts";
 
@@ -21,24 +21,41 @@ FROM products p LEFT JOIN product_metrics m ON m.pid = p.pid;
 
 -- The rank is the CASE of the search (server/modules/templates/templates.service.ts) for the text
 -- k, with LIKE 'k%' as starts_with and LIKE '% k%' as strpos; the pid rule is the search's own.
--- Bytewise ("C") partitions sort several times faster than the database's collation would.
+-- A key's rows are its first ${PRODUCT_SEARCH_LIMIT + 1} entries in the order (rank, total_sold DESC, pid). Rather than
+-- sort every entry of every key, a histogram of (rank, total_sold) per key finds the group where the
+-- ${PRODUCT_SEARCH_LIMIT + 1}st entry falls (cut): every entry before that group is in, none after it, and only the
+-- entries of that one group are sorted, by pid.
 WITH entries AS MATERIALIZED (
   SELECT ks.k AS key,
     CASE WHEN s.sku = ks.k OR s.barcode = ks.k THEN 0 WHEN s.title = ks.k THEN 1
       WHEN starts_with(s.title, ks.k) THEN 2 WHEN strpos(s.title, ' ' || ks.k) > 0 THEN 3
       WHEN starts_with(s.sku, ks.k) OR starts_with(s.barcode, ks.k) THEN 4 ELSE 5 END AS rank,
     s.total_sold, s.pid
-  FROM product_search s, LATERAL (SELECT DISTINCT k FROM (
+  FROM product_search s, unnest(ARRAY(SELECT DISTINCT k FROM (
     SELECT left(w, n) FROM unnest(string_to_array(s.title, ' ')) w, (VALUES (1), (2)) v(n) WHERE w <> ''
     UNION ALL SELECT s.sku WHERE char_length(s.sku) BETWEEN 1 AND 2
-    UNION ALL SELECT s.barcode WHERE char_length(s.barcode) BETWEEN 1 AND 2) x(k)) ks
+    UNION ALL SELECT s.barcode WHERE char_length(s.barcode) BETWEEN 1 AND 2) x(k))) ks(k)
+), hist AS (
+  SELECT key, rank, total_sold, count(*) AS n, sum(count(*)) OVER (PARTITION BY key) AS key_total
+  FROM entries GROUP BY key, rank, total_sold
+), kept AS (
+  SELECT DISTINCT key FROM hist WHERE key_total >= ${PRODUCT_SEARCH_LIMIT}
+), cut AS (
+  SELECT DISTINCT ON (key) key, rank, total_sold, upto - n AS before FROM (
+    SELECT h.*, sum(n) OVER (PARTITION BY key ORDER BY rank, total_sold DESC) AS upto
+    FROM hist h WHERE key_total >= ${PRODUCT_SEARCH_LIMIT}
+  ) x WHERE upto >= ${PRODUCT_SEARCH_LIMIT + 1} ORDER BY key, rank, total_sold DESC
 )
 INSERT INTO product_search_keys (key, rank, total_sold, pid)
+SELECT e.key, e.rank, e.total_sold, e.pid
+FROM entries e JOIN kept k ON k.key = e.key LEFT JOIN cut c ON c.key = e.key
+WHERE c.key IS NULL OR (e.rank, -e.total_sold) < (c.rank, -c.total_sold)
+UNION ALL
 SELECT key, rank, total_sold, pid FROM (
-  SELECT e.*, row_number() OVER (PARTITION BY e.key COLLATE "C" ORDER BY e.rank, e.total_sold DESC, e.pid) AS n
-  FROM entries e
-  WHERE e.key IN (SELECT key FROM entries GROUP BY key HAVING count(*) >= ${PRODUCT_SEARCH_LIMIT})
-) x WHERE n <= ${PRODUCT_SEARCH_LIMIT + 1};
+  SELECT e.key, e.rank, e.total_sold, e.pid, c.before,
+    row_number() OVER (PARTITION BY e.key ORDER BY e.pid) AS i
+  FROM entries e JOIN cut c ON c.key = e.key AND c.rank = e.rank AND c.total_sold = e.total_sold
+) t WHERE i <= ${PRODUCT_SEARCH_LIMIT + 1} - before;
 
 INSERT INTO product_search_rows (pid, json)
 SELECT r.pid, row_to_json(r)::text FROM (
@@ -67,7 +84,20 @@ export const productSearchModule: CalcModule = {
   tables: ["product_search", "product_search_rows", "product_search_keys"],
   async run({ conn }) {
     await conn.exec("TRUNCATE product_search, product_search_keys, product_search_rows");
+    // product_search_keys' index is built once after the fill rather than maintained row by row.
+    const indexes = await conn.query<{ drop: string; create: string }>(
+      `SELECT CASE WHEN c.oid IS NULL THEN format('DROP INDEX %I.%I', n.nspname, i.relname)
+                   ELSE format('ALTER TABLE %s DROP CONSTRAINT %I', x.indrelid::regclass, c.conname) END AS drop,
+              CASE WHEN c.oid IS NULL THEN pg_get_indexdef(x.indexrelid)
+                   ELSE format('ALTER TABLE %s ADD CONSTRAINT %I ', x.indrelid::regclass, c.conname)
+                        || pg_get_constraintdef(c.oid) END AS create
+       FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace
+       LEFT JOIN pg_constraint c ON c.conindid = x.indexrelid AND c.conrelid = x.indrelid
+       WHERE x.indrelid = 'product_search_keys'::regclass`,
+    );
+    for (const ix of indexes) await conn.exec(ix.drop);
     await conn.exec(PRODUCT_SEARCH_FILL_SQL);
+    for (const ix of indexes) await conn.exec(ix.create);
     // Fresh statistics, so the first searches after a Full Reset plan on the real sizes.
     await conn.exec("ANALYZE product_search; ANALYZE product_search_keys; ANALYZE product_search_rows;");
     const [row] = await conn.query<{ n: string | number }>("SELECT count(*) AS n FROM product_search");

@@ -215,8 +215,19 @@ export async function loadFresh(
   return rows;
 }
 
-/** The live table's indexes and key constraints, as statements that build them on the new table. */
-async function indexStatements(conn: SqlConnection, def: TableDef): Promise<string[]> {
+/**
+ * The live table's indexes and key constraints, as statements that build them on the new table:
+ * `build` creates the index (a key constraint's as a plain unique index, under the constraint's
+ * name), `attach` (for a key constraint) makes that index the constraint, a catalog change only.
+ * CREATE INDEX takes a lock that lets readers of the new table go on; attaching takes an
+ * exclusive one, so it waits for the swap, where the run takes one anyway.
+ */
+export interface IndexStatement {
+  build: string;
+  attach: string | null;
+}
+
+async function indexStatements(conn: SqlConnection, def: TableDef): Promise<IndexStatement[]> {
   const rows = await conn.query<{
     name: string;
     definition: string;
@@ -234,20 +245,129 @@ async function indexStatements(conn: SqlConnection, def: TableDef): Promise<stri
     [q(def.table)],
   );
   return rows.map((ix) => {
-    if (ix.constraint_def)
-      return `ALTER TABLE ${fresh(def)} ADD CONSTRAINT ${q(ix.name)} ${ix.constraint_def}`;
     const on = ` ON ${ix.qualified} USING `;
     if (!ix.definition.includes(on)) throw new Error(`cannot rebuild index ${ix.name}: ${ix.definition}`);
-    return ix.definition.replace(on, ` ON ${fresh(def)} USING `);
+    const build = ix.definition.replace(on, ` ON ${fresh(def)} USING `);
+    if (!ix.constraint_def) return { build, attach: null };
+    // A plain key (no DEFERRABLE, INCLUDE, …) becomes its index; anything else is built as it is.
+    const kind = /^(PRIMARY KEY|UNIQUE) \([^()]*\)$/.exec(ix.constraint_def)?.[1];
+    if (!kind) {
+      return {
+        build: `ALTER TABLE ${fresh(def)} ADD CONSTRAINT ${q(ix.name)} ${ix.constraint_def}`,
+        attach: null,
+      };
+    }
+    return {
+      build,
+      attach: `ALTER TABLE ${fresh(def)} ADD CONSTRAINT ${q(ix.name)} ${kind} USING INDEX ${q(ix.name)}`,
+    };
   });
 }
 
-/** Builds the live table's indexes on the new table (a duplicate key means bad data), then ANALYZE. */
+/** Whether every index of the table can be built while the new table is being read. */
+function buildsBeside(statements: IndexStatement[]): boolean {
+  return statements.every((s) => !s.build.startsWith("ALTER TABLE"));
+}
+
+/** ANALYZE of a new table: its statistics, before anything plans a query on it. */
+export async function analyzeFresh(conn: SqlConnection, def: TableDef): Promise<void> {
+  await conn.exec(`ANALYZE ${fresh(def)}`);
+}
+
+/** Builds the live table's indexes and key constraints on the new table (a duplicate key means bad data). */
 export async function indexFresh(conn: SqlConnection, def: TableDef): Promise<number> {
   const statements = await indexStatements(conn, def);
-  for (const sql of statements) await orRetry(`index ${def.table}`, () => conn.exec(sql));
-  await conn.exec(`ANALYZE ${fresh(def)}`);
+  for (const s of statements) {
+    await orRetry(`index ${def.table}`, () => conn.exec(s.build));
+    if (s.attach) await conn.exec(s.attach);
+  }
   return statements.length;
+}
+
+/**
+ * The indexes of the new tables, built on a connection of their own (PostgreSQL) while the run's
+ * connection loads the next files, checks references and runs the calculations on the new tables:
+ * each table's COPY has committed (and its ANALYZE run) before it is queued here, CREATE INDEX lets
+ * readers go on, and the run attaches the key constraints (attachments()) and swaps the tables in
+ * only once finish() has answered. A duplicate key fails with RetryWithStaging as the inline build
+ * does; cancel() interrupts the statement in progress and skips the rest.
+ */
+export class IndexBuilder {
+  private tail: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
+  private stopped = false;
+  /** Tables queued and not yet done (or skipped). */
+  private pending = 0;
+  private readonly attach = new Map<string, string[]>();
+  /** Seconds spent per table, for the history's details. */
+  readonly timings: Record<string, number> = {};
+
+  constructor(
+    private readonly conn: SqlConnection,
+    /** Interrupts the connection's statement in progress (pg_cancel_backend from elsewhere). */
+    private readonly interrupt: () => Promise<void>,
+  ) {}
+
+  /**
+   * Queues the new table's indexes; answers false, having built nothing, when they cannot be built
+   * beside readers (the caller builds them inline with indexFresh).
+   */
+  async add(runConn: SqlConnection, def: TableDef): Promise<boolean> {
+    const statements = await indexStatements(runConn, def);
+    if (!buildsBeside(statements)) return false;
+    this.attach.set(
+      def.table,
+      statements.flatMap((s) => (s.attach ? [s.attach] : [])),
+    );
+    this.pending++;
+    this.tail = this.tail.then(() => this.build(def, statements));
+    return true;
+  }
+
+  /** Builds one table's indexes unless the builder failed or stopped; never rejects. */
+  private async build(def: TableDef, statements: IndexStatement[]): Promise<void> {
+    const started = performance.now();
+    try {
+      for (const s of statements) {
+        if (this.failure || this.stopped) return;
+        await orRetry(`index ${def.table}`, () => this.conn.exec(s.build));
+      }
+    } catch (err) {
+      this.failure ??= err;
+    } finally {
+      this.pending--;
+      this.timings[def.table] = Math.round(performance.now() - started) / 1000;
+    }
+  }
+
+  /** Throws what made the builder fail, if anything did. */
+  throwIfFailed(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** Resolves once every queued table has its indexes. */
+  async finish(): Promise<number> {
+    await this.tail;
+    this.throwIfFailed();
+    if (this.stopped) throw new Error("index builds stopped");
+    return this.attach.size;
+  }
+
+  /** After finish(): the statements that make the key indexes of the table its constraints. */
+  attachments(def: TableDef): string[] {
+    return this.attach.get(def.table) ?? [];
+  }
+
+  /** Stops the work: skips what is queued and interrupts the statement in progress. */
+  async cancel(): Promise<void> {
+    this.stopped = true;
+    // A cancel that reaches the server between two statements is lost: repeat until it ends.
+    while (this.pending > 0) {
+      await this.interrupt().catch(() => {});
+      await Promise.race([this.tail, new Promise((r) => setTimeout(r, 200))]);
+    }
+    await this.tail;
+  }
 }
 
 /** Every reference of the new data must point at a row of the new data. */
@@ -270,8 +390,17 @@ export async function checkFreshReferences(conn: SqlConnection): Promise<number>
   return checked;
 }
 
-/** Inside the run's transaction: the new table takes the live one's place. */
-export async function swapTable(tx: SqlConnection, def: TableDef, rows: number): Promise<TableCounts> {
+/**
+ * Inside the run's transaction: the new table takes the live one's place, after `attach` (the
+ * IndexBuilder's attachments) made its key indexes its constraints.
+ */
+export async function swapTable(
+  tx: SqlConnection,
+  def: TableDef,
+  rows: number,
+  attach: readonly string[] = [],
+): Promise<TableCounts> {
+  if (attach.length) await tx.exec(attach.join(";\n"));
   const [{ schema }] = (await tx.query<{ schema: string }>(
     "SELECT relnamespace::regnamespace::text AS schema FROM pg_class WHERE oid = $1::regclass",
     [q(def.table)],

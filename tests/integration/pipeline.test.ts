@@ -199,6 +199,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "Calculate planning",
       "Calculate aggregates",
       "Calculate product_search",
+      "Index metrics tables",
     ]);
     expect((await prisma.syncStatus.findMany()).map((s) => s.tableName).sort()).toContain("order_lines");
     expect(
@@ -382,15 +383,24 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
         "SELECT x::regclass::oid::int AS oid FROM unnest($1::text[]) x",
         tables,
       );
+    // The calculation phase drops the metrics tables' plain indexes and builds them again.
+    const metricsIndexes = () =>
+      prisma.$queryRawUnsafe(
+        `SELECT tablename, indexname, indexdef FROM pg_indexes
+         WHERE tablename IN ('product_metrics', 'product_search_keys') ORDER BY tablename, indexname`,
+      );
     dir = FIXTURE_DIR;
     const before = await shape();
     const oidsBefore = await oids();
+    const metricsBefore = await metricsIndexes();
+    expect((metricsBefore as unknown[]).length).toBeGreaterThan(5);
     expect((before.indexes as unknown[]).length).toBeGreaterThan(tables.length);
     expect((await p.run("reset")).status).toBe("complete");
     // New tables were swapped in (not the same tables refilled)…
     for (const [i, o] of (await oids()).entries()) expect(o.oid).not.toBe(oidsBefore[i]!.oid);
     // …and they look exactly like the ones the migrations made.
     expect(await shape()).toEqual(before);
+    expect(await metricsIndexes()).toEqual(metricsBefore);
     const [left] = await prisma.$queryRawUnsafe<{ n: number }[]>(
       "SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'import_swap'",
     );
