@@ -99,6 +99,21 @@ const PRODUCTS: Product[] = [
       return Array.from({ length: THREE_YEARS }, (_, k) => Math.round(christmas(k) + 6 * r() - 3));
     })(),
   },
+  // Two years at different levels, seasonal from the global default (growth, see its test). 11 also
+  // sold 1000 a week in the year before its last 104 weeks: older than the 104 weeks, left out.
+  {
+    pid: 11,
+    title: "Growth",
+    created: createdFor(THREE_YEARS),
+    weeks: [...Array(52).fill(15), ...Array(52).fill(10), ...Array(52).fill(1000)],
+  },
+  {
+    pid: 12,
+    title: "Growth clamped",
+    created: createdFor(THREE_YEARS),
+    weeks: [...Array(52).fill(40), ...Array(52).fill(10)],
+  },
+  { pid: 13, title: "No prior sales", created: createdFor(THREE_YEARS), weeks: Array(52).fill(12) },
   // flat around 20 with bell-shaped noise (sum of three uniforms, sd ≈ 5), three years; seed = pid
   ...FLAT.map((pid) => {
     const r = random(pid);
@@ -291,6 +306,22 @@ describe(`forecast and backtest (${testBackend})`, () => {
     expect(acc.seasonal!.wape!).toBeCloseTo(0.8146007, 6);
     expect(acc.seasonal!.bias!).toBeCloseTo(-0.8146007, 6);
     expect(acc.standard!.wape!).toBeCloseTo(0.0743317, 6);
+  });
+
+  it("applies the year-on-year growth to seasonal with 104 weeks, clamped to 0.5 … 2", async () => {
+    // n = 104 (capped). baseₕ = mean of x at t = 51+h, 52+h, 53+h: for h = 1 the weeks t = 52, 53, 54
+    // (the last week of the prior year and two of the last), for h ≥ 2 weeks of the last year only.
+    // 11: last 52 weeks 15, the 52 before 10: g = 780 ÷ 520 = 1.5; F₁ = (10 + 15 + 15) ÷ 3 × 1.5 = 20,
+    //     F₂ … F₁₃ = 15 × 1.5 = 22.5 (the 1000s before the 104 weeks count nowhere).
+    // 12: 40 against 10: 2080 ÷ 520 = 4, clamped to 2; F₁ = (10 + 40 + 40) ÷ 3 × 2 = 60, then 80.
+    // 13: nothing sold in the prior year: g = 1; F₁ = (0 + 12 + 12) ÷ 3 = 8, then 12.
+    const expected: Record<number, [number, number]> = { 11: [20, 22.5], 12: [60, 80], 13: [8, 12] };
+    for (const [pid, [first, rest]] of Object.entries(expected)) {
+      const f = await forecast(Number(pid));
+      expect(f).toMatchObject({ method: "seasonal", requested: "seasonal" });
+      expectClose(f!.weekly, [first, ...Array(12).fill(rest)]);
+      expect(f!.total).toBeCloseTo(first + 12 * rest, 9);
+    }
   });
 
   it("falls back to standard with 30 weeks when seasonal is asked for", async () => {

@@ -85,20 +85,71 @@ export const forecastModule: CalcModule = {
     );
     await conn.exec("ALTER TABLE fc_life ADD PRIMARY KEY (pid); ANALYZE fc_life");
 
-    // One row per product and forecast origin o: the origin uses weeks k ≥ o only (len = n − o
-    // weeks, the spec's weeks 1 … t−1) and forecasts week k = o − 1. o = 0 is the forecast itself;
-    // o = 1 … 8 are the backtest's origins (only when n ≥ 9), whose actual is x at k = o − 1.
-    // With m = min(len, 26):
+    // Forecast origins, in k: origin o uses weeks k ≥ o only (len = n − o weeks, the spec's weeks
+    // 1 … t−1 with t − 1 = n − o) and forecasts week k = o − 1. o = 0 is the forecast itself; o = 1 … 8
+    // are the backtest's (when n ≥ 9), whose actual is x at k = o − 1 = P(o−1) − P(o−2). With
+    // m = min(len, 26):
     //   level ℓ = Σ_{k≥o} 0.8^(k−o) x_k ÷ Σ_{k=o}^{n−1} 0.8^(k−o) = 1.25^o (E(n−1) − E(o−1)) ÷ ((1 − 0.8^len) ÷ 0.2);
-    //   trend: the weeks k = o … o+m−1 have Σx = P(o+m−1) − P(o−1), Σk·x likewise from K, Σk =
-    //     m(2o+m−1)/2 and m·Σk² − (Σk)² = m²(m²−1)/12; the slope on t = −(the slope on k), so
-    //     b = (Σk·Σx − m·Σk·x) ÷ (m²(m²−1)/12), and 0 when len < 8;
-    //   seasonal base of week o−1 = mean of x at k = o+50, o+51, o+52 = (P(o+52) − P(o+49)) ÷ 3,
-    //     used when len ≥ 53 (else standard); growth only when len ≥ 104, i.e. at o = 0 with n = 104
-    //     (the backtest's origins have at most 103 weeks, so their growth is 1).
+    //   trend: the weeks k = o … o+m−1 (o+m−1 = min(n−1, o+25)) have Σx = P(o+m−1) − P(o−1), Σk·x
+    //     likewise from K, Σk = m(2o+m−1)/2 and m·Σk² − (Σk)² = m²(m²−1)/12; the slope on t is minus
+    //     the slope on k, so b = (Σk·Σx − m·Σk·x) ÷ (m²(m²−1)/12), and 0 when len < 8;
+    //   seasonal one step ahead = mean of x at k = o+50, o+51, o+52 = (P(o+52) − P(o+49)) ÷ 3 when
+    //     len ≥ 53, else standard; growth only when len ≥ 104, i.e. at o = 0 with n = 104 (the
+    //     backtest's origins have at most 103 weeks: growth 1).
     // Weeks before the life start (k ≥ n) never enter: every prefix sum used stops at k ≤ n − 1.
-    const m = `LEAST(l.n - o, 26)`;
-    const inBacktest = `o >= 1`;
+    // One row per product; the SQL for the 9 origins is spelled out below. Each stage is
+    // MATERIALIZED: otherwise the planner would copy a column's expression (lookups included) into
+    // every use of it.
+    const pre = (j: number, e: number | string) => (e === -1 ? "0" : prefix(j, String(e)));
+    const ORIGINS = Array.from({ length: BACKTEST_WEEKS + 1 }, (_, o) => o);
+    const BACKTEST = ORIGINS.slice(1);
+    const len = (o: number) => `(n - ${o})`;
+    const m = (o: number) => `LEAST(n - ${o}, 26)`;
+    const lookups = [
+      `${pre(E, "l.n - 1")} AS e_end`,
+      // P, K, E at k = 0 … 7 (the origins' o − 1)
+      ...BACKTEST.map(
+        (o) => `${pre(P, o - 1)} AS p${o - 1}, ${pre(K, o - 1)} AS k${o - 1}, ${pre(E, o - 1)} AS e${o - 1}`,
+      ),
+      // P, K at the end of each origin's trend weeks
+      ...ORIGINS.map(
+        (o) =>
+          `${pre(P, `LEAST(l.n - 1, ${o + 25})`)} AS ph${o}, ${pre(K, `LEAST(l.n - 1, ${o + 25})`)} AS kh${o}`,
+      ),
+      // P at k = 49 … 60 for the backtest's seasonal weeks (needs n − 1 ≥ 53)
+      ...Array.from({ length: 12 }, (_, i) => `CASE WHEN l.n >= 54 THEN ${pre(P, 49 + i)} END AS s${49 + i}`),
+      // growth: the last 52 weeks ÷ the 52 before
+      `CASE WHEN l.n >= ${MAX_WEEKS} THEN ${pre(P, 51)} END AS p51`,
+      `CASE WHEN l.n >= ${MAX_WEEKS} THEN ${pre(P, 103)} END AS p103`,
+      // the forecast's seasonal bases: baseₕ = mean of x at t = n+h−53 … n+h−51, i.e. k = 51−h … 53−h
+      `CASE WHEN l.method = 'seasonal' THEN ARRAY[${WEEKS.map((h) => `(${pre(P, 53 - h)} - ${pre(P, 50 - h)}) / 3`).join(", ")}] END AS bases`,
+    ];
+    const col = (c: string, e: number) => (e === -1 ? "0" : `${c}${e}`);
+    const level = (o: number) =>
+      `power(1.25::float8, ${o}) * (e_end - ${col("e", o - 1)}) * 0.2 / (1 - power(0.8::float8, ${len(o)}))`;
+    const trend = (o: number) =>
+      `CASE WHEN ${len(o)} < 8 THEN 0::float8 ELSE ((${m(o)} * (${2 * o} + ${m(o)} - 1) / 2)::float8 * (ph${o} - ${col("p", o - 1)}) - ${m(o)} * (kh${o} - ${col("k", o - 1)})) / (${m(o)} * ${m(o)} * (${m(o)} * ${m(o)} - 1) / 12)::float8 END`;
+    const origins = [
+      `${level(0)} AS level`,
+      `${trend(0)} AS trend`,
+      `CASE WHEN p103 - p51 > 0 THEN LEAST(2, GREATEST(0.5, p51 / (p103 - p51))) ELSE 1 END AS growth`,
+      ...BACKTEST.map((o) =>
+        [
+          `CASE WHEN n > ${BACKTEST_WEEKS} THEN GREATEST(0, ${level(o)} + 0.8 * ${trend(o)}) END AS std${o}`,
+          `CASE WHEN ${len(o)} >= 53 THEN (s${o + 52} - s${o + 49}) / 3 END AS seas${o}`,
+          `${col("p", o - 1)} - ${col("p", o - 2)} AS a${o}`,
+        ].join(", "),
+      ),
+    ];
+    // The backtest sums of one method, from its one-step forecasts f(o).
+    const backtest = (name: string, f: (o: number) => string) => [
+      `${BACKTEST.map((o) => `abs(a${o} - ${f(o)})`).join(" + ")} AS abs_${name}`,
+      `${BACKTEST.map((o) => `${f(o)} - a${o}`).join(" + ")} AS err_${name}`,
+      `(${BACKTEST.map((o) => `CASE WHEN a${o} > 0 THEN abs(a${o} - ${f(o)}) / a${o} ELSE 0 END`).join(" + ")}) / NULLIF(${BACKTEST.map((o) => `(a${o} > 0)::int`).join(" + ")}, 0) AS mape_${name}`,
+    ];
+    // Fₕ: seasonal = baseₕ × g; standard = max(0, ℓ + b·(φ + … + φʰ)) with φ + … + φʰ = 4(1 − 0.8ʰ).
+    const weekly = (h: number) =>
+      `CASE WHEN method = 'seasonal' THEN bases[${h}] * growth ELSE GREATEST(0, level + trend * 4 * (1 - power(0.8::float8, ${h}))) END`;
     // JIT would spend seconds compiling this statement's long expressions for a sub-second run: off
     // for this statement only (set_config(…, true) lasts until the transaction ends, so the
     // previous value is put back right after).
@@ -122,77 +173,36 @@ export const forecastModule: CalcModule = {
          FROM running
          GROUP BY pid
        ),
-       -- The prefix-sum lookups, once per product and origin. MATERIALIZED: otherwise the planner
-       -- would copy these expressions into every later use of the columns and repeat the lookups.
-       origin AS MATERIALIZED (
-         SELECT s.pid, l.method, o, l.n - o AS len, ${m} AS m,
-           power(1.25::float8, o) * (${prefix(E, "l.n - 1")} - ${prefix(E, "o - 1")}) AS ew,
-           ${prefix(P, `o + ${m} - 1`)} - ${prefix(P, "o - 1")} AS sx,
-           ${prefix(K, `o + ${m} - 1`)} - ${prefix(K, "o - 1")} AS skx,
-           CASE WHEN l.n - o >= 53 THEN (${prefix(P, "o + 52")} - ${prefix(P, "o + 49")}) / 3 END AS base,
-           CASE WHEN l.n - o >= ${MAX_WEEKS} THEN ${prefix(P, "o + 51")} - ${prefix(P, "o - 1")} END AS last52,
-           CASE WHEN l.n - o >= ${MAX_WEEKS} THEN ${prefix(P, "o + 103")} - ${prefix(P, "o + 51")} END AS prior52,
-           CASE WHEN o >= 1 THEN ${prefix(P, "o - 1")} - ${prefix(P, "o - 2")} END AS actual,
-           -- the forecast's 13 seasonal bases: baseₕ = mean of x at t = n+h−53 … n+h−51 = k = 51−h … 53−h
-           CASE WHEN o = 0 AND l.method = 'seasonal'
-             THEN ARRAY[${WEEKS.map((h) => `(${prefix(P, String(53 - h))} - ${prefix(P, String(50 - h))}) / 3`).join(", ")}]
-           END AS bases
+       prefixes AS MATERIALIZED (
+         SELECT s.pid, l.n, l.method,
+           ${lookups.join(",\n           ")}
          FROM series s
          JOIN fc_life l ON l.pid = s.pid AND l.n > 0
-         CROSS JOIN LATERAL generate_series(0, CASE WHEN l.n > ${BACKTEST_WEEKS} THEN ${BACKTEST_WEEKS} ELSE 0 END) AS o
        ),
-       fit AS (
-         SELECT pid, method, o, len, actual, base, bases,
-           ew * 0.2 / (1 - power(0.8::float8, len)) AS level,
-           CASE WHEN len < 8 THEN 0::float8
-             ELSE ((m * (2 * o + m - 1) / 2)::float8 * sx - m * skx) / (m * m * (m * m - 1) / 12)::float8
-           END AS trend,
-           CASE WHEN prior52 > 0 THEN LEAST(2, GREATEST(0.5, last52 / prior52)) ELSE 1 END AS growth
-         FROM origin
-       ),
-       one_step AS (
-         SELECT pid, o, level, trend, growth, bases, actual,
-           GREATEST(0, level + 0.8 * trend) AS f_standard,
-           CASE WHEN len >= 53 THEN base * growth ELSE GREATEST(0, level + 0.8 * trend) END AS f_seasonal
-         FROM fit
+       origins AS MATERIALIZED (
+         SELECT pid, n, method, bases,
+           ${origins.join(",\n           ")}
+         FROM prefixes
        )
        SELECT pid,
-         max(level) FILTER (WHERE o = 0) AS level,
-         max(trend) FILTER (WHERE o = 0) AS trend,
-         max(growth) FILTER (WHERE o = 0) AS growth,
-         max(bases) AS bases,
-         sum(actual) FILTER (WHERE ${inBacktest}) AS actual,
-         sum(abs(actual - f_standard)) FILTER (WHERE ${inBacktest}) AS abs_standard,
-         sum(f_standard - actual) FILTER (WHERE ${inBacktest}) AS err_standard,
-         avg(abs(actual - f_standard) / actual) FILTER (WHERE ${inBacktest} AND actual > 0) AS mape_standard,
-         sum(abs(actual - f_seasonal)) FILTER (WHERE ${inBacktest}) AS abs_seasonal,
-         sum(f_seasonal - actual) FILTER (WHERE ${inBacktest}) AS err_seasonal,
-         avg(abs(actual - f_seasonal) / actual) FILTER (WHERE ${inBacktest} AND actual > 0) AS mape_seasonal
-       FROM one_step
-       GROUP BY pid`,
+         ARRAY[${WEEKS.map(weekly).join(", ")}] AS weekly,
+         ${WEEKS.map(weekly).join(" + ")} AS total,
+         ${BACKTEST.map((o) => `a${o}`).join(" + ")} AS actual,
+         ${backtest("standard", (o) => `std${o}`).join(",\n         ")},
+         ${backtest("seasonal", (o) => `COALESCE(seas${o}, std${o})`).join(",\n         ")}
+       FROM origins`,
       [d0, seriesFrom, asOf],
     );
     await conn.query("SELECT set_config('jit', $1, true)", [setting!.jit]);
     await conn.exec("ALTER TABLE fc_fit ADD PRIMARY KEY (pid)");
 
-    // Fₕ for h = 1 … 13: seasonal = baseₕ × g; standard = max(0, ℓ + b·(φ + … + φʰ)) with
-    // φ + … + φʰ = 4(1 − 0.8ʰ). Products without a fit (no sales in their weeks, or n = 0) forecast 0.
+    // Products without a fit (no sales in their weeks, or n = 0) forecast 0.
     const forecasts = await conn.execute(
       `INSERT INTO product_forecasts (pid, method, requested_method, week_start, weekly, total_91d)
-       SELECT l.pid, l.method, l.requested, $1::date, w.weekly, w.total
+       SELECT l.pid, l.method, l.requested, $1::date,
+         COALESCE(f.weekly, array_fill(0::float8, ARRAY[${HORIZON}])), COALESCE(f.total, 0)
        FROM fc_life l
-       LEFT JOIN fc_fit f ON f.pid = l.pid
-       CROSS JOIN LATERAL (
-         SELECT array_agg(v ORDER BY h) AS weekly, sum(v) AS total
-         FROM (
-           SELECT h, CASE
-               WHEN f.pid IS NULL THEN 0::float8
-               WHEN l.method = 'seasonal' THEN f.bases[h] * f.growth
-               ELSE GREATEST(0, f.level + f.trend * 4 * (1 - power(0.8::float8, h)))
-             END AS v
-           FROM generate_series(1, ${HORIZON}) AS h
-         ) q
-       ) w`,
+       LEFT JOIN fc_fit f ON f.pid = l.pid`,
       [weekStart],
     );
 
@@ -210,10 +220,9 @@ export const forecastModule: CalcModule = {
        WHERE l.n > ${BACKTEST_WEEKS}`,
     );
 
-    // product_metrics was refilled by this run with forecast_method null (excluded products keep
-    // it); one UPDATE sets the method that ran.
+    // One UPDATE: the method that ran, null for excluded products.
     await conn.exec(
-      `UPDATE product_metrics m SET forecast_method = l.method FROM fc_life l WHERE l.pid = m.pid`,
+      `UPDATE product_metrics m SET forecast_method = (SELECT l.method FROM fc_life l WHERE l.pid = m.pid)`,
     );
     await conn.exec("DROP TABLE fc_life, fc_fit");
     return forecasts + accuracy;
