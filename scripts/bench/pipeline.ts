@@ -1,5 +1,5 @@
 // `npm run bench:pipeline -- --products N --order-lines M [--po-lines P] [--years Y] [--force]
-//   [--data DIR] [--keep] [--core]`
+//   [--data DIR] [--keep] [--core] [--repeat N]`
 // A benchmark, not a test. Generates a data set (in a child process, so it does not count towards
 // this process's memory; --data reuses a folder written before, e.g. with --keep), then on the
 // PostgreSQL named by DATABASE_URL times:
@@ -11,6 +11,8 @@
 //   products, order_lines, floor_s, full_reset_s, ratio (full_reset_s / floor_s), peak_rss_mb,
 //   calc_s (the calculation phase: the modules' steps together), modules ({name: seconds}),
 //   ratio_core ((full_reset_s − the planning modules' seconds) / floor_s: the scope of issue 3).
+// --repeat N times (a) and (b) N times each in turns and reports the fastest of each, adding
+//   floor_range_s and full_reset_range_s: on a shared machine the fastest is the least disturbed.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     keep: { type: "boolean", default: false },
     data: { type: "string" },
     core: { type: "boolean", default: false },
+    repeat: { type: "string", default: "1" },
   },
 });
 
@@ -52,7 +55,8 @@ const products = Number(values.products);
 const orderLines = Number(values["order-lines"]);
 const poLines = Number(values["po-lines"]);
 const years = Number(values.years);
-for (const [name, v] of Object.entries({ products, orderLines, poLines, years })) {
+const repeat = Number(values.repeat);
+for (const [name, v] of Object.entries({ products, orderLines, poLines, years, repeat })) {
   if (!Number.isInteger(v) || v <= 0) {
     console.error(`--${name} must be a positive whole number`);
     process.exit(1);
@@ -130,49 +134,50 @@ const rate = (rows: number, s: number) =>
   `${Math.round(rows / Math.max(s, 1e-6)).toLocaleString("en-US")} rows/s`;
 
 // (a) The floor.
-console.log("\n(a) floor: raw COPY into plain tables + one per-product query");
-await client.query("DROP SCHEMA IF EXISTS bench_floor CASCADE; CREATE SCHEMA bench_floor");
-let floorStart = performance.now();
-for (const def of IMPORTED_TABLES) {
-  const fd = fs.openSync(path.join(dir, def.file), "r");
-  const head = Buffer.alloc(4096);
-  fs.readSync(fd, head, 0, head.length, 0);
-  fs.closeSync(fd);
-  const header = head.toString("utf8").split("\n", 1)[0]!.trim().split(",");
-  const types = new Map(def.columns.map((c) => [c.name, c.sql]));
-  await client.query(
-    `CREATE TABLE bench_floor.${def.table} (${header.map((h) => `"${h}" ${types.get(h) ?? "text"}`).join(", ")})`,
-  );
+async function runFloor(): Promise<number> {
+  console.log("\n(a) floor: raw COPY into plain tables + one per-product query");
+  await client.query("DROP SCHEMA IF EXISTS bench_floor CASCADE; CREATE SCHEMA bench_floor");
+  const floorStart = performance.now();
+  for (const def of IMPORTED_TABLES) {
+    const fd = fs.openSync(path.join(dir, def.file), "r");
+    const head = Buffer.alloc(4096);
+    fs.readSync(fd, head, 0, head.length, 0);
+    fs.closeSync(fd);
+    const header = head.toString("utf8").split("\n", 1)[0]!.trim().split(",");
+    const types = new Map(def.columns.map((c) => [c.name, c.sql]));
+    await client.query(
+      `CREATE TABLE bench_floor.${def.table} (${header.map((h) => `"${h}" ${types.get(h) ?? "text"}`).join(", ")})`,
+    );
+    const t0 = performance.now();
+    const stream = client.query(
+      copyFrom(`COPY bench_floor.${def.table} FROM STDIN WITH (FORMAT csv, HEADER true)`),
+    );
+    await streamPipeline(fs.createReadStream(path.join(dir, def.file)), stream);
+    const s = (performance.now() - t0) / 1000;
+    console.log(
+      `  COPY ${def.file.padEnd(28)} ${String(rowsOf[def.table]).padStart(9)} rows  ${s.toFixed(2)} s  ${rate(rowsOf[def.table]!, s)}`,
+    );
+  }
   const t0 = performance.now();
-  const stream = client.query(
-    copyFrom(`COPY bench_floor.${def.table} FROM STDIN WITH (FORMAT csv, HEADER true)`),
-  );
-  await streamPipeline(fs.createReadStream(path.join(dir, def.file)), stream);
-  const s = (performance.now() - t0) / 1000;
+  await client.query(`CREATE TEMP TABLE floor_result AS
+    SELECT pid,
+      SUM(quantity) FILTER (WHERE order_date > now() - interval '30 days') AS units_30d,
+      SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > now() - interval '30 days') AS revenue_30d,
+      SUM(quantity) FILTER (WHERE order_date > now() - interval '90 days') AS units_90d,
+      SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > now() - interval '90 days') AS revenue_90d,
+      SUM(quantity) FILTER (WHERE order_date > now() - interval '365 days') AS units_365d,
+      SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > now() - interval '365 days') AS revenue_365d
+    FROM bench_floor.order_lines WHERE status = 'completed' GROUP BY pid`);
   console.log(
-    `  COPY ${def.file.padEnd(28)} ${String(rowsOf[def.table]).padStart(9)} rows  ${s.toFixed(2)} s  ${rate(rowsOf[def.table]!, s)}`,
+    `  per-product query                                  ${((performance.now() - t0) / 1000).toFixed(2)} s`,
   );
+  const floorS = (performance.now() - floorStart) / 1000;
+  await client.query("DROP SCHEMA bench_floor CASCADE; DROP TABLE floor_result");
+  console.log(`  floor total ${floorS.toFixed(2)} s`);
+  return floorS;
 }
-let t0 = performance.now();
-await client.query(`CREATE TEMP TABLE floor_result AS
-  SELECT pid,
-    SUM(quantity) FILTER (WHERE order_date > now() - interval '30 days') AS units_30d,
-    SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > now() - interval '30 days') AS revenue_30d,
-    SUM(quantity) FILTER (WHERE order_date > now() - interval '90 days') AS units_90d,
-    SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > now() - interval '90 days') AS revenue_90d,
-    SUM(quantity) FILTER (WHERE order_date > now() - interval '365 days') AS units_365d,
-    SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > now() - interval '365 days') AS revenue_365d
-  FROM bench_floor.order_lines WHERE status = 'completed' GROUP BY pid`);
-console.log(
-  `  per-product query                                  ${((performance.now() - t0) / 1000).toFixed(2)} s`,
-);
-const floorS = (performance.now() - floorStart) / 1000;
-await client.query("DROP SCHEMA bench_floor CASCADE");
-await client.end();
-console.log(`  floor total ${floorS.toFixed(2)} s`);
 
 // (b) Our Full Reset, through the real job code, in this process.
-console.log("\n(b) Full Reset through the job code");
 const db = await openDatabase({ databaseUrl: url, poolSize: 4 });
 await migrate(db);
 const bus = await createProgressBus(url);
@@ -181,76 +186,109 @@ const planningNames = new Set(PLANNING_MODULES.map((m) => m.name));
 const modules = values.core ? CALC_MODULES.filter((m) => !planningNames.has(m.name)) : CALC_MODULES;
 const ops = new DataOps({ db, bus, source: () => new CsvFolderSource(dir), modules });
 await ops.init();
-floorStart = 0;
-t0 = performance.now();
-const { run_id } = await ops.start("reset", null);
-await ops.idle();
-const resetS = (performance.now() - t0) / 1000;
+
+interface ResetResult {
+  resetS: number;
+  moduleSeconds: Record<string, number>;
+  calcS: number;
+  planningS: number;
+}
+
+async function runReset(): Promise<ResetResult> {
+  console.log(
+    `\n(b) Full Reset through the job code${values.core ? " (--core: issue 3's modules only)" : ""}`,
+  );
+  const t0 = performance.now();
+  const { run_id } = await ops.start("reset", null);
+  await ops.idle();
+  const resetS = (performance.now() - t0) / 1000;
+  const run = await db.prisma.dataRun.findUniqueOrThrow({ where: { id: run_id } });
+  const history = await db.prisma.importHistory.findFirstOrThrow({ where: { runId: run_id } });
+  const calc = await db.prisma.calculateHistory.findFirst({ where: { runId: run_id } });
+  type Step = { name: string; duration: number; rowsAffected: number };
+  const importSteps = (history.additionalInfo as { completed_steps?: Step[] })?.completed_steps ?? [];
+  const calcSteps = (calc?.additionalInfo as { completed_steps?: Step[] })?.completed_steps ?? [];
+  for (const s of [...importSteps, ...calcSteps]) {
+    console.log(
+      `  ${s.name.padEnd(36)} ${String(s.rowsAffected).padStart(9)} rows  ${s.duration.toFixed(2)} s  ${rate(s.rowsAffected, s.duration)}`,
+    );
+  }
+  const beside = (
+    history.additionalInfo as {
+      details?: { beside?: { table: string; load_s: number; references_s: number; index_s: number } };
+    }
+  )?.details?.beside;
+  if (beside) {
+    console.log(
+      `  (beside the run, on a second connection: ${beside.table} loaded in ${beside.load_s.toFixed(2)} s, its references checked in ${beside.references_s.toFixed(2)} s, its indexes built in ${beside.index_s.toFixed(2)} s)`,
+    );
+  }
+  console.log(
+    `  Full Reset total ${resetS.toFixed(2)} s (${rate(totalRows, resetS)} overall), status ${run.status}`,
+  );
+  if (run.status !== "completed") {
+    console.error(`Full Reset did not complete: ${run.error}`);
+    process.exit(1);
+  }
+  // The calculation phase (the run's calculation steps) and each module's part of it.
+  const moduleSeconds: Record<string, number> = {};
+  for (const s of calcSteps) {
+    const name = /^Calculate (.+)$/.exec(s.name)?.[1];
+    if (name) moduleSeconds[name] = Math.round(((moduleSeconds[name] ?? 0) + s.duration) * 1000) / 1000;
+  }
+  const calcS = calcSteps.reduce((a, s) => a + s.duration, 0);
+  const planningS = Object.entries(moduleSeconds)
+    .filter(([name]) => planningNames.has(name))
+    .reduce((a, [, s]) => a + s, 0);
+  console.log("  Calculation modules:");
+  for (const [name, s] of Object.entries(moduleSeconds)) {
+    console.log(`    ${name.padEnd(34)} ${s.toFixed(2)} s${planningNames.has(name) ? "  (planning)" : ""}`);
+  }
+  for (const s of calcSteps.filter((c) => !c.name.startsWith("Calculate ")))
+    console.log(`    ${`(${s.name})`.padEnd(34)} ${s.duration.toFixed(2)} s`);
+  console.log(
+    `    calculation phase ${calcS.toFixed(2)} s, of which planning modules ${planningS.toFixed(2)} s`,
+  );
+  return { resetS, moduleSeconds, calcS, planningS };
+}
+
+// --repeat N: floor and Full Reset N times each, in turns; the figures are the fastest of each
+// (the least disturbed by other work on the machine), with the ranges beside them.
+const floors: number[] = [];
+const resets: ResetResult[] = [];
+for (let i = 0; i < repeat; i++) {
+  if (repeat > 1) console.log(`\n=== round ${i + 1} of ${repeat}`);
+  floors.push(await runFloor());
+  resets.push(await runReset());
+}
+await client.end();
 const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
-const run = await db.prisma.dataRun.findUniqueOrThrow({ where: { id: run_id } });
-const history = await db.prisma.importHistory.findFirstOrThrow({ where: { runId: run_id } });
-const calc = await db.prisma.calculateHistory.findFirst({ where: { runId: run_id } });
-const steps = [
-  ...((
-    history.additionalInfo as { completed_steps?: { name: string; duration: number; rowsAffected: number }[] }
-  )?.completed_steps ?? []),
-  ...((
-    calc?.additionalInfo as { completed_steps?: { name: string; duration: number; rowsAffected: number }[] }
-  )?.completed_steps ?? []),
-];
-for (const s of steps) {
-  console.log(
-    `  ${s.name.padEnd(36)} ${String(s.rowsAffected).padStart(9)} rows  ${s.duration.toFixed(2)} s  ${rate(s.rowsAffected, s.duration)}`,
-  );
-}
-const indexBuilds = (history.additionalInfo as { details?: { index_builds?: Record<string, number> } })
-  ?.details?.index_builds;
-if (indexBuilds) {
-  const busy = Object.entries(indexBuilds).filter(([, s]) => s >= 0.01);
-  console.log(
-    `  (index builds beside the run: ${busy.map(([t, s]) => `${t} ${s.toFixed(2)} s`).join(", ") || "none"})`,
-  );
-}
-console.log(
-  `  Full Reset total ${resetS.toFixed(2)} s (${rate(totalRows, resetS)} overall), status ${run.status}`,
-);
-// The calculation phase (the run's calculation steps) and each module's part of it.
-const calcSteps =
-  (calc?.additionalInfo as { completed_steps?: { name: string; duration: number }[] })?.completed_steps ?? [];
-const moduleSeconds: Record<string, number> = {};
-for (const s of calcSteps) {
-  const name = /^Calculate (.+)$/.exec(s.name)?.[1];
-  if (name) moduleSeconds[name] = Math.round(((moduleSeconds[name] ?? 0) + s.duration) * 1000) / 1000;
-}
-const calcS = calcSteps.reduce((a, s) => a + s.duration, 0);
-const planningS = Object.entries(moduleSeconds)
-  .filter(([name]) => planningNames.has(name))
-  .reduce((a, [, s]) => a + s, 0);
-console.log("\nCalculation modules");
-for (const [name, s] of Object.entries(moduleSeconds)) {
-  console.log(`  ${name.padEnd(36)} ${s.toFixed(2)} s${planningNames.has(name) ? "  (planning)" : ""}`);
-}
-for (const s of calcSteps.filter((c) => !c.name.startsWith("Calculate ")))
-  console.log(`  ${`(${s.name})`.padEnd(36)} ${s.duration.toFixed(2)} s`);
-console.log(`  calculation phase ${calcS.toFixed(2)} s, of which planning modules ${planningS.toFixed(2)} s`);
 await ops.close();
 await bus.close();
 await db.close();
 if (!values.keep && !values.data) fs.rmSync(dir, { recursive: true, force: true });
-if (run.status !== "completed") {
-  console.error(`Full Reset did not complete: ${run.error}`);
-  process.exit(1);
+const floorS = Math.min(...floors);
+const best = resets.reduce((a, b) => (b.resetS < a.resetS ? b : a));
+const resetS = best.resetS;
+const range = (xs: number[]) => [round2(Math.min(...xs)), round2(Math.max(...xs))];
+if (repeat > 1) {
+  console.log(
+    `\nfastest of ${repeat}: floor ${floorS.toFixed(2)} s (${range(floors).join("–")}), Full Reset ${resetS.toFixed(2)} s (${range(resets.map((r) => r.resetS)).join("–")})`,
+  );
 }
 console.log(
   JSON.stringify({
     products: values.data ? rowsOf.products : products,
     order_lines: rowsOf.order_lines,
-    floor_s: Math.round(floorS * 100) / 100,
-    full_reset_s: Math.round(resetS * 100) / 100,
-    ratio: Math.round((resetS / floorS) * 100) / 100,
+    floor_s: round2(floorS),
+    full_reset_s: round2(resetS),
+    ratio: round2(resetS / floorS),
     peak_rss_mb: peakRssMb,
-    calc_s: round2(calcS),
-    modules: Object.fromEntries(Object.entries(moduleSeconds).map(([n, s]) => [n, round2(s)])),
-    ratio_core: round2((resetS - planningS) / floorS),
+    calc_s: round2(best.calcS),
+    modules: Object.fromEntries(Object.entries(best.moduleSeconds).map(([n, s]) => [n, round2(s)])),
+    ratio_core: round2((resetS - best.planningS) / floorS),
+    ...(repeat > 1
+      ? { floor_range_s: range(floors), full_reset_range_s: range(resets.map((r) => r.resetS)) }
+      : {}),
   }),
 );

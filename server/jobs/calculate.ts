@@ -19,6 +19,8 @@ export interface CalcModule {
   run(ctx: CalcContext): Promise<number>;
 }
 
+const DAY_MS = 86_400_000;
+
 /**
  * Per-product sales and stock figures (docs/metrics.md §1). Sales are completed order lines
  * (cancelled and returned lines are not sales); revenue is quantity × unit price − line discount.
@@ -51,10 +53,10 @@ export const productMetricsModule: CalcModule = {
            MAX(last_sold) AS last_sold
          FROM (
            SELECT pid,
-             CASE WHEN order_date >= $2::timestamptz - interval '6 days' THEN 0
-                  WHEN order_date >= $2::timestamptz - interval '29 days' THEN 1
-                  WHEN order_date >= $2::timestamptz - interval '89 days' THEN 2
-                  WHEN order_date >= $2::timestamptz - interval '364 days' THEN 3
+             CASE WHEN order_date >= $2::timestamptz THEN 0
+                  WHEN order_date >= $3::timestamptz THEN 1
+                  WHEN order_date >= $4::timestamptz THEN 2
+                  WHEN order_date >= $5::timestamptz THEN 3
                   ELSE 4 END AS w,
              SUM(quantity) AS units,
              SUM(quantity * price - discount) AS revenue,
@@ -65,7 +67,9 @@ export const productMetricsModule: CalcModule = {
            GROUP BY 1, 2
          ) bands
          GROUP BY pid`,
-      [asOf, utcMidnight(asOf)],
+      // The window starts as values: "timestamptz − interval" is not a constant to the planner,
+      // and computing it four times per line cost more than the rest of the aggregate.
+      [asOf, ...[6, 29, 89, 364].map((days) => new Date(utcMidnight(asOf).getTime() - days * DAY_MS))],
     );
     const rows = await conn.execute(
       `WITH sales AS (SELECT * FROM calc_sales),

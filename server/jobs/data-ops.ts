@@ -19,11 +19,12 @@ import {
 import type { ProgressBus, ProgressEvent, RunStatus, RunType } from "./progress-bus.ts";
 import {
   analyzeFresh,
+  BesideLoader,
   checkFreshReferences,
   createSwapSchema,
   dropSwapSchema,
-  IndexBuilder,
   indexFresh,
+  largestTable,
   loadFresh,
   RetryWithStaging,
   SWAP_SCHEMA,
@@ -36,8 +37,9 @@ import { IMPORTED_TABLES } from "./tables.ts";
 
 const DATA_OPS_LOCK_KEY = 72_707_370;
 
-/** The index-building connection of a Full Reset: memory for its sorts. */
-const INDEX_SESSION_SETTINGS = "SET maintenance_work_mem = '256MB'";
+/** The run's session: UTC dates, and memory for big sorts, hash aggregates and index builds. */
+const RUN_SESSION_SETTINGS =
+  "SET TIME ZONE 'UTC'; SET work_mem = '128MB'; SET maintenance_work_mem = '256MB'";
 
 const LABEL: Record<RunType, string> = { update: "Full update", reset: "Full reset" };
 
@@ -438,8 +440,7 @@ export class DataOps {
         data: { runId: run.runId, startTime: started, status: "running", additionalInfo: { type: run.type } },
         select: { id: true },
       });
-      // The run's own session: UTC dates, and memory for big sorts, hash aggregates and index builds.
-      await conn.exec("SET TIME ZONE 'UTC'; SET work_mem = '128MB'; SET maintenance_work_mem = '256MB'");
+      await conn.exec(RUN_SESSION_SETTINGS);
       const source = this.opts.source();
       const asOf = this.opts.asOf?.() ?? new Date();
       // Every calculation module, in the run's transaction; `check` runs before each.
@@ -602,49 +603,63 @@ export class DataOps {
   }): Promise<void> {
     const { run, conn, source, steps, counts, calculate } = ctx;
     const { db } = this.opts;
-    let builder: IndexBuilder | null = null;
-    let builderConn: SqlConnection | null = null;
-    const stopBuilder = () => void builder?.cancel();
+    let beside: BesideLoader | null = null;
+    let besideConn: SqlConnection | null = null;
+    const stopBeside = () => void beside?.cancel();
     try {
       await createSwapSchema(conn);
       if (db.kind === "postgres") {
-        builderConn = await db.connect();
-        const [{ pid }] = (await builderConn.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")) as [
+        // The largest file (the order lines) loads and gets its indexes on a second connection.
+        const big = await largestTable(source);
+        besideConn = await db.connect();
+        const [{ pid }] = (await besideConn.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")) as [
           { pid: number },
         ];
-        await builderConn.exec(INDEX_SESSION_SETTINGS);
-        builder = new IndexBuilder(builderConn, async () => {
+        // One process for its index builds: the run's connection needs the other core meanwhile.
+        await besideConn.exec(`${RUN_SESSION_SETTINGS}; SET max_parallel_maintenance_workers = 0`);
+        beside = new BesideLoader(besideConn, source, big, async () => {
           await db.prisma.$executeRaw`SELECT pg_cancel_backend(${pid}::int)`;
         });
-        run.abort.signal.addEventListener("abort", stopBuilder);
+        run.abort.signal.addEventListener("abort", stopBeside);
       }
+      const b = beside;
       const loaded: Record<string, number> = {};
       for (const def of IMPORTED_TABLES) {
+        if (def === b?.def) continue;
         loaded[def.table] = await steps.run(`Load ${def.file}`, async (stepCtx) => {
-          builder?.throwIfFailed();
+          b?.throwIfFailed();
           const rows = await loadFresh(conn, source, def, stepCtx);
           // Statistics at once: the reference checks and the calculations plan on them.
           await analyzeFresh(conn, def);
-          if (!(await builder?.add(conn, def))) await indexFresh(conn, def);
+          await indexFresh(conn, def);
           return rows;
         });
       }
-      await steps.run("Check references", () => checkFreshReferences(conn));
+      b?.othersLoaded();
+      if (b) loaded[b.def.table] = await steps.run(`Load ${b.def.file}`, (stepCtx) => b.loaded(stepCtx));
+      // (The references to and from the table loaded beside are checked there.)
+      await steps.run("Check references", () =>
+        checkFreshReferences(conn, (from, to) => from !== b?.def && to !== b?.def),
+      );
       await conn.transaction(async (tx) => {
         const [{ path }] = (await tx.query<{ path: string }>(
           "SELECT current_setting('search_path') AS path",
         )) as [{ path: string }];
         await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
-        await calculate(tx, () => builder?.throwIfFailed());
+        await calculate(tx, () => b?.throwIfFailed());
         await tx.query("SELECT set_config('search_path', $1, true)", [path]);
-        if (builder) {
-          const b = builder;
-          await steps.run("Build indexes", () => b.finish());
-          ctx.extraDetails.index_builds = { ...b.timings };
+        if (b) {
+          await steps.run(`Check and index ${b.def.table}`, () => b.indexed());
+          ctx.extraDetails.beside = {
+            table: b.def.table,
+            load_s: b.timings.load,
+            references_s: b.timings.references,
+            index_s: b.timings.indexes,
+          };
         }
         for (const def of IMPORTED_TABLES) {
           await steps.run(`Replace ${def.table}`, async () => {
-            const c = await swapTable(tx, def, loaded[def.table] ?? 0, builder?.attachments(def));
+            const c = await swapTable(tx, def, loaded[def.table] ?? 0, def === b?.def ? b.attachments() : []);
             counts[def.table] = c;
             return c.added;
           });
@@ -661,10 +676,10 @@ export class DataOps {
         );
       });
     } finally {
-      run.abort.signal.removeEventListener("abort", stopBuilder);
-      if (builder) await builder.cancel();
+      run.abort.signal.removeEventListener("abort", stopBeside);
+      if (beside) await beside.cancel();
       // Its session settings go with it.
-      await builderConn?.release(true);
+      await besideConn?.release(true);
     }
   }
 

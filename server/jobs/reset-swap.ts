@@ -14,7 +14,7 @@
 import { CopyError, type SqlConnection } from "../db/database.ts";
 import { fileColumnsOf, type TableCounts } from "./import.ts";
 import type { DataSource } from "./source.ts";
-import type { StepContext } from "./steps.ts";
+import type { StepContext, StepProgress } from "./steps.ts";
 import { ENUM_COLUMNS, IMPORTED_TABLES, type TableDef, targetOf } from "./tables.ts";
 
 /** Where the replacement tables are built; dropped at the start and the end of every reset. */
@@ -264,11 +264,6 @@ async function indexStatements(conn: SqlConnection, def: TableDef): Promise<Inde
   });
 }
 
-/** Whether every index of the table can be built while the new table is being read. */
-function buildsBeside(statements: IndexStatement[]): boolean {
-  return statements.every((s) => !s.build.startsWith("ALTER TABLE"));
-}
-
 /** ANALYZE of a new table: its statistics, before anything plans a query on it. */
 export async function analyzeFresh(conn: SqlConnection, def: TableDef): Promise<void> {
   await conn.exec(`ANALYZE ${fresh(def)}`);
@@ -284,100 +279,164 @@ export async function indexFresh(conn: SqlConnection, def: TableDef): Promise<nu
   return statements.length;
 }
 
+/** The table whose file is the largest (most of the import, e.g. the order lines). */
+export async function largestTable(source: DataSource): Promise<TableDef> {
+  let best: { def: TableDef; size: number } | null = null;
+  for (const def of IMPORTED_TABLES) {
+    const opened = await source.open(def.file);
+    await (opened.body as AsyncGenerator<Buffer>).return?.(undefined);
+    const size = opened.size ?? 0;
+    if (!best || size > best.size) best = { def, size };
+  }
+  return best!.def;
+}
+
 /**
- * The indexes of the new tables, built on a connection of their own (PostgreSQL) while the run's
- * connection loads the next files, checks references and runs the calculations on the new tables:
- * each table's COPY has committed (and its ANALYZE run) before it is queued here, CREATE INDEX lets
- * readers go on, and the run attaches the key constraints (attachments()) and swaps the tables in
- * only once finish() has answered. A duplicate key fails with RetryWithStaging as the inline build
- * does; cancel() interrupts the statement in progress and skips the rest.
+ * One new table loaded on a connection of its own (PostgreSQL), beside the run's: COPY, checks,
+ * ANALYZE (then `loaded()` answers its rows), then, once the run's connection has loaded the
+ * other files (`othersLoaded()`), the references to and from it, then its indexes (then
+ * `indexed()` answers). The run's connection meanwhile loads the other files and, once
+ * `loaded()` answered, checks the other references and runs the calculations on the new tables. Every statement that takes a lock excluding readers
+ * (COPY and the checks' ALTER TABLE) ends before `loaded()`; after it only CREATE INDEX runs, which
+ * lets readers go on. Key constraints are attached later by the run itself (`attachments()`, in
+ * the swap, where it takes an exclusive lock anyway). A duplicate key or bad value fails with
+ * RetryWithStaging as the inline path does; cancel() interrupts the statement in progress.
  */
-export class IndexBuilder {
-  private tail: Promise<void> = Promise.resolve();
+export class BesideLoader {
+  private readonly stop = new AbortController();
+  private readonly loadedRows: Promise<number>;
+  private readonly done: Promise<void>;
   private failure: unknown = null;
-  private stopped = false;
-  /** Tables queued and not yet done (or skipped). */
-  private pending = 0;
-  private readonly attach = new Map<string, string[]>();
-  /** Seconds spent per table, for the history's details. */
-  readonly timings: Record<string, number> = {};
+  private settled = false;
+  private readonly attach: string[] = [];
+  private lastProgress: StepProgress | null = null;
+  private relay: ((p: StepProgress) => void) | null = null;
+  private othersReady!: () => void;
+  private readonly others = new Promise<void>((resolve) => {
+    this.othersReady = resolve;
+  });
+  /** Seconds spent loading (COPY, checks, ANALYZE), checking references and building the indexes. */
+  readonly timings = { load: 0, references: 0, indexes: 0 };
 
   constructor(
-    private readonly conn: SqlConnection,
+    conn: SqlConnection,
+    source: DataSource,
+    readonly def: TableDef,
     /** Interrupts the connection's statement in progress (pg_cancel_backend from elsewhere). */
     private readonly interrupt: () => Promise<void>,
-  ) {}
-
-  /**
-   * Queues the new table's indexes; answers false, having built nothing, when they cannot be built
-   * beside readers (the caller builds them inline with indexFresh).
-   */
-  async add(runConn: SqlConnection, def: TableDef): Promise<boolean> {
-    const statements = await indexStatements(runConn, def);
-    if (!buildsBeside(statements)) return false;
-    this.attach.set(
-      def.table,
-      statements.flatMap((s) => (s.attach ? [s.attach] : [])),
-    );
-    this.pending++;
-    this.tail = this.tail.then(() => this.build(def, statements));
-    return true;
-  }
-
-  /** Builds one table's indexes unless the builder failed or stopped; never rejects. */
-  private async build(def: TableDef, statements: IndexStatement[]): Promise<void> {
+  ) {
     const started = performance.now();
-    try {
-      for (const s of statements) {
-        if (this.failure || this.stopped) return;
-        await orRetry(`index ${def.table}`, () => this.conn.exec(s.build));
-      }
-    } catch (err) {
-      this.failure ??= err;
-    } finally {
-      this.pending--;
-      this.timings[def.table] = Math.round(performance.now() - started) / 1000;
-    }
+    this.loadedRows = (async () => {
+      const rows = await loadFresh(conn, source, def, {
+        signal: this.stop.signal,
+        progress: (p) => {
+          this.lastProgress = p;
+          this.relay?.(p);
+        },
+      });
+      await analyzeFresh(conn, def);
+      this.timings.load = seconds(started);
+      return rows;
+    })();
+    this.done = this.loadedRows
+      .then(async () => {
+        // Its references (to and from it) once the other tables are there.
+        await Promise.race([this.others, abortion(this.stop.signal)]);
+        let begun = performance.now();
+        await checkFreshReferences(conn, (from, to) => from === def || to === def);
+        this.timings.references = seconds(begun);
+        begun = performance.now();
+        for (const s of await indexStatements(conn, def)) {
+          if (this.stop.signal.aborted) throw new Error("index builds stopped");
+          // A constraint that is not a plain key would lock readers out: it waits for the swap.
+          if (!s.build.startsWith("CREATE ")) {
+            this.attach.push(s.build);
+            continue;
+          }
+          await orRetry(`index ${def.table}`, () => conn.exec(s.build));
+          if (s.attach) this.attach.push(s.attach);
+        }
+        this.timings.indexes = seconds(begun);
+      })
+      .catch((err) => {
+        this.failure ??= err;
+      })
+      .finally(() => {
+        this.settled = true;
+      });
   }
 
-  /** Throws what made the builder fail, if anything did. */
+  /** Throws what made the work fail, if anything did. */
   throwIfFailed(): void {
     if (this.failure) throw this.failure;
   }
 
-  /** Resolves once every queued table has its indexes. */
-  async finish(): Promise<number> {
-    await this.tail;
-    this.throwIfFailed();
-    if (this.stopped) throw new Error("index builds stopped");
-    return this.attach.size;
+  /** Says that every other new table is loaded and analyzed: its references can be checked. */
+  othersLoaded(): void {
+    this.othersReady();
   }
 
-  /** After finish(): the statements that make the key indexes of the table its constraints. */
-  attachments(def: TableDef): string[] {
-    return this.attach.get(def.table) ?? [];
-  }
-
-  /** Stops the work: skips what is queued and interrupts the statement in progress. */
-  async cancel(): Promise<void> {
-    this.stopped = true;
-    // A cancel that reaches the server between two statements is lost: repeat until it ends.
-    while (this.pending > 0) {
-      await this.interrupt().catch(() => {});
-      await Promise.race([this.tail, new Promise((r) => setTimeout(r, 200))]);
+  /** The rows loaded, once the table is loaded, checked and analyzed; relays the COPY's progress. */
+  async loaded(step: StepContext): Promise<number> {
+    if (this.lastProgress) step.progress(this.lastProgress);
+    this.relay = (p) => step.progress(p);
+    try {
+      return await this.loadedRows;
+    } finally {
+      this.relay = null;
     }
-    await this.tail;
+  }
+
+  /** Resolves once the indexes are built. */
+  async indexed(): Promise<number> {
+    await this.done;
+    this.throwIfFailed();
+    if (this.stop.signal.aborted) throw new Error("index builds stopped");
+    return this.attach.length;
+  }
+
+  /** After indexed(): the statements that complete the table, for the run's transaction. */
+  attachments(): string[] {
+    return this.attach;
+  }
+
+  /** Stops the work: the COPY ends at its next chunk, the statement in progress is interrupted. */
+  async cancel(): Promise<void> {
+    this.stop.abort();
+    // A cancel that reaches the server between two statements is lost: repeat until it ends.
+    while (!this.settled) {
+      await this.interrupt().catch(() => {});
+      await Promise.race([this.done, new Promise((r) => setTimeout(r, 200))]);
+    }
   }
 }
 
-/** Every reference of the new data must point at a row of the new data. */
-export async function checkFreshReferences(conn: SqlConnection): Promise<number> {
+const seconds = (since: number) => Math.round(performance.now() - since) / 1000;
+
+/** Rejects once the signal is aborted. */
+function abortion(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const fail = () => reject(new Error("stopped"));
+    if (signal.aborted) fail();
+    else signal.addEventListener("abort", fail, { once: true });
+  });
+}
+
+/**
+ * Every reference of the new data must point at a row of the new data. `which` picks the
+ * references to check (by the referring and the referenced table); default all.
+ */
+export async function checkFreshReferences(
+  conn: SqlConnection,
+  which: (from: TableDef, to: TableDef) => boolean = () => true,
+): Promise<number> {
   const byFile = new Map(IMPORTED_TABLES.map((d) => [d.file, d]));
   let checked = 0;
   for (const def of IMPORTED_TABLES) {
     const col = (name: string, d: TableDef) => q(targetOf(d.columns.find((c) => c.name === name)!));
     for (const ref of def.references) {
       const target = byFile.get(ref.table)!;
+      if (!which(def, target)) continue;
       const bad = await conn.query(
         `SELECT 1 FROM ${fresh(def)} s WHERE s.${col(ref.column, def)} IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM ${fresh(target)} r WHERE r.${col(ref.key, target)} = s.${col(ref.column, def)})

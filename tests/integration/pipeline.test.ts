@@ -276,6 +276,14 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
         "order_lines.csv line 4, column pid: a value is required",
       ],
       [
+        // (The largest file of the fixture: a Full Reset loads it beside the run on PostgreSQL and
+        // finds the duplicate only when it builds the key, inside the run's transaction.)
+        "a duplicate product",
+        "products.csv",
+        (t) => t.replace("1003,Discontinued Glue", "1002,Discontinued Glue"),
+        "products.csv line 4, column pid: duplicate key 1002 (already on an earlier line)",
+      ],
+      [
         "a duplicate key",
         "brands.csv",
         (t) => `${t}1,Duplicate\n`,
@@ -473,6 +481,36 @@ describe(`cancel and concurrency (${testBackend})`, () => {
       await q.close();
     }
   });
+
+  for (const at of ["Load vendors.csv", "Calculate product_metrics"]) {
+    it(`cancel of a Full Reset (at "${at}") leaves the previous data and no new tables`, async () => {
+      const dir = copyFixture();
+      editFile(dir, "brands.csv", (t) => t.replace("Paper Co", "Renamed Co"));
+      const q = await pipeline(tdb.db, () => dir, { stepDelayMs: 300 });
+      try {
+        const { run_id } = await q.ops.start("reset", null);
+        while (!q.events.some((e) => e.run_id === run_id && e.step === at)) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        const asked = Date.now();
+        await q.ops.cancel("reset");
+        await q.ops.idle();
+        expect(Date.now() - asked).toBeLessThan(5_000);
+        expect(q.events.findLast((e) => e.run_id === run_id)).toMatchObject({
+          status: "cancelled",
+          operation: "Full reset cancelled",
+        });
+        expect((await tdb.db.prisma.brand.findUniqueOrThrow({ where: { id: 1 } })).name).toBe("Paper Co");
+        expect(await tdb.db.prisma.orderLine.count()).toBe(8);
+        const [left] = await tdb.db.prisma.$queryRawUnsafe<{ n: number }[]>(
+          "SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'import_swap'",
+        );
+        expect(left!.n).toBe(0);
+      } finally {
+        await q.close();
+      }
+    });
+  }
 
   it("a second start while one runs answers CONFLICT", async () => {
     const first = await p.ops.start("update", null);
