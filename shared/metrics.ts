@@ -110,6 +110,10 @@ export interface ProductMetricsPage {
   pageSize: number;
   /** Over the current filters except status (for the filter chips); every status, 0 included. */
   status_counts: Record<ProductStatus, number>;
+  /** With the vendorId filter: that vendor's name (null when there is no such vendor). */
+  vendor_name?: string | null;
+  /** With the brandId filter: that brand's name (null when there is no such brand). */
+  brand_name?: string | null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,14 +228,42 @@ export const AGGREGATE_SORTS = [
   "margin_365d",
   "reorder_value",
   "overstock_value",
+  // Vendors only: their delivery performance.
+  "lead_time_mean",
+  "on_time_rate",
+  "fill_rate",
+  // Categories only: the tree, depth first, each parent before its children and siblings by name
+  // (dir "desc": siblings Z→A, parents still first).
+  "tree",
 ] as const;
 export type AggregateSort = (typeof AGGREGATE_SORTS)[number];
+/** The sorts only one kind has (the others refuse them). */
+export const KIND_ONLY_SORTS: Partial<Record<AggregateSort, AggregateKind>> = {
+  lead_time_mean: "vendor",
+  on_time_rate: "vendor",
+  fill_rate: "vendor",
+  tree: "category",
+};
+/** Whether the rows of `kind` can be sorted by `sort`. */
+export const aggregateSortFits = (kind: AggregateKind, sort: AggregateSort) =>
+  (KIND_ONLY_SORTS[sort] ?? kind) === kind;
 
-export const aggregateListInput = z.object({
-  kind: z.enum(AGGREGATE_KINDS),
-  ...pageFields,
-  sort: z.enum(AGGREGATE_SORTS).default("revenue_30d"),
-});
+export const aggregateListInput = z
+  .object({
+    kind: z.enum(AGGREGATE_KINDS),
+    ...pageFields,
+    sort: z.enum(AGGREGATE_SORTS).default("revenue_30d"),
+    /** Categories only: just the categories of this level (1 = top). */
+    level: z.coerce.number().int().min(1).max(100).optional(),
+  })
+  .refine((q) => aggregateSortFits(q.kind, q.sort), {
+    message: "This sort is for another kind of rows",
+    path: ["sort"],
+  })
+  .refine((q) => q.kind === "category" || q.level === undefined, {
+    message: "The level filter is for categories only",
+    path: ["level"],
+  });
 export type AggregateListInput = z.input<typeof aggregateListInput>;
 export type AggregateListQuery = z.output<typeof aggregateListInput>;
 
@@ -260,6 +292,7 @@ export interface AggregateRow {
   abc_counts: Record<AbcClass, number>;
   /** Category rows only */
   parent_id?: number | null;
+  parent_name?: string | null;
   level?: number;
   /** Vendor rows only */
   lead_time_samples?: number;

@@ -309,6 +309,13 @@ describe(`metrics API (${testBackend})`, () => {
     );
     expect(v.status_counts).toEqual(countsOf(vendorB));
     expect(v.rows.every((r) => r.vendor === "Vendor, B")).toBe(true);
+    // The filter's name comes with the page (for its chip), even when no row matches.
+    expect(v.vendor_name).toBe("Vendor, B");
+    expect(v).not.toHaveProperty("brand_name");
+    const none = await list({ vendorId: 11, brandId: 2, search: "no such product" });
+    expect(none).toMatchObject({ total: 0, vendor_name: "Vendor, B", brand_name: "Ink Works" });
+    expect((await list({ vendorId: 999 })).vendor_name).toBeNull();
+    expect(await list({})).not.toHaveProperty("vendor_name");
 
     const abcA = await list({ abc: "A", brandId: 2, pageSize: 50 });
     expect(abcA.rows.map((r) => r.pid).sort()).toEqual(
@@ -526,7 +533,9 @@ describe(`metrics API (${testBackend})`, () => {
        VALUES (10, ${vals(3, 50)}, 4, 16.5, 2.5, 0.75, 0.9)`,
     );
     await sql("DELETE FROM category_metrics");
-    await sql(`INSERT INTO category_metrics (category_id, ${cols}) VALUES (101, ${vals(1, 10)})`);
+    await sql(
+      `INSERT INTO category_metrics (category_id, ${cols}) VALUES (100, ${vals(1, 5)}), (101, ${vals(1, 10)})`,
+    );
 
     const admin = (await t.login("admin")).token;
     const brands = await trpc<AggregatePage>("metrics.aggregates", { kind: "brand", pageSize: 10 }, admin);
@@ -567,8 +576,50 @@ describe(`metrics API (${testBackend})`, () => {
     ]);
     const categories = await trpc<AggregatePage>("metrics.aggregates", { kind: "category" }, admin);
     expect(categories.data.rows).toEqual([
-      expect.objectContaining({ id: 101, name: "Cardstock", parent_id: 100, level: 2 }),
+      expect.objectContaining({ id: 101, name: "Cardstock", parent_id: 100, parent_name: "Paper", level: 2 }),
+      expect.objectContaining({ id: 100, name: "Paper", parent_id: null, parent_name: null, level: 1 }),
     ]);
+    // Categories of one level (the top ones for a chart that does not count a product twice).
+    const top = await trpc<AggregatePage>("metrics.aggregates", { kind: "category", level: 1 }, admin);
+    expect(top.data).toMatchObject({ total: 1, rows: [{ id: 100 }] });
+    const level2 = await trpc<AggregatePage>(
+      "metrics.aggregates",
+      { kind: "category", level: 2, search: "paper" },
+      admin,
+    );
+    expect(level2.data).toMatchObject({ total: 0, rows: [] });
+    expect((await trpc("metrics.aggregates", { kind: "brand", level: 1 }, admin)).status).toBe(400);
+    // The tree: each parent before its children, siblings by name (Z→A with desc, parents still first).
+    await sql(`INSERT INTO category_metrics (category_id, ${cols}) VALUES (200, ${vals(1, 1)})`);
+    const treeIds = async (dir: string, search?: string) =>
+      (
+        await trpc<AggregatePage>(
+          "metrics.aggregates",
+          { kind: "category", sort: "tree", dir, search },
+          admin,
+        )
+      ).data.rows.map((r) => r.id);
+    expect(await treeIds("asc")).toEqual([200, 100, 101]); // Internal, Paper, Paper › Cardstock
+    expect(await treeIds("desc")).toEqual([100, 101, 200]);
+    expect(await treeIds("asc", "a")).toEqual([200, 100, 101]);
+    expect(await treeIds("asc", "card")).toEqual([101]);
+    expect((await trpc("metrics.aggregates", { kind: "vendor", sort: "tree" }, admin)).status).toBe(400);
+    // Vendors also sort by their delivery performance (nulls last either way); the others do not.
+    await sql(
+      `INSERT INTO vendor_metrics (vendor_id, ${cols}, lead_time_samples, lead_time_mean, lead_time_std, on_time_rate, fill_rate)
+       VALUES (11, ${vals(1, 20)}, 0, NULL, NULL, NULL, 0.95)`,
+    );
+    const vendorIds = async (sort: string, dir: string) =>
+      (await trpc<AggregatePage>("metrics.aggregates", { kind: "vendor", sort, dir }, admin)).data.rows.map(
+        (r) => r.id,
+      );
+    expect(await vendorIds("fill_rate", "asc")).toEqual([10, 11]);
+    expect(await vendorIds("fill_rate", "desc")).toEqual([11, 10]);
+    expect(await vendorIds("on_time_rate", "asc")).toEqual([10, 11]);
+    expect(await vendorIds("on_time_rate", "desc")).toEqual([10, 11]);
+    expect(await vendorIds("lead_time_mean", "desc")).toEqual([10, 11]);
+    const wrongKind = await trpc("metrics.aggregates", { kind: "brand", sort: "fill_rate" }, admin);
+    expect(wrongKind.status).toBe(400);
     // access:brands alone opens brands, not vendors.
     const denied = await trpc("metrics.aggregates", { kind: "vendor" }, brandsOnly);
     expect(denied.error?.data.code).toBe("FORBIDDEN");

@@ -41,7 +41,7 @@ import {
 } from "@shared/metrics.ts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { ArrowDownIcon, ArrowUpIcon, DatabaseIcon, PackageSearchIcon } from "lucide-react";
+import { ArrowDownIcon, ArrowUpIcon, DatabaseIcon, PackageSearchIcon, XIcon } from "lucide-react";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import {
   DASH,
@@ -245,7 +245,7 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
   const onSort = (column: ProductMetricSort) => set(nextSort(sort, column));
 
   const data = query.data;
-  const filtered = Boolean(input.search || search.status || search.abc);
+  const filtered = Boolean(input.search || search.status || search.abc || search.vendor || search.brand);
   const pageCount = data ? Math.max(1, Math.ceil(data.total / METRICS_PAGE_SIZE)) : 1;
   // A page past the end (fewer results after a recalculation, an old link): go to the last one.
   useEffect(() => {
@@ -271,6 +271,26 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
             {isMobile && <MobileSort sort={sort} onChange={(next) => set(next)} />}
           </div>
         </div>
+        {(search.vendor || search.brand) && (
+          <div className="flex flex-wrap gap-2">
+            {search.vendor && (
+              <FilterChip
+                kind="Vendor"
+                id={search.vendor}
+                name={query.isPlaceholderData ? undefined : data?.vendor_name}
+                onRemove={() => set({ vendor: undefined })}
+              />
+            )}
+            {search.brand && (
+              <FilterChip
+                kind="Brand"
+                id={search.brand}
+                name={query.isPlaceholderData ? undefined : data?.brand_name}
+                onRemove={() => set({ brand: undefined })}
+              />
+            )}
+          </div>
+        )}
         <StatusChips
           counts={data?.status_counts}
           value={search.status}
@@ -347,6 +367,46 @@ function SearchInput({
       busy={busy}
       className="sm:w-96"
     />
+  );
+}
+
+/** The vendor or brand the list is narrowed to (from the Vendors / Brands pages), with its remove button. */
+function FilterChip({
+  kind,
+  id,
+  name,
+  onRemove,
+}: {
+  kind: "Vendor" | "Brand";
+  id: number;
+  /** undefined while loading, null when there is no such vendor / brand */
+  name: string | null | undefined;
+  onRemove: () => void;
+}) {
+  const label = name === undefined ? undefined : (name ?? `#${id} (unknown)`);
+  return (
+    <span
+      data-testid="entity-filter"
+      data-kind={kind.toLowerCase()}
+      className="inline-flex h-8 max-w-full items-center gap-1.5 rounded-full border border-foreground/70 bg-accent pr-1 pl-3 text-sm"
+    >
+      <span className="text-muted-foreground">{kind}:</span>
+      {label === undefined ? (
+        <Skeleton className="h-3 w-24" />
+      ) : (
+        <span className="truncate font-medium" data-testid="entity-filter-name">
+          {label}
+        </span>
+      )}
+      <button
+        type="button"
+        onClick={onRemove}
+        aria-label={`Remove the ${kind.toLowerCase()} filter`}
+        className="inline-flex size-6 shrink-0 items-center justify-center rounded-full text-muted-foreground hover:bg-background hover:text-foreground focus-visible:ring-[3px] focus-visible:ring-ring/50 focus-visible:outline-none"
+      >
+        <XIcon className="size-3.5" aria-hidden />
+      </button>
+    </span>
   );
 }
 

@@ -14,12 +14,17 @@ import * as z from "zod/mini";
 export const DEFAULT_SORT: ProductMetricSort = "reorder_value";
 export const DEFAULT_DIR: SortDirection = "desc";
 
+const idParam = z.coerce.number().check(z.int(), z.minimum(1), z.maximum(2_147_483_647));
+
 /** A bad value of one parameter is dropped (the default applies) instead of failing the page. */
 export const ProductsSearchSchema = z.object({
   page: z.catch(z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))), undefined),
   q: z.catch(z.optional(z.string().check(z.maxLength(200))), undefined),
   status: z.catch(z.optional(z.enum(PRODUCT_STATUSES)), undefined),
   abc: z.catch(z.optional(z.enum(ABC_CLASSES)), undefined),
+  /** Only this vendor's / brand's products (the links of the Vendors and Brands pages). */
+  vendor: z.catch(z.optional(idParam), undefined),
+  brand: z.catch(z.optional(idParam), undefined),
   sort: z.catch(z.optional(z.enum(PRODUCT_METRIC_SORTS)), undefined),
   dir: z.catch(z.optional(z.enum(SORT_DIRECTIONS)), undefined),
 });
@@ -33,6 +38,8 @@ export function listInputOf(search: ProductsSearch, pageSize: number): ProductMe
     search: search.q?.trim() || undefined,
     status: search.status,
     abc: search.abc,
+    vendorId: search.vendor,
+    brandId: search.brand,
     sort: search.sort ?? DEFAULT_SORT,
     dir: search.dir ?? DEFAULT_DIR,
   };
@@ -45,6 +52,8 @@ export function cleanSearch(search: ProductsSearch): ProductsSearch {
   if (search.q?.trim()) out.q = search.q.trim();
   if (search.status) out.status = search.status;
   if (search.abc) out.abc = search.abc;
+  if (search.vendor) out.vendor = search.vendor;
+  if (search.brand) out.brand = search.brand;
   const sort = search.sort ?? DEFAULT_SORT;
   const dir = search.dir ?? DEFAULT_DIR;
   if (sort !== DEFAULT_SORT || dir !== DEFAULT_DIR) {

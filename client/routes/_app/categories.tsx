@@ -1,7 +1,24 @@
-import { PagePlaceholder } from "@client/features/pages/page-placeholder.tsx";
+import { AggregatesPage } from "@client/features/aggregates/aggregates-page.tsx";
+import {
+  type AggregatesSearch,
+  AggregatesSearchSchema,
+  cleanSearch,
+} from "@client/features/aggregates/search.ts";
 import { createFileRoute } from "@tanstack/react-router";
+import { useCallback } from "react";
 
+/** The category metrics (docs/metrics.md §11); the view (page, search, sort) lives in the URL. */
 export const Route = createFileRoute("/_app/categories")({
   staticData: { page: "categories" },
-  component: () => <PagePlaceholder page="categories" />,
+  validateSearch: AggregatesSearchSchema,
+  component: function CategoriesRoute() {
+    const search = Route.useSearch();
+    const navigate = Route.useNavigate();
+    const onSearchChange = useCallback(
+      (next: AggregatesSearch, opts?: { replace?: boolean }) =>
+        void navigate({ search: cleanSearch("category", next), replace: opts?.replace }),
+      [navigate],
+    );
+    return <AggregatesPage kind="category" search={search} onSearchChange={onSearchChange} />;
+  },
 });

@@ -125,8 +125,17 @@ export async function listProductMetrics(
   const limit = param(q.pageSize);
   const offset = param((q.page - 1) * q.pageSize);
 
+  // The names of the vendor / brand filtered by (for the filter's chip).
+  const filterNames =
+    q.vendorId || q.brandId
+      ? query<{ vendor_name: string | null; brand_name: string | null }>(
+          `SELECT (SELECT name FROM vendors WHERE id = $1::int) AS vendor_name,
+                  (SELECT name FROM brands WHERE id = $2::int) AS brand_name`,
+          [q.vendorId ?? null, q.brandId ?? null],
+        )
+      : Promise.resolve([]);
   // The page's pids first (narrow rows, a top-N sort), then their columns and names.
-  const [rows, chips] = await Promise.all([
+  const [rows, chips, [names]] = await Promise.all([
     query<ProductMetricsRow>(
       `SELECT ${PRODUCT_ROW_SELECT}
        FROM (SELECT m.pid ${fromFor(rowWhere + order)} ${rowWhere} ${order} LIMIT ${limit}::int OFFSET ${offset}::int) pg
@@ -142,6 +151,7 @@ export async function listProductMetrics(
       `SELECT m.status, count(*)::int AS n ${fromFor(chipWhere)} ${chipWhere} GROUP BY m.status`,
       chipParams,
     ),
+    filterNames,
   ]);
   const status_counts = zeroCounts(PRODUCT_STATUSES);
   let total = 0;
@@ -155,6 +165,8 @@ export async function listProductMetrics(
     page: q.page,
     pageSize: q.pageSize,
     status_counts,
+    ...(q.vendorId ? { vendor_name: names?.vendor_name ?? null } : {}),
+    ...(q.brandId ? { brand_name: names?.brand_name ?? null } : {}),
   };
 }
 
@@ -371,6 +383,26 @@ const AGGREGATE_TABLES = {
   category: { table: "category_metrics", key: "category_id", entity: "categories" },
 } as const;
 
+/**
+ * The categories in tree order (depth first, siblings by name, ties by id): each one's path of
+ * sibling ranks from its root. Categories whose parent is missing are roots; a cycle is left out
+ * (no path, so last). `desc` ranks siblings Z→A, parents still before their children.
+ */
+const categoryTreeSql = (desc: boolean) => {
+  const dir = desc ? "DESC" : "ASC";
+  return `WITH RECURSIVE ranked AS (
+      SELECT c.id, c.parent_id,
+        row_number() OVER (PARTITION BY c.parent_id ORDER BY lower(c.name) ${dir}, c.id ${dir})::int AS r,
+        c.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM categories p WHERE p.id = c.parent_id) AS root
+      FROM categories c
+    ), tree AS (
+      SELECT id, ARRAY[r] AS path FROM ranked WHERE root
+      UNION ALL
+      SELECT k.id, t.path || k.r FROM ranked k JOIN tree t ON k.parent_id = t.id
+      WHERE NOT k.root AND cardinality(t.path) < 100
+    )`;
+};
+
 const AGGREGATE_SORT_SQL: Record<AggregateSort, string> = {
   name: "lower(e.name)",
   product_count: "a.product_count",
@@ -386,6 +418,12 @@ const AGGREGATE_SORT_SQL: Record<AggregateSort, string> = {
   margin_365d: "a.margin_365d",
   reorder_value: "a.reorder_value",
   overstock_value: "a.overstock_value",
+  // vendor_metrics only (the input refuses them for the other kinds)
+  lead_time_mean: "a.lead_time_mean",
+  on_time_rate: "a.on_time_rate",
+  fill_rate: "a.fill_rate",
+  // category_metrics only, with categoryTreeSql
+  tree: "tr.path",
 };
 
 const AGGREGATE_INTS = [
@@ -422,22 +460,29 @@ export async function listAggregates(db: Database, input: AggregateListInput): P
   };
   const extra =
     q.kind === "category"
-      ? ", e.parent_id, e.level"
+      ? ", e.parent_id, e.level, (SELECT pe.name FROM categories pe WHERE pe.id = e.parent_id) AS parent_name"
       : q.kind === "vendor"
         ? `, a.lead_time_samples, a.lead_time_mean::float8 AS lead_time_mean,
            a.lead_time_std::float8 AS lead_time_std, a.on_time_rate::float8 AS on_time_rate,
            a.fill_rate::float8 AS fill_rate`
         : "";
   const search = q.search?.trim();
-  const where = search ? `WHERE e.name ILIKE ${param(`%${likeEscape(search)}%`)}` : "";
-  const dir = q.dir === "asc" ? "ASC" : "DESC";
+  const conditions: string[] = [];
+  if (search) conditions.push(`e.name ILIKE ${param(`%${likeEscape(search)}%`)}`);
+  if (q.kind === "category" && q.level !== undefined) conditions.push(`e.level = ${param(q.level)}::int`);
+  const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
+  const tree = q.sort === "tree";
+  // The tree's order has its direction in the sibling ranks: the paths always ascend.
+  const dir = q.dir === "asc" || tree ? "ASC" : "DESC";
   const rows = await runner(db)<AggregateRow & { total: number }>(
-    `SELECT a.${t.key} AS id, e.name,
+    `${tree ? categoryTreeSql(q.dir === "desc") : ""}
+     SELECT a.${t.key} AS id, e.name,
        ${AGGREGATE_INTS.map((c) => `a.${c}`).join(", ")},
        ${AGGREGATE_FLOATS.map((c) => `a.${c}::float8 AS ${c}`).join(", ")},
        a.status_counts, a.abc_counts${extra},
        count(*) OVER ()::int AS total
      FROM ${t.table} a JOIN ${t.entity} e ON e.id = a.${t.key}
+     ${tree ? "LEFT JOIN tree tr ON tr.id = e.id" : ""}
      ${where}
      ORDER BY ${AGGREGATE_SORT_SQL[q.sort]} ${dir} NULLS LAST, a.${t.key} ASC
      LIMIT ${param(q.pageSize)}::int OFFSET ${param((q.page - 1) * q.pageSize)}::int`,
