@@ -130,7 +130,17 @@ interface LiveColumn {
   notnull: boolean;
 }
 
-/** COPYs one file into its new table, checking what COPY and constraints can; answers the rows. */
+/** The CHECK constraint of a new table holding what COPY does not check (see loadFresh). */
+const CHECK_NAME = "import_check";
+
+/**
+ * COPYs one file into its new table and answers the rows. COPY itself rejects a bad number or
+ * date and a missing required value; empty fields of columns with a default are filled in (one
+ * scan to look for any). What remains (required text not empty, values of an enumeration, and
+ * the NOT NULL of defaulted columns) becomes one CHECK constraint added NOT VALID: validateFresh()
+ * checks it with a lock that lets readers go on, and completeFresh() then restores the live
+ * table's NOT NULLs without another scan and drops it.
+ */
 export async function loadFresh(
   conn: SqlConnection,
   source: DataSource,
@@ -151,25 +161,13 @@ export async function loadFresh(
   );
   const liveNotNull = new Map(live.map((c) => [c.name, c.notnull]));
   const defaulted = def.columns.filter((c) => c.default !== undefined);
+  const defaultedNotNull = defaulted.filter((c) => liveNotNull.get(targetOf(c)));
   // Until the defaults are filled in, an empty field must load as NULL; every other required
-  // column rejects NULL during the COPY, and CHECKs reject an empty required text or a value
-  // outside an enumeration.
+  // column rejects NULL during the COPY.
   const alter = [
-    ...defaulted
-      .filter((c) => liveNotNull.get(targetOf(c)))
-      .map((c) => `ALTER ${q(targetOf(c))} DROP NOT NULL`),
+    ...defaultedNotNull.map((c) => `ALTER ${q(targetOf(c))} DROP NOT NULL`),
     ...def.columns.filter((c) => c.required).map((c) => `ALTER ${q(targetOf(c))} SET NOT NULL`),
-    ...def.columns
-      .filter((c) => c.required && c.type === "text")
-      .map((c, i) => `ADD CONSTRAINT ${q(`import_required_${i}`)} CHECK (${q(targetOf(c))} <> '')`),
-    ...Object.entries(ENUM_COLUMNS[def.file] ?? {}).map(
-      ([column, allowed], i) =>
-        `ADD CONSTRAINT ${q(`import_enum_${i}`)} CHECK (${q(targetOf(byName.get(column)!))} = ANY (ARRAY[${allowed.map(lit).join(", ")}]))`,
-    ),
   ];
-  const checks = alter
-    .filter((a) => a.startsWith("ADD CONSTRAINT"))
-    .map((a) => /^ADD CONSTRAINT ("[^"]+")/.exec(a)![1]!);
   // No autovacuum while it is built: it would only make the index builds wait.
   await conn.exec(
     `CREATE TABLE ${fresh(def)} (LIKE ${q(def.table)} INCLUDING ALL EXCLUDING INDEXES EXCLUDING STATISTICS)
@@ -187,32 +185,65 @@ export async function loadFresh(
       onProgress: (bytes) => step.progress({ current: bytes, total: opened.size, unit: "bytes" }),
     }),
   );
-  // Empty fields of columns with a default: filled in only when there are any (one scan to look).
-  const fill = defaulted.map((c) => `${q(targetOf(c))} = COALESCE(${q(targetOf(c))}, ${c.default})`);
-  const restore = [
-    ...checks.map((name) => `DROP CONSTRAINT ${name}`),
-    ...defaulted
-      .filter((c) => liveNotNull.get(targetOf(c)))
-      .map((c) => `ALTER ${q(targetOf(c))} SET NOT NULL`),
-  ];
-  const nullable = defaulted.filter((c) => !liveNotNull.get(targetOf(c)));
-  if (fill.length && nullable.length) {
-    await conn.exec(
-      `UPDATE ${fresh(def)} SET ${fill.join(", ")} WHERE ${defaulted.map((c) => `${q(targetOf(c))} IS NULL`).join(" OR ")}`,
+  if (defaulted.length) {
+    const empty = defaulted.map((c) => `${q(targetOf(c))} IS NULL`).join(" OR ");
+    const [found] = await conn.query<{ any: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM ${fresh(def)} WHERE ${empty}) AS any`,
     );
-  }
-  if (restore.length) {
-    try {
-      await conn.exec(`ALTER TABLE ${fresh(def)} ${restore.join(", ")}`);
-    } catch (err) {
-      if ((err as { code?: string }).code !== "23502" || !fill.length) throw err;
-      await conn.exec(
-        `UPDATE ${fresh(def)} SET ${fill.join(", ")} WHERE ${defaulted.map((c) => `${q(targetOf(c))} IS NULL`).join(" OR ")};
-         ALTER TABLE ${fresh(def)} ${restore.join(", ")}`,
-      );
+    if (found?.any) {
+      const fill = defaulted.map((c) => `${q(targetOf(c))} = COALESCE(${q(targetOf(c))}, ${c.default})`);
+      await conn.exec(`UPDATE ${fresh(def)} SET ${fill.join(", ")} WHERE ${empty}`);
     }
   }
+  const checks = [
+    ...defaultedNotNull.map((c) => `${q(targetOf(c))} IS NOT NULL`),
+    ...def.columns.filter((c) => c.required && c.type === "text").map((c) => `${q(targetOf(c))} <> ''`),
+    ...Object.entries(ENUM_COLUMNS[def.file] ?? {}).map(
+      ([column, allowed]) =>
+        `${q(targetOf(byName.get(column)!))} = ANY (ARRAY[${allowed.map(lit).join(", ")}])`,
+    ),
+  ];
+  if (checks.length) {
+    await conn.exec(
+      `ALTER TABLE ${fresh(def)} ADD CONSTRAINT ${q(CHECK_NAME)} CHECK (${checks.join(" AND ")}) NOT VALID`,
+    );
+  }
   return rows;
+}
+
+/**
+ * Checks the new table's CHECK constraint (loadFresh) against its rows: one scan, under a lock
+ * that lets readers go on (not CREATE INDEX, so one connection does both in turn). A violation is
+ * bad data: RetryWithStaging.
+ */
+export async function validateFresh(conn: SqlConnection, def: TableDef): Promise<void> {
+  const [found] = await conn.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_constraint WHERE conrelid = $1::regclass AND conname = $2",
+    [fresh(def), CHECK_NAME],
+  );
+  if (found?.n) {
+    await orRetry(`check ${def.file}`, () =>
+      conn.exec(`ALTER TABLE ${fresh(def)} VALIDATE CONSTRAINT ${q(CHECK_NAME)}`),
+    );
+  }
+}
+
+/**
+ * After validateFresh(): the statements that give the new table the live one's NOT NULLs (the
+ * validated constraint proves them, so without a scan) and drop the constraint. They take a lock
+ * that keeps readers out: run them where nothing reads the table yet, or in the swap.
+ */
+export async function completionOf(conn: SqlConnection, def: TableDef): Promise<string[]> {
+  const rows = await conn.query<{ sql: string }>(
+    `SELECT format('ALTER TABLE %s ALTER %I SET NOT NULL', $1::text, f.attname) AS sql
+     FROM pg_attribute f JOIN pg_attribute l ON l.attrelid = $2::regclass AND l.attname = f.attname
+     WHERE f.attrelid = $1::regclass AND f.attnum > 0 AND NOT f.attisdropped AND l.attnotnull AND NOT f.attnotnull
+     UNION ALL
+     SELECT format('ALTER TABLE %s DROP CONSTRAINT %I', $1::text, conname) FROM pg_constraint
+     WHERE conrelid = $1::regclass AND conname = $3`,
+    [fresh(def), q(def.table), CHECK_NAME],
+  );
+  return rows.map((r) => r.sql);
 }
 
 /**
@@ -264,6 +295,13 @@ async function indexStatements(conn: SqlConnection, def: TableDef): Promise<Inde
   });
 }
 
+/** validateFresh() and completionOf() at once, where nothing reads the new table yet. */
+export async function settleFresh(conn: SqlConnection, def: TableDef): Promise<void> {
+  await validateFresh(conn, def);
+  const completion = await completionOf(conn, def);
+  if (completion.length) await conn.exec(completion.join(";\n"));
+}
+
 /** ANALYZE of a new table: its statistics, before anything plans a query on it. */
 export async function analyzeFresh(conn: SqlConnection, def: TableDef): Promise<void> {
   await conn.exec(`ANALYZE ${fresh(def)}`);
@@ -292,10 +330,10 @@ export async function largestTable(source: DataSource): Promise<TableDef> {
 }
 
 /**
- * One new table loaded on a connection of its own (PostgreSQL), beside the run's: COPY, checks,
- * ANALYZE (then `loaded()` answers its rows), then, once the run's connection has loaded the
- * other files (`othersLoaded()`), the references to and from it, then its indexes (then
- * `indexed()` answers). The run's connection meanwhile loads the other files and, once
+ * One new table loaded on a connection of its own (PostgreSQL), beside the run's: COPY and
+ * ANALYZE (then `loaded()` answers its rows), then its CHECK constraint (validateFresh) and, once
+ * the run's connection has loaded the other files (`othersLoaded()`), the references to and from
+ * it, then its indexes (then `indexed()` answers). The run's connection meanwhile loads the other files and, once
  * `loaded()` answered, checks the other references and runs the calculations on the new tables. Every statement that takes a lock excluding readers
  * (COPY and the checks' ALTER TABLE) ends before `loaded()`; after it only CREATE INDEX runs, which
  * lets readers go on. Key constraints are attached later by the run itself (`attachments()`, in
@@ -315,7 +353,7 @@ export class BesideLoader {
   private readonly others = new Promise<void>((resolve) => {
     this.othersReady = resolve;
   });
-  /** Seconds spent loading (COPY, checks, ANALYZE), checking references and building the indexes. */
+  /** Seconds spent loading (COPY, ANALYZE), checking (constraints, references), building the indexes. */
   readonly timings = { load: 0, references: 0, indexes: 0 };
 
   constructor(
@@ -340,9 +378,11 @@ export class BesideLoader {
     })();
     this.done = this.loadedRows
       .then(async () => {
-        // Its references (to and from it) once the other tables are there.
-        await Promise.race([this.others, abortion(this.stop.signal)]);
+        // Its checks, and its references (to and from it) once the other tables are there.
         let begun = performance.now();
+        await validateFresh(conn, def);
+        this.attach.push(...(await completionOf(conn, def)));
+        await Promise.race([this.others, abortion(this.stop.signal)]);
         await checkFreshReferences(conn, (from, to) => from === def || to === def);
         this.timings.references = seconds(begun);
         begun = performance.now();

@@ -328,6 +328,19 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
         (t) => t.replace("returned", "refunded"),
         'order_lines.csv line 8, column status: "refunded" is not one of completed, cancelled, returned',
       ],
+      [
+        // Made the largest file, so a Full Reset on PostgreSQL loads it beside the run and checks
+        // its values there, while the calculations already run.
+        "an unknown status in a large file",
+        "order_lines.csv",
+        (t) =>
+          t.replace("returned", "refunded") +
+          Array.from(
+            { length: 20 },
+            (_, i) => `${100 + i},SO-${100 + i},1001,2026-01-02T10:00:00Z,1,1.50,,completed\n`,
+          ).join(""),
+        'order_lines.csv line 8, column status: "refunded" is not one of completed, cancelled, returned',
+      ],
     ];
     for (const [label, file, edit, message] of cases) {
       it(label, async () => {
