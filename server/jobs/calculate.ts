@@ -17,6 +17,13 @@ export interface CalcModule {
   /** Metrics tables it fills, for the table counts */
   tables: readonly string[];
   run(ctx: CalcContext): Promise<number>;
+  /**
+   * Optional: work that reads only the imported tables named in `reads`, done in the run's
+   * transaction before the modules run, as soon as those tables are loaded (a Full Reset may still
+   * be loading its largest file then). It leaves temp tables (ON COMMIT DROP) for run(), which
+   * must give the same results whether or not prepare ran.
+   */
+  prepare?: { reads: readonly string[]; run(ctx: CalcContext): Promise<void> };
 }
 
 const DAY_MS = 86_400_000;

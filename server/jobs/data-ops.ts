@@ -475,7 +475,17 @@ export class DataOps {
         if (blocker) this.opts.log?.info(`Full reset ${run.runId}: loading through staging (${blocker})`);
         else {
           try {
-            await this.resetBySwap({ run, conn, source, steps, counts, extraDetails, calculate });
+            await this.resetBySwap({
+              run,
+              conn,
+              source,
+              steps,
+              counts,
+              extraDetails,
+              calculate,
+              modules,
+              asOf,
+            });
             swapped = true;
           } catch (err) {
             if (!(err instanceof RetryWithStaging)) throw err;
@@ -609,6 +619,8 @@ export class DataOps {
     counts: Record<string, TableCounts>;
     extraDetails: Record<string, Record<string, unknown>>;
     calculate: (tx: SqlConnection, check?: () => void) => Promise<void>;
+    modules: readonly CalcModule[];
+    asOf: Date;
   }): Promise<void> {
     const { run, conn, source, steps, counts, calculate } = ctx;
     const { db } = this.opts;
@@ -646,50 +658,86 @@ export class DataOps {
         });
       }
       b?.othersLoaded();
-      if (b) loaded[b.def.table] = await steps.run(`Load ${b.def.file}`, (stepCtx) => b.loaded(stepCtx));
-      // (The references to and from the table loaded beside are checked there.)
-      await steps.run("Check references", () =>
-        checkFreshReferences(conn, (from, to) => from !== b?.def && to !== b?.def),
+      await this.orBesideFailure(b, run, () =>
+        conn.transaction(async (tx) => {
+          const [{ path }] = (await tx.query<{ path: string }>(
+            "SELECT current_setting('search_path') AS path",
+          )) as [{ path: string }];
+          await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
+          // What the modules can do with the tables loaded so far, while the largest still loads.
+          for (const module of ctx.modules) {
+            const prepare = module.prepare;
+            if (!prepare || (b && prepare.reads.includes(b.def.table))) continue;
+            await steps.run(`Prepare ${module.name}`, async () => {
+              await prepare.run({ conn: tx, asOf: ctx.asOf });
+              return 0;
+            });
+          }
+          if (b) loaded[b.def.table] = await steps.run(`Load ${b.def.file}`, (stepCtx) => b.loaded(stepCtx));
+          // (The references to and from the table loaded beside are checked there.)
+          await steps.run("Check references", () =>
+            checkFreshReferences(tx, (from, to) => from !== b?.def && to !== b?.def),
+          );
+          await calculate(tx, () => b?.throwIfFailed());
+          await tx.query("SELECT set_config('search_path', $1, true)", [path]);
+          if (b) {
+            await steps.run(`Check and index ${b.def.table}`, () => b.indexed());
+            ctx.extraDetails.beside = {
+              table: b.def.table,
+              load_s: b.timings.load,
+              references_s: b.timings.references,
+              index_s: b.timings.indexes,
+            };
+          }
+          for (const def of IMPORTED_TABLES) {
+            await steps.run(`Replace ${def.table}`, async () => {
+              const c = await swapTable(
+                tx,
+                def,
+                loaded[def.table] ?? 0,
+                def === b?.def ? b.attachments() : [],
+              );
+              counts[def.table] = c;
+              return c.added;
+            });
+          }
+          await recordSync(
+            tx,
+            IMPORTED_TABLES.map((d) => d.table),
+            new Date(),
+          );
+          await recordCalculation(
+            tx,
+            ctx.modules.map((m) => m.name),
+            new Date(),
+          );
+        }),
       );
-      await conn.transaction(async (tx) => {
-        const [{ path }] = (await tx.query<{ path: string }>(
-          "SELECT current_setting('search_path') AS path",
-        )) as [{ path: string }];
-        await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
-        await calculate(tx, () => b?.throwIfFailed());
-        await tx.query("SELECT set_config('search_path', $1, true)", [path]);
-        if (b) {
-          await steps.run(`Check and index ${b.def.table}`, () => b.indexed());
-          ctx.extraDetails.beside = {
-            table: b.def.table,
-            load_s: b.timings.load,
-            references_s: b.timings.references,
-            index_s: b.timings.indexes,
-          };
-        }
-        for (const def of IMPORTED_TABLES) {
-          await steps.run(`Replace ${def.table}`, async () => {
-            const c = await swapTable(tx, def, loaded[def.table] ?? 0, def === b?.def ? b.attachments() : []);
-            counts[def.table] = c;
-            return c.added;
-          });
-        }
-        await recordSync(
-          tx,
-          IMPORTED_TABLES.map((d) => d.table),
-          new Date(),
-        );
-        await recordCalculation(
-          tx,
-          (this.opts.modules ?? CALC_MODULES).map((m) => m.name),
-          new Date(),
-        );
-      });
     } finally {
       run.abort.signal.removeEventListener("abort", stopBeside);
       if (beside) await beside.cancel();
       // Its session settings go with it.
       await besideConn?.release(true);
+    }
+  }
+
+  /**
+   * Runs fn; should it fail while the beside connection is still checking its table (a calculation
+   * can trip over a duplicate key before the unique index build finds it), the data error found
+   * there is the one to report: RetryWithStaging, so staging names file, line and column.
+   */
+  private async orBesideFailure(b: BesideLoader | null, run: ActiveRun, fn: () => Promise<void>) {
+    try {
+      await fn();
+    } catch (err) {
+      if (b && !(err instanceof RetryWithStaging) && !run.abort.signal.aborted) {
+        const found = await b.indexed().then(
+          () => null,
+          (e: unknown) => e,
+        );
+        if (found instanceof RetryWithStaging) throw found;
+      }
+      throw err;
     }
   }
 

@@ -10,8 +10,49 @@
 // - product_search_rows: each product's result as JSON text, so a search only concatenates them.
 // Their migrations (20261121092427_product_search_rows, 20261121094529_product_search_keys) back-fill
 // the tables with statements that give the same rows.
+//
+// What does not depend on sales (every product's short keys, and its JSON but for the two sales
+// fields) goes into temp tables first: prepare() makes them as soon as the products are
+// loaded, which on a Full Reset is while the order lines still load; run() makes them itself when
+// prepare() did not run.
 import { PRODUCT_SEARCH_LIMIT } from "../../shared/templates.ts";
+import type { SqlConnection } from "../db/database.ts";
 import type { CalcModule } from "./calculate.ts";
+
+/** Temp tables search_keys (pid, keys) and search_json (pid, head, first_received, tail). */
+export const PRODUCT_SEARCH_PREPARE_SQL = `
+-- Each product's distinct short keys: the first one and two characters of its title's words, and
+-- its SKU and barcode when they are that short.
+CREATE TEMP TABLE search_keys ON COMMIT DROP AS
+SELECT s.pid, ARRAY(SELECT DISTINCT k FROM (
+  SELECT left(w, n) FROM unnest(string_to_array(s.title, ' ')) w, (VALUES (1), (2)) v(n) WHERE w <> ''
+  UNION ALL SELECT s.sku WHERE char_length(s.sku) BETWEEN 1 AND 2
+  UNION ALL SELECT s.barcode WHERE char_length(s.barcode) BETWEEN 1 AND 2) x(k)) AS keys
+FROM (
+  SELECT pid, lower(title) AS title, lower(coalesce(sku, '')) AS sku, lower(coalesce(barcode, '')) AS barcode
+  FROM products
+) s;
+
+-- The result's JSON (as row_to_json writes it) cut around total_sold and date_last_sold: head is
+-- up to price without the closing brace, tail from supplier on without the opening one.
+CREATE TEMP TABLE search_json ON COMMIT DROP AS
+SELECT p.pid, left(row_to_json(a)::text, -1) AS head,
+  coalesce(to_json(to_char(p.first_received, 'YYYY-MM-DD'))::text, 'null') AS first_received,
+  substr(row_to_json(z)::text, 2) AS tail
+FROM products p
+LEFT JOIN brands b ON b.id = p.brand_id
+LEFT JOIN (
+  SELECT pid, array_agg(category_id::text ORDER BY category_id) AS ids FROM product_categories GROUP BY pid
+) c ON c.pid = p.pid,
+LATERAL (SELECT p.pid, p.title, b.name AS brand, p.brand_id, p.line, p.price::float8 AS price) a,
+LATERAL (
+  SELECT p.vendor_id AS supplier, p.regular_price::float8 AS regular_price, p.cost_price::float8 AS cost_price,
+    p.moq, p.case_qty, p.harmonized_tariff_code, p.description,
+    p.weight::float8 AS weight, p.length::float8 AS length, p.width::float8 AS width,
+    p.height::float8 AS height, p.tax_code, p.size_cat, p.shipping_restrictions,
+    coalesce(c.ids, '{}') AS categories
+) z;
+`;
 
 export const PRODUCT_SEARCH_FILL_SQL = `
 INSERT INTO product_search (pid, title, sku, barcode, total_sold)
@@ -31,10 +72,7 @@ WITH entries AS MATERIALIZED (
       WHEN starts_with(s.title, ks.k) THEN 2 WHEN strpos(s.title, ' ' || ks.k) > 0 THEN 3
       WHEN starts_with(s.sku, ks.k) OR starts_with(s.barcode, ks.k) THEN 4 ELSE 5 END AS rank,
     s.total_sold, s.pid
-  FROM product_search s, unnest(ARRAY(SELECT DISTINCT k FROM (
-    SELECT left(w, n) FROM unnest(string_to_array(s.title, ' ')) w, (VALUES (1), (2)) v(n) WHERE w <> ''
-    UNION ALL SELECT s.sku WHERE char_length(s.sku) BETWEEN 1 AND 2
-    UNION ALL SELECT s.barcode WHERE char_length(s.barcode) BETWEEN 1 AND 2) x(k))) ks(k)
+  FROM product_search s JOIN search_keys sk ON sk.pid = s.pid, unnest(sk.keys) ks(k)
 ), hist AS (
   SELECT key, rank, total_sold, count(*) AS n, sum(count(*)) OVER (PARTITION BY key) AS key_total
   FROM entries GROUP BY key, rank, total_sold
@@ -58,30 +96,33 @@ SELECT key, rank, total_sold, pid FROM (
 ) t WHERE i <= ${PRODUCT_SEARCH_LIMIT + 1} - before;
 
 INSERT INTO product_search_rows (pid, json)
-SELECT r.pid, row_to_json(r)::text FROM (
-  SELECT p.pid, p.title, b.name AS brand, p.brand_id, p.line, p.price::float8 AS price,
-    coalesce(m.total_sold, 0) AS total_sold,
-    to_char(p.first_received, 'YYYY-MM-DD') AS first_received,
-    to_char(m.date_last_sold, 'YYYY-MM-DD') AS date_last_sold,
-    p.vendor_id AS supplier, p.regular_price::float8 AS regular_price, p.cost_price::float8 AS cost_price,
-    p.moq, p.case_qty, p.harmonized_tariff_code, p.description,
-    p.weight::float8 AS weight, p.length::float8 AS length, p.width::float8 AS width,
-    p.height::float8 AS height, p.tax_code, p.size_cat, p.shipping_restrictions,
-    coalesce(c.ids, '{}') AS categories
-  FROM products p
-  LEFT JOIN brands b ON b.id = p.brand_id
-  LEFT JOIN product_metrics m ON m.pid = p.pid
-  LEFT JOIN (
-    SELECT pid, array_agg(category_id::text ORDER BY category_id) AS ids FROM product_categories GROUP BY pid
-  ) c ON c.pid = p.pid
-) r;
+SELECT j.pid, j.head || ',"total_sold":' || coalesce(m.total_sold, 0)
+  || ',"first_received":' || j.first_received
+  || ',"date_last_sold":' || coalesce(to_json(to_char(m.date_last_sold, 'YYYY-MM-DD'))::text, 'null')
+  || ',' || j.tail
+FROM search_json j LEFT JOIN product_metrics m ON m.pid = j.pid;
+
+DROP TABLE search_keys, search_json;
 `;
+
+async function prepared(conn: SqlConnection): Promise<boolean> {
+  const [row] = await conn.query<{ ready: boolean }>(
+    "SELECT to_regclass('pg_temp.search_keys') IS NOT NULL AND to_regclass('pg_temp.search_json') IS NOT NULL AS ready",
+  );
+  return Boolean(row?.ready);
+}
 
 export const productSearchModule: CalcModule = {
   name: "product_search",
   // product_search_keys (derived from product_search, empty on small data sets) is left out of the
   // table counts.
   tables: ["product_search", "product_search_rows", "product_search_keys"],
+  prepare: {
+    reads: ["products", "brands", "product_categories"],
+    async run({ conn }) {
+      await conn.exec(PRODUCT_SEARCH_PREPARE_SQL);
+    },
+  },
   async run({ conn }) {
     await conn.exec("TRUNCATE product_search, product_search_keys, product_search_rows");
     // product_search_keys' index is built once after the fill rather than maintained row by row.
@@ -96,6 +137,7 @@ export const productSearchModule: CalcModule = {
        WHERE x.indrelid = 'product_search_keys'::regclass`,
     );
     for (const ix of indexes) await conn.exec(ix.drop);
+    if (!(await prepared(conn))) await conn.exec(PRODUCT_SEARCH_PREPARE_SQL);
     await conn.exec(PRODUCT_SEARCH_FILL_SQL);
     for (const ix of indexes) await conn.exec(ix.create);
     // Fresh statistics, so the first searches after a Full Reset plan on the real sizes.

@@ -386,7 +386,11 @@ export class BesideLoader {
         await checkFreshReferences(conn, (from, to) => from === def || to === def);
         this.timings.references = seconds(begun);
         begun = performance.now();
-        for (const s of await indexStatements(conn, def)) {
+        // Keys first: a duplicate shows as early as it can.
+        const statements = (await indexStatements(conn, def)).sort(
+          (x, y) => Number(y.attach !== null) - Number(x.attach !== null),
+        );
+        for (const s of statements) {
           if (this.stop.signal.aborted) throw new Error("index builds stopped");
           // A constraint that is not a plain key would lock readers out: it waits for the swap.
           if (!s.build.startsWith("CREATE ")) {

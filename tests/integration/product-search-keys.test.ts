@@ -55,7 +55,16 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
         INSERT INTO product_metrics (pid, on_hand, on_order, stock_value_cost, stock_value_retail,
           units_7d, units_30d, units_90d, units_365d, revenue_7d, revenue_30d, revenue_90d, revenue_365d,
           total_sold, lifetime_revenue, calculated_at)
-        SELECT g, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (g * 7) % 4, 0, now() FROM generate_series(1, ${N}) g;`);
+        SELECT g, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (g * 7) % 4, 0, now() FROM generate_series(1, ${N}) g;
+        -- The rest of a result row, with text JSON must escape.
+        INSERT INTO brands (id, name) VALUES (1, 'Paper "Co"'), (2, 'Ink & Co');
+        INSERT INTO categories (id, name, type, level) VALUES (10, 'Cards', 10, 1), (11, 'Inks', 11, 2);
+        INSERT INTO product_categories (pid, category_id)
+        SELECT g, c FROM generate_series(1, 300) g, (VALUES (10), (11)) v(c) WHERE g % 3 <> 0 OR c = 10;
+        UPDATE products SET brand_id = 1 + pid % 2, description = E'Line one\nline "two" – ü', line = 'Basics',
+          first_received = DATE '2025-01-01' + pid % 300, regular_price = 2.5, moq = 3
+        WHERE pid % 5 = 0;
+        UPDATE product_metrics SET date_last_sold = DATE '2026-01-01' + pid % 50 WHERE pid % 4 = 0;`);
       await conn.transaction((tx) => productSearchModule.run({ conn: tx, asOf: new Date() }).then(() => {}));
     } finally {
       await conn.release();
@@ -87,6 +96,58 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
     expect(a.slice(0, skus).map((r) => r.rank)).toEqual(Array(skus).fill(0));
     expect(a[skus]).toMatchObject({ rank: 1, pid: N });
     expect(a[skus + 1]).toMatchObject({ rank: 2, total_sold: 3 });
+  });
+
+  it("gives the same rows when prepare() ran first (as a Full Reset does while it loads)", async () => {
+    const rows = () =>
+      tdb.db.prisma.$queryRawUnsafe<unknown[]>("SELECT pid, json FROM product_search_rows ORDER BY pid");
+    const keys = await keysTable();
+    const json = await rows();
+    expect(json).toHaveLength(N);
+    const conn = await tdb.db.connect();
+    try {
+      await conn.exec("UPDATE product_metrics SET total_sold = 0");
+      await conn.transaction(async (tx) => {
+        await productSearchModule.prepare!.run({ conn: tx, asOf: new Date() });
+        // What prepare() keeps does not depend on sales: they may change before run().
+        await tx.exec("UPDATE product_metrics SET total_sold = (pid * 7) % 4");
+        await productSearchModule.run({ conn: tx, asOf: new Date() });
+      });
+    } finally {
+      await conn.release();
+    }
+    expect(await keysTable()).toEqual(keys);
+    expect(await rows()).toEqual(json);
+  });
+
+  it("writes each product's result as row_to_json writes the whole row", async () => {
+    const expected = await tdb.db.prisma.$queryRawUnsafe<unknown[]>(`
+      SELECT r.pid, row_to_json(r)::text AS json FROM (
+        SELECT p.pid, p.title, b.name AS brand, p.brand_id, p.line, p.price::float8 AS price,
+          coalesce(m.total_sold, 0) AS total_sold,
+          to_char(p.first_received, 'YYYY-MM-DD') AS first_received,
+          to_char(m.date_last_sold, 'YYYY-MM-DD') AS date_last_sold,
+          p.vendor_id AS supplier, p.regular_price::float8 AS regular_price, p.cost_price::float8 AS cost_price,
+          p.moq, p.case_qty, p.harmonized_tariff_code, p.description,
+          p.weight::float8 AS weight, p.length::float8 AS length, p.width::float8 AS width,
+          p.height::float8 AS height, p.tax_code, p.size_cat, p.shipping_restrictions,
+          coalesce(c.ids, '{}') AS categories
+        FROM products p
+        LEFT JOIN brands b ON b.id = p.brand_id
+        LEFT JOIN product_metrics m ON m.pid = p.pid
+        LEFT JOIN (
+          SELECT pid, array_agg(category_id::text ORDER BY category_id) AS ids FROM product_categories GROUP BY pid
+        ) c ON c.pid = p.pid
+      ) r ORDER BY r.pid`);
+    const actual = await tdb.db.prisma.$queryRawUnsafe<{ json: string }[]>(
+      "SELECT pid, json FROM product_search_rows ORDER BY pid",
+    );
+    expect(actual).toEqual(expected);
+    expect(JSON.parse(actual[9]!.json)).toMatchObject({
+      pid: 10,
+      brand: 'Paper "Co"',
+      categories: ["10", "11"],
+    });
   });
 
   it("leaves the table's index as the migration made it", async () => {
