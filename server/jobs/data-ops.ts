@@ -337,10 +337,15 @@ export class DataOps {
     const label = LABEL[run.type];
     const started = new Date();
     const modules = this.opts.modules ?? CALC_MODULES;
-    // Load and apply each table, check references, the modules; a Full Reset by swap on
-    // PostgreSQL also waits for the index builds of the new tables.
+    // Load and apply each table, check references, each module, then the metrics tables' indexes.
     const baseStepCount = IMPORTED_TABLES.length * 2 + 1 + modules.length + 1;
-    let stepCount = baseStepCount + (run.type === "reset" && this.opts.db.kind === "postgres" ? 1 : 0);
+    // (By swap, a Full Reset also has the modules' prepare steps, and on PostgreSQL the wait for
+    // the table loaded beside; through staging it has neither.)
+    let stepCount =
+      baseStepCount +
+      (run.type === "reset"
+        ? modules.filter((m) => m.prepare).length + (this.opts.db.kind === "postgres" ? 1 : 0)
+        : 0);
     let currentStep = "";
     let stepIndex = 0;
 
