@@ -1,7 +1,7 @@
 // Calculation phase: each module recomputes one metrics table from the imported data with
 // set-based SQL, inside the run's transaction. The planning engine adds its modules to this list.
 import type { SqlConnection } from "../db/database.ts";
-import { utcMidnight } from "./planning/context.ts";
+import { utcDay, utcMidnight } from "./planning/context.ts";
 import { PLANNING_MODULES } from "./planning/index.ts";
 import { productSearchModule } from "./product-search.ts";
 
@@ -81,7 +81,7 @@ export const productMetricsModule: CalcModule = {
     const rows = await conn.execute(
       `WITH sales AS (SELECT * FROM calc_sales),
        received AS (
-         SELECT po_line_id, SUM(qty) AS qty FROM receivings GROUP BY po_line_id
+         SELECT po_line_id, SUM(qty) AS qty FROM receivings WHERE received_date <= $1::date GROUP BY po_line_id
        ),
        on_order AS (
          SELECT l.pid, SUM(GREATEST(l.ordered_qty - COALESCE(r.qty, 0), 0)) AS qty
@@ -104,10 +104,13 @@ export const productMetricsModule: CalcModule = {
          COALESCE(s.revenue_7d, 0), COALESCE(s.revenue_30d, 0), COALESCE(s.revenue_90d, 0), COALESCE(s.revenue_365d, 0),
          COALESCE(s.total_sold, 0), COALESCE(s.lifetime_revenue, 0),
          (s.first_sold AT TIME ZONE 'UTC')::date, (s.last_sold AT TIME ZONE 'UTC')::date,
-         now()
+         $2::timestamptz
        FROM products p
        LEFT JOIN sales s ON s.pid = p.pid
        LEFT JOIN on_order oo ON oo.pid = p.pid`,
+      // Receipts dated after D0 are not received yet (§1); calculated_at is the moment the figures
+      // are for (asOf), so D0 = its UTC date.
+      [utcDay(asOf), asOf],
     );
     await conn.exec("DROP TABLE calc_sales");
     return rows;

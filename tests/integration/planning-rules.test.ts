@@ -12,7 +12,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SqlConnection } from "../../server/db/database.ts";
 import { aggregatesModule } from "../../server/jobs/planning/aggregates.ts";
+import { leadTimesModule } from "../../server/jobs/planning/lead-times.ts";
 import { planningModule } from "../../server/jobs/planning/planning.ts";
+import { stockHistoryModule } from "../../server/jobs/planning/stock-history.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
 import { FIXTURE_AS_OF, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
@@ -65,6 +67,15 @@ const PRODUCTS: ProductRow[] = [
   { pid: 51 },
   { pid: 52, discontinued: true },
   ...[53, 54, 55, 56, 57, 58].map((pid) => ({ pid })),
+  // §6 F(H) of a new product planned from its own history
+  { pid: 59 },
+  { pid: 60 },
+  // §5 category profile up a three-level tree
+  { pid: 61 },
+  { pid: 62 },
+  { pid: 63 },
+  { pid: 64 },
+  { pid: 65, discontinued: true },
   // §11 aggregates: brand 3, vendor 12
   { pid: 301, brand: 3, vendor: 12, cost: "2.00" },
   { pid: 302, brand: 3, vendor: 12, cost: "1.50", discontinued: true },
@@ -74,7 +85,8 @@ const PRODUCTS: ProductRow[] = [
 const CSV: Record<string, string> = {
   "brands.csv": "brand_id,name\n1,Planning Brand\n3,Aggregate Brand\n4,No Cost Brand\n",
   "vendors.csv": "vendor_id,name,lead_time_days\n10,Vendor A,14\n12,Vendor Agg,21\n13,Vendor Idle,\n",
-  // Two-level tree: 101 and 102 under 100; 200 and 300 ← 301 are separate trees.
+  // Two-level tree: 101 and 102 under 100; 200 and 300 ← 301 are separate trees. Three levels:
+  // 400 ⊃ 401 ⊃ 402 and 403 (siblings).
   "categories.csv": [
     "category_id,parent_id,name,type,level",
     "100,,Paper,10,1",
@@ -83,6 +95,10 @@ const CSV: Record<string, string> = {
     "200,,Internal,20,1",
     "300,,Agg Root,10,1",
     "301,300,Agg Child,11,2",
+    "400,,Tree Root,10,1",
+    "401,400,Tree Branch,11,2",
+    "402,401,Tree Leaf,12,3",
+    "403,401,Tree Sibling,12,3",
     "",
   ].join("\n"),
   "tax_categories.csv": "code,label\n0,Not Specifically Set\n",
@@ -122,6 +138,11 @@ const CSV: Record<string, string> = {
     "57,100",
     "57,102",
     "58,200",
+    "61,400",
+    "62,401",
+    "63,402",
+    "64,403",
+    "65,401",
     "301,300",
     "301,301",
     "302,301",
@@ -156,6 +177,8 @@ const CSV: Record<string, string> = {
     "receiving_id,po_line_id,received_date,qty,cost_each",
     "1,9010,2026-06-28,10,1.00",
     "2,9060,2026-06-27,50,1.00",
+    // Dated after D0: not received yet (§1), so PO 900's 20 are all still incoming.
+    "3,9000,2026-07-02,5,1.00",
     "",
   ].join("\n"),
 };
@@ -420,7 +443,8 @@ describe(`planning rules (${testBackend})`, () => {
 
     // pid 8: 10 on hand run out on D0 + 10 = 07-10, after PO 900's 20 arrive on 07-05 → C₁ = 30 →
     // D0 + 30 = 07-30, before PO 901's 40 arrive on 08-15. The draft PO 904 (07-02) and the closed
-    // PO 906 are not incoming (either would have moved the date).
+    // PO 906 are not incoming (either would have moved the date). PO 900's receipt of 5 is dated
+    // 07-02, after D0: not received yet (counted, only 15 would arrive: C₁ = 25 → 07-25).
     expect(r.get(8)).toMatchObject({ stockout_date: "2026-07-30", days_of_cover: 10 });
     // pid 9: PO 902 was due 06-20: overdue → arrives D0 + 1 = 07-01, before the 2 units run out
     // (07-02) → C₁ = 12 → D0 + 12 = 07-12.
@@ -601,6 +625,139 @@ describe(`planning rules (${testBackend})`, () => {
     });
     // 53 is linked to 101 too: d = 1.5 from the profile, not its own 5.
     expect(r.get(53)).toMatchObject({ demand_rate: 1.5, demand_source: "category" });
+  });
+
+  it("a new product without a category profile up its tree: the nearest ancestor's profile", async () => {
+    // Tree 400 ⊃ 401 ⊃ 402, 403. 63 is new and linked to 402 only: 402 has no established products.
+    // 61 (d̄ 3) is linked to 400 directly; 64 (d̄ 50) to 403, a sibling of 402, not an ancestor; 65
+    // (d̄ 20, linked to 401) is discontinued.
+    const setup = async (tx: SqlConnection) => {
+      await setInputs(tx, 61, { avg_daily_sales: 3 });
+      await setInputs(tx, 64, { avg_daily_sales: 50 });
+      await setInputs(tx, 65, { avg_daily_sales: 20 });
+      await setInputs(tx, 63, { is_new: true, in_stock_days_90: 5, avg_daily_sales: 0.4 });
+    };
+    // 62 (linked to 401, the parent) is new too: 401 has no established products either, so the
+    // grandparent 400 profiles: mean of 61 = 3. H = 44: F(H) = 3 × 44 = 132; SS (days) = ⌈7 × 3⌉ =
+    // 21; ROP = ⌈3 × 14 + 21⌉ = 63.
+    const grand = await plan(
+      async (tx) => {
+        await setup(tx);
+        await setInputs(tx, 62, { is_new: true, in_stock_days_90: 5, avg_daily_sales: 8 });
+      },
+      [63],
+    );
+    expect(grand.get(63)).toMatchObject({
+      demand_rate: 3,
+      demand_source: "category",
+      forecast_horizon_units: 132,
+      safety_stock: 21,
+      reorder_point: 63,
+    });
+    // 62 established (d̄ 6): the parent 401 is the nearest ancestor with a profile: 6 (65 is
+    // discontinued, so not (6 + 20) ÷ 2). F(H) = 6 × 44 = 264; SS = 42; ROP = ⌈84 + 42⌉ = 126.
+    const parent = await plan(
+      async (tx) => {
+        await setup(tx);
+        await setInputs(tx, 62, { avg_daily_sales: 6 });
+      },
+      [63],
+    );
+    expect(parent.get(63)).toMatchObject({
+      demand_rate: 6,
+      demand_source: "category",
+      forecast_horizon_units: 264,
+      safety_stock: 42,
+      reorder_point: 126,
+    });
+  });
+
+  it("a new product planned from its own history: F(H) = d × H, not its forecast", async () => {
+    const r = await plan(
+      async (tx) => {
+        // 59: created D0−5 (6 days), sold 4 a day on 5 of them: d̄ = 20 ÷ 6 = 3.3333; no category.
+        // Under 7 days old, n = 0: the forecast module stores 13 weeks of 0.
+        await setInputs(tx, 59, { is_new: true, in_stock_days_90: 6, avg_daily_sales: 3.3333, on_hand: 10 });
+        await setForecast(tx, 59, Array(13).fill(0));
+        // 60: new, d̄ = 2, with a forecast of 20 a week from its first weeks.
+        await setInputs(tx, 60, { is_new: true, in_stock_days_90: 20, avg_daily_sales: 2 });
+        await setForecast(tx, 60, Array(13).fill(20));
+      },
+      [59, 60],
+    );
+    // 59: H = 14 + 30 = 44; F(H) = 3.3333 × 44 = 146.6652 → 146.67; SS (days) = ⌈7 × 3.3333⌉ =
+    // ⌈23.3331⌉ = 24; need = 146.67 + 24 − 10 = 160.67 → 161 (the forecast's 0 would give 24 − 10 = 14).
+    expect(r.get(59)).toMatchObject({
+      demand_rate: 3.3333,
+      demand_source: "history",
+      horizon_days: 44,
+      forecast_horizon_units: 146.67,
+      safety_stock: 24,
+      reorder_qty: 161,
+      status: "new",
+    });
+    // 60: F(H) = 2 × 44 = 88 (the forecast would give 6 × 20 + 2/7 × 20 = 125.71); SS = 14;
+    // need = 88 + 14 − 0 = 102.
+    expect(r.get(60)).toMatchObject({
+      demand_source: "history",
+      forecast_horizon_units: 88,
+      safety_stock: 14,
+      reorder_qty: 102,
+    });
+  });
+
+  it("on order counts only receipts dated up to D0", async () => {
+    // From the Full Reset: pid 8's open lines are PO 900 (20, its receipt of 5 is dated 07-02,
+    // after D0: not received yet) and PO 901 (50 − 10 = 40); the draft PO 904 and the received
+    // PO 906 are not open. 20 + 40 = 60.
+    const [row] = await conn.query<{ on_order: number }>(
+      "SELECT on_order FROM product_metrics WHERE pid = 8",
+    );
+    expect(row?.on_order).toBe(60);
+  });
+
+  // --- JIT ---------------------------------------------------------------------------------------
+
+  it("stock_history and lead_times run their statements with JIT off, and put the setting back", async () => {
+    for (const module of [stockHistoryModule, leadTimesModule]) {
+      const { seen, after } = await rolledBack(async (tx) => {
+        await tx.exec("SELECT set_config('jit', 'on', true)");
+        // The real connection, asked for the session's jit before each statement of the module
+        // (except the module's own reads and writes of that setting).
+        const seen: { sql: string; jit: string }[] = [];
+        const check = async (sql: string) => {
+          if (/\bjit\b/.test(sql)) return;
+          const [row] = await tx.query<{ jit: string }>("SELECT current_setting('jit') AS jit");
+          seen.push({ sql: sql.trim().slice(0, 60), jit: row!.jit });
+        };
+        const spy: SqlConnection = {
+          query: async <T>(sql: string, params?: unknown[]) => {
+            await check(sql);
+            return tx.query<T>(sql, params);
+          },
+          exec: async (sql) => {
+            await check(sql);
+            return tx.exec(sql);
+          },
+          execute: async (sql, params) => {
+            await check(sql);
+            return tx.execute(sql, params);
+          },
+          transaction: (fn) => tx.transaction(fn),
+          copyCsv: (opts) => tx.copyCsv(opts),
+          release: (destroy) => tx.release(destroy),
+        };
+        await module.run({ conn: spy, asOf });
+        const [row] = await tx.query<{ jit: string }>("SELECT current_setting('jit') AS jit");
+        return { seen, after: row!.jit };
+      });
+      expect(seen.length, module.name).toBeGreaterThan(3);
+      expect(
+        seen.filter((s) => s.jit !== "off"),
+        module.name,
+      ).toEqual([]);
+      expect(after, module.name).toBe("on");
+    }
   });
 
   // --- §11 Aggregates ---------------------------------------------------------------------------

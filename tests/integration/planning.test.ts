@@ -6,8 +6,9 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedGlobalSettings } from "../../server/modules/config/config.service.ts";
+import { explainProductMetrics } from "../../server/modules/metrics/metrics.service.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
-import { type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
+import { FIXTURE_AS_OF, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
 const DIR = path.resolve("tests/fixtures/source-planning");
 
@@ -494,7 +495,7 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
     return new Map((await rows(sql)).map((r) => [Number(r[key]), r]));
   }
 
-  /** Everything the planning engine writes, to compare two runs (calculated_at aside). */
+  /** Everything the planning engine writes, to compare two runs. */
   async function planningTables() {
     return {
       metrics: await rows("SELECT * FROM product_metrics ORDER BY pid"),
@@ -538,6 +539,20 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
 
   it("§12.3–12.4: on order, stock value and the sales windows (cancelled, returned and later lines are no sales)", async () => {
     expectTable(SALES, await byKey("SELECT * FROM product_metrics", "pid"));
+  });
+
+  it("§12.3: the explanation's open lines leave out the receipt dated after D0; as_of and D0 are the run's", async () => {
+    const e = await explainProductMetrics(tdb.db, 1009);
+    // asOf = 2026-06-30T12:00Z: every row's calculated_at, and D0 its UTC date.
+    expect([e.as_of, e.d0]).toEqual([FIXTURE_AS_OF.toISOString(), "2026-06-30"]);
+    // PO 205: 40 − 0; PO 206: 30 − 10 (its 5 received on D0+1 are not received yet) = 20.
+    const onOrder = e.figures.find((f) => f.key === "on_order");
+    expect(onOrder).toMatchObject({ value: 60, inputs: { "PO 205": 40, "PO 206": 20 } });
+    expect(onOrder?.note).toBeUndefined(); // the inputs give the stored figure
+    const times = await rows("SELECT DISTINCT calculated_at FROM product_metrics");
+    expect(times.map((r) => new Date(r.calculated_at as string).toISOString())).toEqual([
+      FIXTURE_AS_OF.toISOString(),
+    ]);
   });
 
   it("§12.5: life, days in and out of stock, d̄, σd and average stock", async () => {
@@ -633,13 +648,10 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
   });
 
   it("a Full Update right after changes none of these figures", async () => {
-    const strip = (t: Awaited<ReturnType<typeof planningTables>>) => ({
-      ...t,
-      metrics: t.metrics.map(({ calculated_at: _, ...rest }) => rest),
-    });
-    const before = strip(await planningTables());
+    // calculated_at included: it is the run's asOf, the same for both runs.
+    const before = await planningTables();
     expect(before.metrics).toHaveLength(13);
     expect(await p.run("update")).toMatchObject({ status: "complete", error: null });
-    expect(strip(await planningTables())).toEqual(before);
+    expect(await planningTables()).toEqual(before);
   });
 });

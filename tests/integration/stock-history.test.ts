@@ -249,6 +249,40 @@ describe(`stock history, demand and margins (${testBackend})`, () => {
     });
   });
 
+  it("leaves a receipt dated after D0 out of stock and out of what was received: its line stays on order", async () => {
+    // 105: PO 602 (partial) ordered 5; its receipt of 5 is dated 07-02, after D0. Not in the stock
+    // runs (above) and not received yet either, so the 5 are still on order (§1).
+    const m = await tdb.db.prisma.productMetrics.findUniqueOrThrow({ where: { pid: 105 } });
+    expect([m.onHand, m.onOrder]).toEqual([7, 5]);
+  });
+
+  it("plans a product under 7 days old from d × H, although its forecast (n = 0 weeks) is all 0", async () => {
+    // 104: new (5 days), no category → d = its own d̄ = 2.4. L = vendor 10's quote 14 (2 lead-time
+    // samples: no measurement), days of stock 30 → H = 44; F(H) = 2.4 × 44 = 105.6; SS (days) =
+    // ⌈7 × 2.4⌉ = ⌈16.8⌉ = 17; need = 105.6 + 17 − 100 on hand = 22.6 → 23. The forecast's zeros
+    // would give F(H) = 0 and nothing to reorder.
+    const f = await tdb.db.prisma.productForecast.findUniqueOrThrow({ where: { pid: 104 } });
+    expect(f.weekly).toEqual(Array(13).fill(0));
+    const m = await tdb.db.prisma.productMetrics.findUniqueOrThrow({ where: { pid: 104 } });
+    expect({
+      demandRate: Number(m.demandRate),
+      demandSource: m.demandSource,
+      horizon: Number(m.horizonDays),
+      fh: Number(m.forecastHorizonUnits),
+      ss: m.safetyStock,
+      reorderQty: m.reorderQty,
+      status: m.status,
+    }).toEqual({
+      demandRate: 2.4,
+      demandSource: "history",
+      horizon: 44,
+      fh: 105.6,
+      ss: 17,
+      reorderQty: 23,
+      status: "new",
+    });
+  });
+
   it("reports every product as updated", async () => {
     const calc = await tdb.db.prisma.calculateHistory.findFirstOrThrow({ orderBy: { id: "desc" } });
     const steps = (calc.additionalInfo as { completed_steps: { name: string; rowsAffected: number }[] })

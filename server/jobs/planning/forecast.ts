@@ -53,7 +53,7 @@ export const forecastModule: CalcModule = {
 
     // Every product that gets a forecast (not excluded), its n and its methods. The life start is
     // computed here with §2's definition (earliest of created_at's UTC date, first_received, the
-    // first sale, the first receipt) instead of being read from product_metrics.history_days, so
+    // first sale, the first receipt up to D0, as module stock_history takes it) instead of being read from product_metrics.history_days, so
     // this module does not depend on what the stock_history module stores. product_metrics.first_sold
     // (module product_metrics, which runs first) is the first sale's UTC date. LEAST skips nulls;
     // a life start after D0 gives n = 0.
@@ -62,6 +62,7 @@ export const forecastModule: CalcModule = {
        WITH receipt AS (
          SELECT l.pid, min(r.received_date) AS first_receipt
          FROM receivings r JOIN po_lines l ON l.id = r.po_line_id
+         WHERE r.received_date <= $1::date
          GROUP BY l.pid
        ),
        life AS (

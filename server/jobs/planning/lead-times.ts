@@ -13,6 +13,11 @@ export const leadTimesModule: CalcModule = {
   tables: ["vendor_lead_times"],
   async run({ conn, asOf }) {
     const d0 = utcDay(asOf);
+    // JIT off for this module's statements, as in the other modules (temp tables without
+    // statistics: the planner's row guesses would make PostgreSQL compile expressions for
+    // seconds); put back at the end (SET LOCAL semantics, so a failure rolls it back too).
+    const [setting] = await conn.query<{ jit: string }>("SELECT current_setting('jit') AS jit");
+    await conn.exec("SELECT set_config('jit', 'off', true)");
     const { lead_time_source } = await loadGlobalSettingValues(conn);
     await createParametersTable(conn);
 
@@ -99,6 +104,7 @@ export const leadTimesModule: CalcModule = {
       [lead_time_source, MIN_SAMPLES],
     );
     await conn.exec("DROP TABLE lt_received, lt_samples");
+    await conn.query("SELECT set_config('jit', $1, true)", [setting!.jit]);
     return updated;
   },
 };

@@ -49,11 +49,13 @@ export const planningModule: CalcModule = {
     await conn.exec(TEMP_TABLES.map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n"));
 
     // One row per product with everything the rules need, each costly figure computed once:
-    // - d (§5): d̄, or for a new product its primary category's profile. Primary category = the
-    //   linked category with the highest level (ties: smallest id); profile = mean d̄ of the
-    //   established (not new, not discontinued) products linked directly to it.
-    // - SS and its method (§5), H and F(H) (§6; F(H) kept to 2 decimals, as stored: the reorder
-    //   quantity is computed from that figure), the ABC rank (§9, over the positive bases).
+    // - d (§5): d̄, or for a new product its category profile. Primary category = the linked
+    //   category with the highest level (ties: smallest id); its profile = mean d̄ of the
+    //   established (not new, not discontinued) products linked directly to it; without such
+    //   products, the profile of the nearest ancestor (parent, grandparent, …) that has them.
+    // - SS and its method (§5), H and F(H) (§6: d × H for every new product and for a product
+    //   without a forecast row; kept to 2 decimals, as stored: the reorder quantity is computed
+    //   from that figure), the ABC rank (§9, over the positive bases).
     // product_metrics is read once (m), the rest works from that copy.
     await conn.query(
       `CREATE TEMP TABLE calc_plan_base ON COMMIT DROP AS
@@ -77,12 +79,30 @@ export const planningModule: CalcModule = {
          WHERE pc.pid IN (SELECT pid FROM m WHERE is_new)
          ORDER BY pc.pid, c.level DESC, c.id
        ),
+       -- The primary categories and their ancestors, depth 0 = the category itself. The depth cap
+       -- stops a cycle in the tree (a category that is its own ancestor).
+       up AS MATERIALIZED (
+         WITH RECURSIVE walk AS (
+           SELECT DISTINCT category_id AS start, category_id, 0 AS depth FROM prim
+           UNION ALL
+           SELECT w.start, c.parent_id, w.depth + 1
+           FROM walk w JOIN categories c ON c.id = w.category_id
+           WHERE c.parent_id IS NOT NULL AND w.depth < 100
+         )
+         SELECT * FROM walk
+       ),
        profile AS (
          SELECT pc.category_id, round(avg(m.dbar), 4) AS d
          FROM product_categories pc
          JOIN m ON m.pid = pc.pid AND NOT m.is_new AND NOT m.discontinued
-         WHERE pc.category_id IN (SELECT category_id FROM prim)
+         WHERE pc.category_id IN (SELECT category_id FROM up)
          GROUP BY pc.category_id
+       ),
+       -- Per primary category: the profile of the nearest category up its tree that has one.
+       nearest AS (
+         SELECT DISTINCT ON (up.start) up.start AS category_id, pf.d
+         FROM up JOIN profile pf ON pf.category_id = up.category_id
+         ORDER BY up.start, up.depth
        ),
        dm AS MATERIALIZED (
          SELECT m.*,
@@ -92,7 +112,7 @@ export const planningModule: CalcModule = {
            ((m.lt + m.days_of_stock) / 7)::float8 AS hw
          FROM m
          LEFT JOIN prim ON prim.pid = m.pid
-         LEFT JOIN profile pf ON pf.category_id = prim.category_id
+         LEFT JOIN nearest pf ON pf.category_id = prim.category_id
        )
        SELECT dm.pid, dm.on_hand, dm.on_order, dm.is_new, dm.lt, dm.days_of_stock, dm.excluded,
          dm.discontinued, dm.moq, dm.case_qty, dm.cost, dm.d, dm.demand_source, dm.h,
@@ -103,7 +123,7 @@ export const planningModule: CalcModule = {
               WHEN NOT dm.is_new AND dm.in_stock_days_90 >= 30
                 THEN GREATEST(ceil($1::numeric * sqrt(dm.lt * dm.sd * dm.sd + dm.dbar * dm.dbar * dm.slt * dm.slt)), 0)
               ELSE GREATEST(ceil(dm.safety_stock_days * dm.d), 0) END::int AS ss,
-         CASE WHEN dm.demand_source = 'category' OR f.weekly IS NULL THEN round(dm.d * dm.h, 2)
+         CASE WHEN dm.is_new OR f.weekly IS NULL THEN round(dm.d * dm.h, 2)
               ELSE round((${HORIZON_FORECAST})::numeric, 2) END AS f_h,
          dm.basis,
          COALESCE(SUM(GREATEST(dm.basis, 0)) OVER (ORDER BY dm.basis DESC, dm.pid
@@ -115,12 +135,14 @@ export const planningModule: CalcModule = {
     );
     await conn.exec("ALTER TABLE calc_plan_base ADD PRIMARY KEY (pid)");
 
-    // Incoming stock per product and arrival day (§6): open lines' remaining quantity on
-    // date_expected, else date_ordered + ⌈L⌉; overdue arrivals count as D0 + 1. Only products
-    // whose stock-out date depends on them (on hand > 0, d > 0).
+    // Incoming stock per product and arrival day (§6): open lines' remaining quantity (receipts
+    // dated up to D0 count as received, §1) on date_expected, else date_ordered + ⌈L⌉; overdue
+    // arrivals count as D0 + 1. Only products whose stock-out date depends on them (on hand > 0, d > 0).
     await conn.query(
       `CREATE TEMP TABLE calc_plan_arrivals ON COMMIT DROP AS
-       WITH received AS (SELECT po_line_id, SUM(qty) AS qty FROM receivings GROUP BY po_line_id)
+       WITH received AS (
+         SELECT po_line_id, SUM(qty) AS qty FROM receivings WHERE received_date <= $1::date GROUP BY po_line_id
+       )
        SELECT l.pid,
          GREATEST(COALESCE(o.date_expected, o.date_ordered + ceil(b.lt)::int), $1::date + 1) AS day,
          SUM(l.ordered_qty - COALESCE(r.qty, 0)) AS qty

@@ -27,8 +27,14 @@ export const stockHistoryModule: CalcModule = {
     const w = utcDay(windowStart);
 
     // Grouping a year of order lines by product and day, and sorting the events for the window,
-    // spill to disk with the default 4MB: give this module's statements more memory.
-    const [setting] = await conn.query<{ work_mem: string }>("SHOW work_mem");
+    // spill to disk with the default 4MB: give this module's statements more memory. JIT off, as in
+    // the other modules: the temp table has no statistics until ANALYZE and row guesses in the
+    // millions would make PostgreSQL compile the expressions. Both are put back at the end
+    // (set_config(…, true) lasts until the transaction ends, so a failure rolls them back too).
+    const [setting] = await conn.query<{ work_mem: string; jit: string }>(
+      "SELECT current_setting('work_mem') AS work_mem, current_setting('jit') AS jit",
+    );
+    await conn.exec("SELECT set_config('jit', 'off', true)");
     await conn.exec(`SET LOCAL work_mem = '${WORK_MEM}'; DROP TABLE IF EXISTS sh_life`);
 
     // Per product: life start (§2: created, first_received, first sale (product_metrics.first_sold:
@@ -145,8 +151,11 @@ export const stockHistoryModule: CalcModule = {
        WHERE m.pid = f.pid`,
       [d0],
     );
-    await conn.query("SELECT set_config('work_mem', $1, true)", [setting!.work_mem]);
     await conn.exec("DROP TABLE sh_life");
+    await conn.query("SELECT set_config('work_mem', $1, true), set_config('jit', $2, true)", [
+      setting!.work_mem,
+      setting!.jit,
+    ]);
     return updated;
   },
 };

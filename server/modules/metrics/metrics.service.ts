@@ -230,19 +230,14 @@ const METRIC_PLAIN = [
   "calculated_at",
 ];
 
-// D0: the forecast starts the day after it; without forecasts the last stock run ends on it;
-// failing both, the calculation's UTC date.
+// D0: the UTC date of calculated_at, which is the run's asOf (docs/metrics.md §0).
 const EXPLAIN_SQL = `
 SELECT p.pid, p.title, p.sku, p.stock_quantity, p.moq, p.case_qty, p.cost_price::float8 AS cost_price,
   p.discontinued, p.replenishable,
   (SELECT c.name FROM product_categories pc JOIN categories c ON c.id = pc.category_id
     WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1) AS primary_category,
   m.pid IS NOT NULL AS has_metrics,
-  to_char(COALESCE(
-    (SELECT f.week_start - 1 FROM product_forecasts f WHERE f.pid = p.pid),
-    (SELECT f.week_start - 1 FROM product_forecasts f LIMIT 1),
-    (SELECT max(h.valid_to) FROM product_stock_history h WHERE h.pid = p.pid),
-    (m.calculated_at AT TIME ZONE 'UTC')::date), 'YYYY-MM-DD') AS d0,
+  to_char((m.calculated_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS d0,
   to_char(m.history_start, 'YYYY-MM-DD') AS history_start,
   to_char(m.stockout_date, 'YYYY-MM-DD') AS stockout_date,
   ${METRIC_FLOATS.map((c) => `m.${c}::float8 AS ${c}`).join(", ")},
@@ -280,15 +275,17 @@ async function explainLoaded(db: Database, { row, forecast }: Loaded): Promise<M
   const query = runner(db);
   const pid = row.pid;
   const [openLines, moments, params, settings] = await Promise.all([
+    // Received = the receipts dated up to D0 (§1: later ones are not received yet).
     query<OpenLine>(
       `SELECT o.id AS po_id, to_char(o.date_ordered, 'YYYY-MM-DD') AS date_ordered,
          to_char(o.date_expected, 'YYYY-MM-DD') AS date_expected, l.ordered_qty,
-         COALESCE((SELECT sum(r.qty) FROM receivings r WHERE r.po_line_id = l.id), 0)::int AS received_qty
+         COALESCE((SELECT sum(r.qty) FROM receivings r WHERE r.po_line_id = l.id AND r.received_date <= $2::date), 0)::int
+           AS received_qty
        FROM po_lines l
        JOIN purchase_orders o ON o.id = l.po_id AND o.status IN ('ordered', 'partial')
        WHERE l.pid = $1::int
        ORDER BY o.date_ordered, o.id, l.id`,
-      [pid],
+      [pid, row.d0],
     ),
     // Daily units of the 89 whole days before D0 (the days with sales; the others add 0 to both
     // sums). D0 itself is cut at asOf, which is not stored: its units are what units_90d leaves.
