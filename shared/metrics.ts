@@ -124,28 +124,46 @@ export type MetricsPidInput = z.input<typeof metricsPidInput>;
 
 /** The keys of MetricsExplanation.figures, in their order. */
 export const EXPLAINED_FIGURE_KEYS = [
+  // Stock, sales and demand (§1–§3)
   "on_hand",
   "on_order",
+  "stock_value_cost",
+  "stock_value_retail",
+  "sales_units",
+  "sales_revenue",
+  "days_in_stock_90",
+  "days_in_stock_365",
   "avg_daily_sales",
   "daily_sales_std",
   "demand_rate",
+  // Lead time (§4)
+  "lead_time_measured",
   "lead_time",
   "lead_time_std",
+  // Safety stock, reorder, overstock, cover (§5, §6)
   "safety_stock",
   "lead_time_demand",
   "reorder_point",
   "forecast_horizon_units",
   "reorder_qty",
+  "reorder_value",
   "overstock_qty",
+  "overstock_value",
   "days_of_cover",
   "stockout_date",
+  // Status and class (§7, §9)
   "status",
   "abc_class",
+  // Profitability (§2, §10)
   "margin_365d",
   "sell_through_30d",
+  "avg_stock_units_365",
   "turnover_365d",
   "gmroi_365d",
+  // Forecast (§8)
+  "forecast_week_1",
   "forecast",
+  "backtest",
 ] as const;
 export type ExplainedFigureKey = (typeof EXPLAINED_FIGURE_KEYS)[number];
 

@@ -2,17 +2,23 @@
 // one product's figures explained through tRPC and REST, the detail (weekly history, forecast,
 // backtest, stock runs) and the aggregates. A Full Reset of a small CSV folder fills the tables;
 // the figures the assertions depend on are then set by hand, so the expected texts are worked out
-// here and not taken from the calculation modules.
+// here and not taken from the calculation modules. Last, the explanation of every product of the
+// worked fixture (tests/fixtures/source-planning) after a real Full Reset: its recomputations agree
+// with what the calculation modules stored.
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type {
-  AggregatePage,
-  MetricsExplanation,
-  ProductMetricsDetail,
-  ProductMetricsPage,
-  ProductStatus,
+import { seedGlobalSettings } from "../../server/modules/config/config.service.ts";
+import { explainProductMetrics } from "../../server/modules/metrics/metrics.service.ts";
+import {
+  type AggregatePage,
+  EXPLAINED_FIGURE_KEYS,
+  type MetricsExplanation,
+  type ProductMetricsDetail,
+  type ProductMetricsPage,
+  type ProductStatus,
 } from "../../shared/metrics.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
-import { testBackend } from "../helpers/db.ts";
+import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
 import { copyFixture, editFile, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
 const D0 = "2026-06-30"; // FIXTURE_AS_OF's UTC date
@@ -88,8 +94,67 @@ function sourceDir(): string {
     (s, i) => `${10_000 + i},SO-W${i},2001,${s.day}T${s.time ?? "10:00:00"}Z,${s.qty},3.00,0,${s.status}`,
   );
   editFile(dir, "order_lines.csv", (t) => `${t.trimEnd()}\n${lines.join("\n")}\n`);
+  // Vendor A's (10) lead-time samples: PO 500 of the fixture (2026-05-01 → 05-14, 13 days) and
+  // PO 510 (2001's own, 17 days), 511 (first of two receipts, 18 days), 512 (18 days). Not samples:
+  // PO 513 (ordered 2025-06-01, before D0 − 364 = 2025-07-01), PO 514 (its only receipt is after D0).
+  const pos = [
+    "510,10,received,2026-01-10,2026-01-27",
+    "511,10,received,2026-02-02,",
+    "512,10,received,2026-03-03,",
+    "513,10,received,2025-06-01,",
+    "514,10,received,2026-06-20,",
+  ];
+  const poLines = [
+    "5100,510,2001,20,0.60",
+    "5110,511,2003,10,1.00",
+    "5120,512,2005,10,1.00",
+    "5130,513,2001,5,0.60",
+    "5140,514,2003,8,1.00",
+  ];
+  const receipts = [
+    "100,5100,2026-01-27,20,0.60",
+    "101,5110,2026-02-20,6,1.00",
+    "102,5110,2026-02-25,4,1.00",
+    "103,5120,2026-03-21,10,1.00",
+    "104,5130,2025-06-11,5,0.60",
+    "105,5140,2026-07-02,8,1.00",
+  ];
+  editFile(dir, "purchase_orders.csv", (t) => `${t.trimEnd()}\n${pos.join("\n")}\n`);
+  editFile(dir, "po_lines.csv", (t) => `${t.trimEnd()}\n${poLines.join("\n")}\n`);
+  editFile(dir, "receivings.csv", (t) => `${t.trimEnd()}\n${receipts.join("\n")}\n`);
   return dir;
 }
+
+// ---------------------------------------------------------------------------------------------
+// 2001's forecast working and backtest, by hand (docs/metrics.md §8). n = ⌊546 ÷ 7⌋ = 78 weeks;
+// counting weeks back from D0 (k = 0 ends on D0, t = 78 − k): x = 14 for k = 0 … 6 (2 a day), 10
+// for k = 7 (its days D0−55 … D0−49 hold 5 of the 54 selling days), 5 for k = 41 (2025-09-15 is
+// D0 − 288, ⌊288 ÷ 7⌋ = 41), else 0.
+//   ℓ = Σ 0.8^k·x_k ÷ Σ_{k=0…77} 0.8^k = (14 × 5(1 − 0.8⁷) + 10 × 0.8⁷ + 5 × 0.8⁴¹) ÷ 5(1 − 0.8⁷⁸)
+//     = (55.319936 + 2.097152 + 0.000532) ÷ 5.0000 = 57.417620 ÷ 5 = 11.483524
+//   b over the last 26 weeks (k = 0 … 25, t̄ ↔ k̄ = 12.5, Σ(t − t̄)² = 26 × (26² − 1) ÷ 12 = 1462.5):
+//     Σ(t − t̄)·x = Σ(12.5 − k)·x_k = 14 × (12.5 + 11.5 + … + 6.5) + 10 × 5.5 = 14 × 66.5 + 55 = 986
+//     b = 986 ÷ 1462.5 = 0.674188
+//   F₁ = max(0, ℓ + 0.8 b) = 11.483524 + 0.539350 = 12.022875
+const L_2001 = (14 * 5 * (1 - 0.8 ** 7) + 10 * 0.8 ** 7 + 5 * 0.8 ** 41) / (5 * (1 - 0.8 ** 78));
+const F1_2001 = L_2001 + 0.8 * (986 / 1462.5);
+// Backtest, weeks t = 71 … 78 (k = 7 … 0; A = 10, then 14 × 7; ΣA = 108). Standard forecasts week
+// k = j − 1 from the weeks k ≥ j only (j = 8 … 1): ℓ = Σ_{k≥j} 0.8^(k−j)·x_k ÷ 5(1 − 0.8^(78−j)),
+// b = Σ_{k=j…j+25} (j + 12.5 − k)·x_k ÷ 1462.5, F = max(0, ℓ + 0.8 b). j = 8: ℓ = 5 × 0.8³³ ÷ 5 =
+// 0.000634, b = 0 → F = 0.000634; j = 7: ℓ = (10 + 5 × 0.8³⁴) ÷ 5 = 2.000507, b = 10 × 12.5 ÷
+// 1462.5 = 0.085470 → F = 2.000507 + 0.068376 = 2.068883; j = 6 … 1 likewise: F = 4.559039, 6.561556,
+// 8.172431, 9.468461, 10.511084, 11.349448. Every F is below its A: Σ|A − F| = 108 − ΣF = 108 −
+// 52.691535 = 55.308465 = −Σ(F − A); WAPE = 55.308465 ÷ 108 = 0.512115 = −bias; MAPE = (|10 −
+// 0.000634| ÷ 10 + Σ over the 14s of (14 − F) ÷ 14) ÷ 8 = 0.529538. Seasonal (t − 1 ≥ 70 ≥ 53
+// weeks before each): F = mean of x at t − 53 … t − 51 = weeks k + 51 … k + 53, all 0 (the only
+// older sale is at k = 41): Σ|A − F| = 108, WAPE = MAPE = 1, bias = −1.
+const STANDARD_F_2001 = [
+  0.000633825404410375, 2.068883391963673, 4.559038590241403, 6.561555820270759, 8.172431084524753,
+  9.468461173190004, 10.511083510869069, 11.349448032414074,
+];
+const ACTUAL_2001 = [10, 14, 14, 14, 14, 14, 14, 14];
+const ABS_2001 = ACTUAL_2001.reduce((s, a, i) => s + Math.abs(a - STANDARD_F_2001[i]!), 0);
+const MAPE_2001 = ACTUAL_2001.reduce((s, a, i) => s + Math.abs(a - STANDARD_F_2001[i]!) / a, 0) / 8;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -142,32 +207,45 @@ describe(`metrics API (${testBackend})`, () => {
          avg_daily_sales = 1.2, daily_sales_std = 0.9853, avg_stock_units_365 = 20,
          cogs_365d = 67.80, gross_profit_365d = 271.20, margin_365d = 0.8, sell_through_30d = 0.8333,
          turnover_365d = 5.65, gmroi_365d = 22.6,
+         stock_value_cost = 7.20, stock_value_retail = 36.00, units_7d = 14, revenue_7d = 42,
+         revenue_90d = 324, total_sold = 113, lifetime_revenue = 339,
          lead_time_configured = 14, lead_time_configured_source = 'vendor_quoted',
-         lead_time_measured = 16.5, lead_time_measured_std = 2.5, lead_time_measured_samples = 4,
+         lead_time_measured = 16.5, lead_time_measured_std = 2.38, lead_time_measured_samples = 4,
          lead_time_measured_level = 'vendor', lead_time_days = 14, lead_time_source = 'configured',
          forecast_method = 'standard', demand_rate = 1.2, demand_source = 'history', days_of_stock = 30,
-         horizon_days = 44, forecast_horizon_units = 52.8, service_level = 0.95, z_score = 1.6449,
+         horizon_days = 44, forecast_horizon_units = 56.42, service_level = 0.95, z_score = 1.6449,
          safety_stock = 8, safety_stock_method = 'statistical', lead_time_demand = 16.8,
          reorder_point = 25, reorder_qty = 60, reorder_value = 36, overstock_qty = 0, overstock_value = 0,
          days_of_cover = 10, stockout_date = '2026-07-10', status = 'critical', abc_class = 'A',
          abc_basis_value = 90, abc_share_before = 0.25
        WHERE pid = 2001`,
     );
+    // Week 1 as worked out above (weeks 2 … 13 set to 8.4 by hand).
     await sql(
       `INSERT INTO product_forecasts (pid, method, requested_method, week_start, weekly, total_91d)
-       VALUES (2001, 'standard', 'standard', '2026-07-01', array_fill(8.4::float8, ARRAY[13]), 109.2)
+       VALUES (2001, 'standard', 'standard', '2026-07-01',
+         ARRAY[$1::float8] || array_fill(8.4::float8, ARRAY[12]), $1::float8 + 100.8)
        ON CONFLICT (pid) DO UPDATE SET method = EXCLUDED.method, requested_method = EXCLUDED.requested_method,
          week_start = EXCLUDED.week_start, weekly = EXCLUDED.weekly, total_91d = EXCLUDED.total_91d`,
+      F1_2001,
     );
     await sql("DELETE FROM product_forecast_accuracy WHERE pid = 2001");
     await sql(
       `INSERT INTO product_forecast_accuracy (pid, method, weeks, actual, wape, mape, bias)
-       VALUES (2001, 'standard', 8, 112, 0.125, 0.13, -0.05), (2001, 'seasonal', 8, 112, 0.25, NULL, 0.1)`,
+       VALUES (2001, 'standard', 8, 108, $1, $2, $3), (2001, 'seasonal', 8, 108, 1, 1, -1)`,
+      ABS_2001 / 108,
+      MAPE_2001,
+      -ABS_2001 / 108,
     );
     await sql("DELETE FROM product_stock_history WHERE pid = 2001");
+    // The last 365 days (2025-07-01 … D0): 76 days of 20; sold out on 2025-09-15 (in stock that
+    // day) and out of stock for the 3 days after; 224 days of 22, 60 of 14, D0 with 12. Σ = 20 × 76
+    // + 22 × 224 + 14 × 60 + 12 = 7300 = 20 × 365.
     await sql(
-      `INSERT INTO product_stock_history (pid, valid_from, valid_to, stock, sold_first_day)
-       VALUES (2001, '2026-05-01', '2026-06-29', 14, 2), (2001, '2026-06-30', '2026-06-30', 12, 2)`,
+      `INSERT INTO product_stock_history (pid, valid_from, valid_to, stock, sold_first_day) VALUES
+         (2001, '2025-07-01', '2025-09-14', 20, 0), (2001, '2025-09-15', '2025-09-18', 0, 5),
+         (2001, '2025-09-19', '2026-04-30', 22, 0), (2001, '2026-05-01', '2026-06-29', 14, 2),
+         (2001, '2026-06-30', '2026-06-30', 12, 2)`,
     );
     // A product imported after the last calculation: no metrics row.
     await sql(
@@ -328,22 +406,41 @@ describe(`metrics API (${testBackend})`, () => {
   const expectedSubstituted: Record<string, string> = {
     on_hand: "max(12, 0) = 12",
     on_order: "no open purchase-order lines = 0",
+    stock_value_cost: "12 × 0.6 = 7.20",
+    stock_value_retail: "12 × 3 = 36.00",
+    // 2 a day over the last 54 days (D0's line at 10:00 is before asOf, its 18:00 one after), 5 on
+    // 2025-09-15; at 3.00 each.
+    sales_units:
+      "7 days (2026-06-24 … 2026-06-30) = 14; 30 days (2026-06-01 … 2026-06-30) = 60; 90 days (2026-04-02 … 2026-06-30) = 108; 365 days (2025-07-01 … 2026-06-30) = 113; lifetime (first sale 2025-09-15) = 113",
+    sales_revenue:
+      "7 days (2026-06-24 … 2026-06-30) = 42.00; 30 days (2026-06-01 … 2026-06-30) = 180.00; 90 days (2026-04-02 … 2026-06-30) = 324.00; 365 days (2025-07-01 … 2026-06-30) = 339.00; lifetime (first sale 2025-09-15) = 339.00",
+    days_in_stock_90:
+      "life start 2025-01-01 → days of the last 90 in its life: 2026-04-02 … 2026-06-30 = 90; out of stock: none → in stock 90 − 0 = 90",
+    // The run of stock 0 from 2025-09-15 sold on its first day: out of stock 09-16 … 09-18.
+    days_in_stock_365:
+      "life start 2025-01-01 → days of the last 365 in its life: 2025-07-01 … 2026-06-30 = 365; out of stock: 2025-09-16 … 2025-09-18 (3) = 3 → in stock 365 − 3 = 362",
     avg_daily_sales: "108 ÷ 90 = 1.2/day",
     // Σx = 54 days × 2 = 108, Σx² = 54 × 4 = 216
     daily_sales_std: "√((216 − 108²/90) ÷ 89) = 0.9853/day",
     demand_rate: "d = d̄ = 1.2/day",
+    // Samples 17, 18, 18, 13: Σ = 66, Σ² = 289 + 324 + 324 + 169 = 1106; s² = (1106 − 1089) ÷ 3 = 17/3
+    lead_time_measured:
+      "own samples: 1 (< 3): PO 510 (ordered 2026-01-10, first receipt 2026-01-27) 17 days; vendor Vendor A's samples: 4 (≥ 3): PO 510 (ordered 2026-01-10, first receipt 2026-01-27) 17 days, PO 511 (ordered 2026-02-02, first receipt 2026-02-20) 18 days, PO 512 (ordered 2026-03-03, first receipt 2026-03-21) 18 days, PO 500 (ordered 2026-05-01, first receipt 2026-05-14) 13 days → mean = 66 ÷ 4 = 16.5 days, s = √((1106 − 66²/4) ÷ 3) = 2.38 days",
     lead_time:
       "lead_time_source = configured → L = 14 days (vendor's quoted lead time); measured: 16.5 days from 4 vendor samples",
-    lead_time_std: "measured over 4 samples → σL = 2.5 days",
-    // 14 × 0.97081609 + 1.44 × 6.25 = 22.59142526; √ = 4.75304; × 1.6449 = 7.8183
-    safety_stock: "⌈1.6449 × √(14 × 0.9853² + 1.2² × 2.5²)⌉ = ⌈7.8183⌉ = 8",
+    lead_time_std: "measured over 4 samples → σL = 2.38 days",
+    // 14 × 0.97081609 + 1.44 × 5.6644 = 21.74816126; √ = 4.663492; × z(0.95) = 1.644854 → 7.6708
+    safety_stock: "⌈1.6449 × √(14 × 0.9853² + 1.2² × 2.38²)⌉ = ⌈7.6708⌉ = 8",
     lead_time_demand: "1.2/day × 14 days = 16.8",
     reorder_point: "⌈1.2/day × 14 days + 8⌉ = ⌈24.8⌉ = 25",
+    // 12.022875 + 5 × 8.4 + 2/7 × 8.4 = 56.422875
     forecast_horizon_units:
-      "H = L + days of stock = 14 + 30 = 44 days; F(44) = (8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4) + 2/7 × 8.4 = 52.8",
+      "H = L + days of stock = 14 + 30 = 44 days; F(44) = (12.02 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4) + 2/7 × 8.4 = 56.42",
     reorder_qty:
-      "need = F(H) + SS − (on hand + on order) = 52.8 + 8 − (12 + 0) = 48.8 → ⌈48.8⌉ = 49, MOQ 24 → 49, case 12 → 60",
+      "need = F(H) + SS − (on hand + on order) = 56.42 + 8 − (12 + 0) = 52.42 → ⌈52.42⌉ = 53, MOQ 24 → 53, case 12 → 60",
+    reorder_value: "60 × 0.6 = 36.00",
     overstock_qty: "max(0, 12 − ⌈8 + 1.2/day × 180 days⌉) = max(0, 12 − 224) = 0",
+    overstock_value: "0 × 0.6 = 0.00",
     days_of_cover: "12 ÷ 1.2/day = 10 days",
     stockout_date: "D0 + ⌈12 ÷ 1.2/day⌉ = 2026-06-30 + 10 days = 2026-07-10",
     status:
@@ -351,10 +448,18 @@ describe(`metrics API (${testBackend})`, () => {
     abc_class: "basis revenue_30d = 90 > 0; share before = 0.25 < 0.8 → A",
     margin_365d: "cogs = 113 × 0.6 = 67.80; (339.00 − 67.80) ÷ 339.00 = 271.20 ÷ 339.00 = 0.8",
     sell_through_30d: "60 ÷ (60 + 12) = 0.8333",
+    avg_stock_units_365:
+      "Σ max(S(d), 0) over 2025-07-01 … 2026-06-30 = 20 × 76 + 0 × 4 + 22 × 224 + 14 × 60 + 12 × 1 = 7300; 7300 ÷ 365 = 20",
     turnover_365d: "67.80 ÷ (20 × 0.6) = 5.65",
     gmroi_365d: "271.20 ÷ (20 × 0.6) = 22.6",
-    forecast: "standard: 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4 = 109.2",
+    // Worked out above the test (L_2001, F1_2001); Σ_{k=0…77} 0.8^k = 4.99999986 prints as 5.
+    forecast_week_1:
+      "n = ⌊546 ÷ 7⌋ = 78 weeks; ℓ = Σ 0.8^(n−t)·xₜ ÷ Σ 0.8^(n−t) = 57.4176 ÷ 5 = 11.4835; b = Σ(t − t̄)·xₜ ÷ Σ(t − t̄)² over the last 26 weeks = 986 ÷ 1462.5 = 0.6742; F₁ = max(0, 11.4835 + 0.6742 × 0.8) = 12.0229",
+    forecast: `standard: 12.02 + ${Array(12).fill("8.4").join(" + ")} = 112.82`,
+    backtest:
+      "standard: Σ|A − F| = 55.3085, ΣA = 108 → WAPE = 55.3085 ÷ 108 = 0.5121; MAPE = 0.5295 (over the 8 weeks with A > 0); bias = Σ(F − A) ÷ ΣA = -55.3085 ÷ 108 = -0.5121; seasonal: Σ|A − F| = 108, ΣA = 108 → WAPE = 108 ÷ 108 = 1; MAPE = 1 (over the 8 weeks with A > 0); bias = Σ(F − A) ÷ ΣA = -108 ÷ 108 = -1 → standard fits better (WAPE 0.5121 < 1)",
   };
+  const FIGURES = Object.keys(expectedSubstituted).length;
 
   it("explains every figure of a product with the stored inputs filled in (tRPC)", async () => {
     const { data, error } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 });
@@ -368,6 +473,7 @@ describe(`metrics API (${testBackend})`, () => {
     });
     expect(Number.isNaN(Date.parse(data.as_of))).toBe(false);
     expect(data.figures.map((f) => f.key)).toEqual(Object.keys(expectedSubstituted));
+    expect(Object.keys(expectedSubstituted)).toEqual([...EXPLAINED_FIGURE_KEYS]);
     for (const f of data.figures) {
       expect(f.substituted, f.key).toBe(expectedSubstituted[f.key]);
       expect(f.section, f.key).toMatch(/^§\d+$/);
@@ -382,18 +488,21 @@ describe(`metrics API (${testBackend})`, () => {
       formula:
         "need = F(H) + SS − (on hand + on order); 0 when need ≤ 0, else max(⌈need⌉, MOQ) rounded up to whole cases",
       inputs: {
-        forecast_horizon_units: 52.8,
+        forecast_horizon_units: 56.42,
         safety_stock: 8,
         on_hand: 12,
         on_order: 0,
         moq: 24,
         case_qty: 12,
       },
-      note: "Value: 60 × 0.6 = 36.00.",
       section: "§6",
     });
     expect(fig("reorder_point")).toMatchObject({ value: 25, formula: "ROP = ⌈d × L + SS⌉" });
-    expect(fig("safety_stock")).toMatchObject({ value: 8, inputs: { method: "statistical", z: 1.6449 } });
+    expect(fig("safety_stock")).toMatchObject({
+      value: 8,
+      inputs: { method: "statistical", z_score: 1.6449 },
+    });
+    expect(fig("safety_stock").inputs.z).toBeCloseTo(1.644854, 6);
     expect(fig("stockout_date").value).toBe("2026-07-10");
     expect(fig("lead_time").inputs).toMatchObject({
       configured: 14,
@@ -401,8 +510,48 @@ describe(`metrics API (${testBackend})`, () => {
       measured: 16.5,
     });
     expect(fig("forecast")).toMatchObject({
-      value: 109.2,
+      value: 112.82,
       inputs: { method: "standard", requested_method: "standard" },
+    });
+    // The new figures' values: stored figures, the windows as one text each, the better method.
+    expect(
+      Object.fromEntries(
+        [
+          "stock_value_cost",
+          "stock_value_retail",
+          "sales_units",
+          "sales_revenue",
+          "days_in_stock_90",
+          "days_in_stock_365",
+          "lead_time_measured",
+          "reorder_value",
+          "overstock_value",
+          "avg_stock_units_365",
+          "backtest",
+        ].map((k) => [k, fig(k).value]),
+      ),
+    ).toEqual({
+      stock_value_cost: 7.2,
+      stock_value_retail: 36,
+      sales_units: "14 / 60 / 108 / 113 / 113",
+      sales_revenue: "42.00 / 180.00 / 324.00 / 339.00 / 339.00",
+      days_in_stock_90: 90,
+      days_in_stock_365: 362,
+      lead_time_measured: 16.5,
+      reorder_value: 36,
+      overstock_value: 0,
+      avg_stock_units_365: 20,
+      backtest: "standard",
+    });
+    expect(fig("forecast_week_1").value).toBeCloseTo(12.022875, 6);
+    expect(fig("forecast_week_1").inputs).toMatchObject({ method: "standard", n: 78 });
+    expect(fig("forecast_week_1").inputs.level).toBeCloseTo(L_2001, 9);
+    expect(fig("forecast_week_1").inputs.recomputed_f1).toBeCloseTo(F1_2001, 9);
+    expect(fig("lead_time_measured").inputs).toMatchObject({ own_samples: 1, vendor_samples: 4 });
+    // The backtest's weeks, each with its actual and both forecasts.
+    expect(fig("backtest").inputs).toMatchObject({
+      "week 2026-05-06 … 2026-05-12": "A 10, standard 0.0006, seasonal 0",
+      "week 2026-06-24 … 2026-06-30": "A 14, standard 11.3494, seasonal 0",
     });
   });
 
@@ -417,7 +566,7 @@ describe(`metrics API (${testBackend})`, () => {
     const { cookie } = await t.login("planner");
     const viaCookie = await t.app.inject({ url: "/api/products/2001/metrics/explain", headers: { cookie } });
     expect(viaCookie.statusCode).toBe(200);
-    expect(viaCookie.json().figures).toHaveLength(22);
+    expect(viaCookie.json().figures).toHaveLength(FIGURES);
   });
 
   it("404 for an unknown product and for one without metrics; 400 naming a bad pid", async () => {
@@ -463,7 +612,7 @@ describe(`metrics API (${testBackend})`, () => {
   it("detail: 104 weeks of history summing to the product's sales, forecast, backtest, stock runs", async () => {
     const { data, error } = await trpc<ProductMetricsDetail>("metrics.product", { pid: 2001 });
     expect(error).toBeUndefined();
-    expect(data.explanation.figures).toHaveLength(22);
+    expect(data.explanation.figures).toHaveLength(FIGURES);
     const { history } = data;
     expect(history).toHaveLength(104);
     expect(history[0]!.week_start).toBe(addDays(D0, -727));
@@ -488,14 +637,18 @@ describe(`metrics API (${testBackend})`, () => {
     expect(row!.total_sold).toBe(113);
 
     expect(data.forecast).toHaveLength(13);
-    expect(data.forecast[0]).toEqual({ week_start: "2026-07-01", units: 8.4 });
+    expect(data.forecast[0]).toMatchObject({ week_start: "2026-07-01" });
+    expect(data.forecast[0]!.units).toBeCloseTo(F1_2001, 9);
     expect(data.forecast[12]).toEqual({ week_start: "2026-09-23", units: 8.4 });
     expect(data.forecast_method).toBe("standard");
     expect(data.accuracy).toEqual([
-      { method: "seasonal", weeks: 8, wape: 0.25, mape: null, bias: 0.1 },
-      { method: "standard", weeks: 8, wape: 0.125, mape: 0.13, bias: -0.05 },
+      { method: "seasonal", weeks: 8, wape: 1, mape: 1, bias: -1 },
+      { method: "standard", weeks: 8, wape: ABS_2001 / 108, mape: MAPE_2001, bias: -ABS_2001 / 108 },
     ]);
     expect(data.stock).toEqual([
+      { date: "2025-07-01", stock: 20 },
+      { date: "2025-09-15", stock: 0 },
+      { date: "2025-09-19", stock: 22 },
       { date: "2026-05-01", stock: 14 },
       { date: "2026-06-30", stock: 12 },
     ]);
@@ -511,6 +664,72 @@ describe(`metrics API (${testBackend})`, () => {
       expect(onHand.note).toMatch(/give 5 but the calculation stored 12/);
     } finally {
       await sql("UPDATE products SET stock_quantity = 12 WHERE pid = 2001");
+    }
+  });
+
+  it("safety stock uses the exact z: a ceiling the 4-decimal z would move is not a change", async () => {
+    // L = 7, σL = 0, σd = 1.1489: z(0.95) = 1.6448536 gives 1.6448536 × 1.1489 × √7 = 4.99987 → 5;
+    // the stored z 1.6449 would give 5.000009 → 6.
+    await sql(
+      `UPDATE product_metrics SET safety_stock_method = 'statistical', service_level = 0.95, z_score = 1.6449,
+         lead_time_days = 7, lead_time_measured = NULL, lead_time_measured_std = NULL,
+         daily_sales_std = 1.1489, avg_daily_sales = 1.2, is_new = false, in_stock_days_90 = 90,
+         safety_stock = 5
+       WHERE pid = 2002`,
+    );
+    const { data } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2002 });
+    const ss = data.figures.find((f) => f.key === "safety_stock")!;
+    expect(ss.value).toBe(5);
+    expect(ss.substituted).toBe("⌈1.6449 × √(7 × 1.1489² + 1.2² × 0²)⌉ = ⌈4.9999⌉ = 5");
+    expect(ss.note ?? "").not.toMatch(/changed since/);
+  });
+
+  it("a figure stored rounded half away from zero matches its recomputation on an exact tie", async () => {
+    // (4000 − 7143) ÷ 4000 = −0.78575 exactly: PostgreSQL's round() stores −0.7858 (half away from
+    // zero), where toFixed would give −0.7857.
+    const [tie] = await t.tdb.db.prisma.$queryRawUnsafe<{ r: number }[]>(
+      "SELECT round(-3143.00 / 4000.00, 4)::float8 AS r",
+    );
+    expect(tie?.r).toBe(-0.7858);
+    await sql(
+      `UPDATE product_metrics SET revenue_365d = 4000, units_365d = 7143, cogs_365d = 7143,
+         gross_profit_365d = -3143, margin_365d = round(-3143.00 / 4000.00, 4)
+       WHERE pid = 2004`,
+    );
+    const { data } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2004 });
+    const margin = data.figures.find((f) => f.key === "margin_365d")!;
+    expect(margin.value).toBe(-0.7858);
+    expect(margin.substituted).toBe(
+      "cogs = 7143 × 1 = 7143.00; (4000.00 − 7143.00) ÷ 4000.00 = -3143.00 ÷ 4000.00 = -0.7858",
+    );
+    expect(margin.note).toBeUndefined();
+  });
+
+  it("says so instead of showing the forecast working or backtest when they no longer follow from the history", async () => {
+    await sql("UPDATE product_forecasts SET weekly[1] = 9.5 WHERE pid = 2001");
+    await sql("UPDATE product_forecast_accuracy SET wape = 0.3 WHERE pid = 2001 AND method = 'standard'");
+    try {
+      const { data } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 });
+      const week1 = data.figures.find((f) => f.key === "forecast_week_1")!;
+      expect(week1.value).toBe(9.5);
+      expect(week1.substituted).toBe("F₁ = 9.5 as stored (the working is left out: see the note)");
+      expect(week1.note).toBe(
+        "Recomputed from the weekly sales history, week 1 comes to 12.0229 but the calculation stored 9.5: data or settings changed since it ran; the next full update recalculates it.",
+      );
+      // The backtest: the stored rows are shown, with a note on what the history gives.
+      const backtest = data.figures.find((f) => f.key === "backtest")!;
+      expect(backtest.substituted).toBe(
+        "standard: Σ|A − F| = 32.4, ΣA = 108 → WAPE = 32.4 ÷ 108 = 0.3; MAPE = 0.5295; bias = Σ(F − A) ÷ ΣA = -55.3085 ÷ 108 = -0.5121; seasonal: Σ|A − F| = 108, ΣA = 108 → WAPE = 108 ÷ 108 = 1; MAPE = 1; bias = Σ(F − A) ÷ ΣA = -108 ÷ 108 = -1 → standard fits better (WAPE 0.3 < 1)",
+      );
+      expect(backtest.note).toBe(
+        "Recomputed from the weekly sales history, the backtest gives standard: ΣA 108, WAPE 0.5121, MAPE 0.5295, bias -0.5121; seasonal: ΣA 108, WAPE 1, MAPE 1, bias -1 but the calculation stored standard: ΣA 108, WAPE 0.3, MAPE 0.5295, bias -0.5121; seasonal: ΣA 108, WAPE 1, MAPE 1, bias -1: data or settings changed since it ran; the next full update recalculates it. The stored figures are shown (Σ|A − F| = WAPE × ΣA, Σ(F − A) = bias × ΣA).",
+      );
+    } finally {
+      await sql("UPDATE product_forecasts SET weekly[1] = $1::float8 WHERE pid = 2001", F1_2001);
+      await sql(
+        "UPDATE product_forecast_accuracy SET wape = $1 WHERE pid = 2001 AND method = 'standard'",
+        ABS_2001 / 108,
+      );
     }
   });
 
@@ -623,5 +842,83 @@ describe(`metrics API (${testBackend})`, () => {
     // access:brands alone opens brands, not vendors.
     const denied = await trpc("metrics.aggregates", { kind: "vendor" }, brandsOnly);
     expect(denied.error?.data.code).toBe("FORBIDDEN");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The explanation over the real calculation modules: the worked fixture of docs/metrics.md §12.
+
+describe(`metrics.explain over a Full Reset of the worked fixture (${testBackend})`, () => {
+  let tdb: TestDatabase;
+  let p: PipelineHarness;
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    const { prisma } = tdb.db;
+    // §12.1, as tests/integration/planning.test.ts sets it up.
+    await seedGlobalSettings(tdb.db);
+    await prisma.$executeRawUnsafe(
+      "UPDATE settings_global SET setting_value = 'measured' WHERE setting_key = 'lead_time_source'",
+    );
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO settings_product (pid, lead_time_days, safety_stock, forecast_method, exclude_from_forecast) VALUES
+         (1002, NULL, 0, 'seasonal', false),
+         (1006, 10, 0, NULL, false),
+         (1007, NULL, 0, NULL, true),
+         (1008, NULL, 20, NULL, false)`,
+    );
+    await prisma.$executeRawUnsafe(
+      `INSERT INTO settings_vendor (vendor, default_lead_time_days, default_days_of_stock) VALUES
+         ('Northwind Paper', NULL, 28),
+         ('Local Goods', 7, 20)`,
+    );
+    p = await pipeline(tdb.db, () => path.resolve("tests/fixtures/source-planning"));
+    expect(await p.run("reset")).toMatchObject({ status: "complete", error: null });
+  }, 120_000);
+  afterAll(async () => {
+    await p?.close();
+    await tdb?.drop();
+  });
+
+  it("recomputes every figure of every product as the modules stored it", async () => {
+    const pids = (
+      await tdb.db.prisma.$queryRawUnsafe<{ pid: number }[]>("SELECT pid FROM products ORDER BY pid")
+    ).map((r) => r.pid);
+    expect(pids).toHaveLength(13);
+    for (const pid of pids) {
+      const e = await explainProductMetrics(tdb.db, pid);
+      expect(e.d0).toBe("2026-06-30");
+      expect(e.figures.map((f) => f.key)).toEqual([...EXPLAINED_FIGURE_KEYS]);
+      for (const f of e.figures) expect.soft(f.note ?? "", `${pid} ${f.key}`).not.toMatch(/changed since/);
+      const week1 = e.figures.find((f) => f.key === "forecast_week_1")!;
+      if (pid === 1007) {
+        // Excluded by its setting: no forecast, no backtest.
+        expect(week1).toMatchObject({ value: null, substituted: "excluded → no forecast" });
+        continue;
+      }
+      const { recomputed_f1: recomputed, stored_f1: stored } = week1.inputs as Record<string, number>;
+      expect.soft(Math.abs(recomputed! - stored!), `${pid} F₁`).toBeLessThanOrEqual(1e-6);
+      expect.soft(week1.value, `${pid} F₁`).toBe(stored);
+      expect.soft(week1.substituted, `${pid} F₁`).toMatch(/^n = /);
+    }
+  });
+
+  it("works out §12's figures: 1002's seasonal week 1, 1009's vendor samples, 1003's days out of stock", async () => {
+    const fig = async (pid: number, key: string) =>
+      (await explainProductMetrics(tdb.db, pid)).figures.find((f) => f.key === key)!;
+    // §12.7: base₁ = mean of weeks k = 52, 51, 50 (10 each), g = 720 ÷ 600 = 1.2 → 12.
+    expect((await fig(1002, "forecast_week_1")).substituted).toBe(
+      "n = ⌊728 ÷ 7⌋ = 104 weeks; base₁ = mean of the weeks 2025-06-25 … 2025-07-01 (10), 2025-07-02 … 2025-07-08 (10), 2025-07-09 … 2025-07-15 (10) = (10 + 10 + 10) ÷ 3 = 10; g = Σ of the last 52 weeks ÷ Σ of the 52 before = 720 ÷ 600 = 1.2; F₁ = base₁ × g = 10 × 1.2 = 12",
+    );
+    // §12.3: 1009 has one sample (PO 206), vendor 20 has five: 10, 14, 18, 22, 16.
+    expect((await fig(1009, "lead_time_measured")).substituted).toBe(
+      "own samples: 1 (< 3): PO 206 (ordered 2026-06-10, first receipt 2026-06-26) 16 days; vendor Variable Freight's samples: 5 (≥ 3): PO 201 (ordered 2025-09-03, first receipt 2025-09-13) 10 days, PO 202 (ordered 2025-12-12, first receipt 2025-12-26) 14 days, PO 203 (ordered 2026-03-22, first receipt 2026-04-09) 18 days, PO 204 (ordered 2026-05-01, first receipt 2026-05-23) 22 days, PO 206 (ordered 2026-06-10, first receipt 2026-06-26) 16 days → mean = 80 ÷ 5 = 16 days, s = √((1360 − 80²/5) ÷ 4) = 4.47 days",
+    );
+    // §12.5: out of stock D0−48 … D0−39 (05-13 … 05-22).
+    expect((await fig(1003, "days_in_stock_90")).substituted).toBe(
+      "life start 2026-04-02 → days of the last 90 in its life: 2026-04-02 … 2026-06-30 = 90; out of stock: 2026-05-13 … 2026-05-22 (10) = 10 → in stock 90 − 10 = 80",
+    );
+    // §12.7: 1002's backtest, seasonal 0 against standard 0.000498.
+    expect((await fig(1002, "backtest")).value).toBe("seasonal");
   });
 });

@@ -17,10 +17,17 @@ export const FIGURE_GROUPS: readonly FigureGroup[] = [
   {
     id: "stock-demand",
     title: "Stock & demand",
-    description: "What is on hand and coming, how fast it sells, and how long it lasts.",
+    description:
+      "What is on hand and coming and what it is worth, what it sold, how fast it sells, and how long it lasts.",
     keys: [
       "on_hand",
       "on_order",
+      "stock_value_cost",
+      "stock_value_retail",
+      "sales_units",
+      "sales_revenue",
+      "days_in_stock_90",
+      "days_in_stock_365",
       "avg_daily_sales",
       "daily_sales_std",
       "demand_rate",
@@ -31,8 +38,8 @@ export const FIGURE_GROUPS: readonly FigureGroup[] = [
   {
     id: "lead-time",
     title: "Lead time",
-    description: "How long a purchase order takes to arrive, configured and measured.",
-    keys: ["lead_time", "lead_time_std"],
+    description: "How long a purchase order takes to arrive, measured from receipts and configured.",
+    keys: ["lead_time_measured", "lead_time", "lead_time_std"],
   },
   {
     id: "reorder",
@@ -44,7 +51,9 @@ export const FIGURE_GROUPS: readonly FigureGroup[] = [
       "reorder_point",
       "forecast_horizon_units",
       "reorder_qty",
+      "reorder_value",
       "overstock_qty",
+      "overstock_value",
     ],
   },
   {
@@ -57,13 +66,14 @@ export const FIGURE_GROUPS: readonly FigureGroup[] = [
     id: "profitability",
     title: "Profitability",
     description: "Margin and how hard the stock works over the last year.",
-    keys: ["margin_365d", "sell_through_30d", "turnover_365d", "gmroi_365d"],
+    keys: ["margin_365d", "sell_through_30d", "avg_stock_units_365", "turnover_365d", "gmroi_365d"],
   },
   {
     id: "forecast",
     title: "Forecast",
-    description: "The weekly forecast for the next 13 weeks.",
-    keys: ["forecast"],
+    description:
+      "The weekly forecast for the next 13 weeks, how its first week is worked out, and how each method did on the last 8 weeks.",
+    keys: ["forecast_week_1", "forecast", "backtest"],
   },
 ];
 

@@ -2,15 +2,18 @@
 // symbolic formula, the same formula with the stored inputs filled in, and the result. Pure: the
 // service reads the rows, this file only does arithmetic and text. When the arithmetic on the stored
 // inputs does not give the stored figure (data or settings changed since the calculation), the
-// figure keeps the stored value and a note says so.
+// figure keeps the stored value and a note says so. Figures stored rounded (to 2 or 4 decimals)
+// are recomputed exactly and compared within half a unit of their last stored place; rounding here
+// is half away from zero, as PostgreSQL's round() does.
 import type {
   ExplainedFigure,
   ExplainedFigureKey,
   MetricsExplanation,
   ProductStatus,
 } from "../../../shared/metrics.ts";
-import { PRODUCT_STATUSES } from "../../../shared/metrics.ts";
+import { EXPLAINED_FIGURE_KEYS, PRODUCT_STATUSES } from "../../../shared/metrics.ts";
 import type { ParameterSource } from "../../../shared/settings.ts";
+import { normalQuantile } from "../../../shared/stats.ts";
 import type { GlobalSettingValues, PlanningParameters } from "../config/planning-parameters.ts";
 
 type Num = number | null;
@@ -35,14 +38,23 @@ export interface ExplainRow {
   units_30d: number;
   units_90d: number;
   units_365d: number;
+  total_sold: number;
+  revenue_7d: number;
   revenue_30d: number;
+  revenue_90d: number;
   revenue_365d: number;
   lifetime_revenue: number;
+  price: number;
+  stock_value_cost: number;
+  stock_value_retail: number;
+  vendor_id: number | null;
+  vendor_name: string | null;
   history_start: string | null;
   history_days: number;
   is_new: boolean;
   in_stock_days_90: number;
   out_of_stock_days_90: number;
+  out_of_stock_days_365: number;
   avg_daily_sales: number;
   daily_sales_std: number;
   avg_stock_units_365: number;
@@ -107,6 +119,57 @@ export interface SalesMoments {
   sum_x2: number;
 }
 
+/**
+ * The product's sales recomputed from its order lines (completed, up to asOf): units and revenue
+ * over the last 7, 30, 90 and 365 days and over all of them, and the first sale's UTC day.
+ */
+export interface SalesWindows {
+  units: [number, number, number, number, number];
+  revenue: [number, number, number, number, number];
+  first_sold: string | null;
+}
+
+/** A row of product_stock_history: the closing stock of valid_from … valid_to (YYYY-MM-DD). */
+export interface StockRun {
+  valid_from: string;
+  valid_to: string;
+  stock: number;
+  sold_first_day: number;
+}
+
+/** Lead-time samples (§4): `lines` lines of one purchase order with the same first receipt. */
+export interface LeadTimeSample {
+  po_id: number;
+  date_ordered: string;
+  first_received: string;
+  days: number;
+  lines: number;
+}
+
+/** The samples (lines) of one level: how many, Σ and Σ² of their days, and the first few of them. */
+export interface LeadTimeSampleSet {
+  count: number;
+  sum: number;
+  sum_sq: number;
+  listed: LeadTimeSample[];
+}
+
+export interface LeadTimeSamples {
+  product: LeadTimeSampleSet;
+  /** The samples of the product's vendor's purchase orders; null without a vendor. */
+  vendor: LeadTimeSampleSet | null;
+}
+
+/** A stored backtest row (product_forecast_accuracy). */
+export interface AccuracyRow {
+  method: string;
+  weeks: number;
+  actual: number;
+  wape: Num;
+  mape: Num;
+  bias: Num;
+}
+
 export interface ExplainInput {
   row: ExplainRow;
   forecast: ForecastRow | null;
@@ -115,6 +178,14 @@ export interface ExplainInput {
   /** The product's parameters as the settings resolve them now. */
   params: PlanningParameters | null;
   settings: GlobalSettingValues;
+  /** Sales per window from the order lines; null when not read. */
+  windows: SalesWindows | null;
+  /** The product's stock runs (product_stock_history), in day order. */
+  runs: StockRun[];
+  leadTimeSamples: LeadTimeSamples | null;
+  /** Units per week, the last 104 weeks oldest first (the last one is week 0, ending on D0). */
+  history: number[] | null;
+  accuracy: AccuracyRow[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -124,23 +195,46 @@ export interface ExplainInput {
 const clean = (x: number) => Math.round(x * 1e6) / 1e6;
 const ceil = (x: number) => Math.ceil(clean(x));
 
-/** Up to `dp` decimals, trailing zeros dropped: 52.8, 0.2857, 12. */
+/**
+ * Rounds to `dp` decimals half away from zero, as PostgreSQL's round(numeric, dp) does (toFixed
+ * rounds the binary value: −0.78575 → −0.7857 where PostgreSQL stores −0.7858). The scaled value
+ * is taken to 15 significant digits first, so a decimal tie stored in binary as …4999… is a tie.
+ */
+export function roundHalfAway(x: number, dp: number): number {
+  const f = 10 ** dp;
+  const scaled = Number((Math.abs(x) * f).toPrecision(15));
+  return (Math.sign(x) * Math.floor(scaled + 0.5)) / f;
+}
+
+/** Up to `dp` decimals (half away from zero), trailing zeros dropped: 52.8, 0.2857, 12. */
 export function num(x: Num, dp = 4): string {
   if (x === null || !Number.isFinite(x)) return "—";
-  const r = Number(x.toFixed(dp));
+  const r = roundHalfAway(x, dp);
   return String(Object.is(r, -0) ? 0 : r);
 }
-const money = (x: Num) => (x === null ? "—" : x.toFixed(2));
+const money = (x: Num) => (x === null || !Number.isFinite(x) ? "—" : roundHalfAway(x, 2).toFixed(2));
 const rate = (x: Num) => `${num(x)}/day`;
 const days = (x: Num) => `${num(x, 2)} ${x === 1 ? "day" : "days"}`;
-const round4 = (x: number) => Number(x.toFixed(4));
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** Like num, but a number below 0.1 keeps 4 significant digits (0.000981, not 0.001). */
+const small = (x: number) => (x !== 0 && Math.abs(x) < 0.1 ? String(Number(x.toPrecision(4))) : num(x));
+
+/**
+ * The argument of a ⌈⌉ as text: 4 decimals, or more when 4 would hide which whole number it rounds
+ * up to (5.00003 printed as 5 would read ⌈5⌉ = 6).
+ */
+function ceilArg(x: number): string {
+  const up = ceil(x);
+  for (const dp of [4, 6, 8]) if (ceil(roundHalfAway(x, dp)) === up) return num(x, dp);
+  return String(x);
+}
 
 /**
  * Forecast weeks as text: 2 decimals when the terms so written still add up to the result (to the
  * cent), else 4, so a reader summing the printed terms gets the printed total.
  */
 function weekTerms(terms: { w: number; k: number }[], result: number): (w: number) => string {
-  const sumAt = (dp: number) => terms.reduce((s, t) => s + t.k * Number(t.w.toFixed(dp)), 0);
+  const sumAt = (dp: number) => terms.reduce((s, t) => s + t.k * roundHalfAway(t.w, dp), 0);
   const dp = Math.abs(sumAt(2) - result) < 0.005 ? 2 : 4;
   return (w) => num(w, dp);
 }
@@ -153,6 +247,8 @@ export function addDays(day: string, n: number): string {
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
+/** "2026-05-13 … 2026-05-22", or the one day. */
+const dayRange = (from: string, to: string) => (from === to ? from : `${from} … ${to}`);
 
 const SOURCE_LABELS: Record<string, string> = {
   product: "product setting",
@@ -162,10 +258,18 @@ const SOURCE_LABELS: Record<string, string> = {
 };
 const sourceLabel = (s: string | null) => (s ? (SOURCE_LABELS[s] ?? s) : "unknown");
 
-function differs(a: Num | string, b: Num | string): boolean {
-  if (typeof a === "number" && typeof b === "number")
-    return Math.abs(a - b) > 1e-4 * Math.max(1, Math.abs(b));
-  return a !== b;
+/**
+ * Whether a recomputed figure disagrees with the stored one. `dp`: the stored figure is rounded to
+ * that many decimals, so the exact recomputation may be up to half a unit of its last place away
+ * (a tie rounds either way without it meaning anything). Without `dp` the figure is exact (whole
+ * units, dates, labels, or a value copied from another stored figure).
+ */
+function differs(computed: Num | string, stored: Num | string, dp?: number): boolean {
+  if (typeof computed === "number" && typeof stored === "number") {
+    const slack = 1e-9 * Math.max(1, Math.abs(stored));
+    return Math.abs(computed - stored) > (dp === undefined ? 0 : 0.5 * 10 ** -dp) + slack;
+  }
+  return computed !== stored;
 }
 
 function joinNotes(...notes: (string | undefined | false | null)[]): string | undefined {
@@ -173,12 +277,18 @@ function joinNotes(...notes: (string | undefined | false | null)[]): string | un
   return kept.length ? kept.join(" ") : undefined;
 }
 
-/** The note of a figure whose recomputation from the stored inputs disagrees with the stored value. */
-function staleNote(computed: Num | string, stored: Num | string, show: (v: Num | string) => string) {
-  if (computed === null || stored === null || !differs(computed, stored)) return undefined;
-  return `The inputs above give ${show(computed)} but the calculation stored ${show(stored)}: data or settings changed since it ran; the next full update recalculates it.`;
+const changedSince = (computed: string, stored: string, what = "The inputs above give") =>
+  `${what} ${computed} but the calculation stored ${stored}: data or settings changed since it ran; the next full update recalculates it.`;
+
+/**
+ * The note of a figure whose recomputation from the stored inputs disagrees with the stored value
+ * (`dp` as in differs; the recomputation is shown rounded as the figure is stored).
+ */
+function staleNote(computed: Num | string, stored: Num | string, dp?: number) {
+  if (computed === null || stored === null || !differs(computed, stored, dp)) return undefined;
+  const show = (v: Num | string) => (typeof v === "number" ? num(v, dp ?? 4) : String(v));
+  return changedSince(show(computed), show(stored));
 }
-const showNum = (v: Num | string) => (typeof v === "number" ? num(v) : String(v ?? "—"));
 
 // ---------------------------------------------------------------------------------------------
 
@@ -209,11 +319,28 @@ export function arrivalDay(line: OpenLine, d0: string, leadTime: Num): string | 
   return day <= d0 ? addDays(d0, 1) : day;
 }
 
+/**
+ * z as the calculation used it: the exact standard normal quantile of the service level (the
+ * stored z_score is rounded to 4 decimals, which can move a ceiling: ⌈4.99987⌉ = 5, ⌈5.00001⌉ = 6).
+ * The stored service level keeps 4 decimals; when the setting had more, its own quantile is the one
+ * that rounds to the stored z. Falls back to the stored z when neither does.
+ */
+function exactZ(m: ExplainRow, settings: GlobalSettingValues): Num {
+  const quantile = (p: Num) => (p !== null && p > 0 && p < 1 ? normalQuantile(p) : null);
+  const fits = (z: Num) => z !== null && (m.z_score === null || !differs(z, m.z_score, 4));
+  for (const p of [m.service_level, settings.default_service_level]) {
+    const z = quantile(p);
+    if (fits(z)) return z;
+  }
+  return m.z_score;
+}
+
 export function buildExplanation(input: ExplainInput): MetricsExplanation {
   const { row: m, forecast, openLines, sales, params, settings } = input;
   const D0 = m.d0;
-  const figures: ExplainedFigure[] = [];
-  const push = (f: Fig) => figures.push(figure(f));
+  // Built in any order, answered in EXPLAINED_FIGURE_KEYS' order.
+  const byKey = new Map<string, ExplainedFigure>();
+  const push = (f: Fig) => byKey.set(f.key, figure(f));
 
   const excludedBySetting = params?.excluded ?? false;
   const excluded = excludedBySetting || !m.replenishable;
@@ -235,7 +362,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       formula: "max(stock_quantity, 0)",
       substituted: `max(${m.stock_quantity}, 0) = ${computed}`,
       inputs: { stock_quantity: m.stock_quantity },
-      note: staleNote(computed, m.on_hand, showNum),
+      note: staleNote(computed, m.on_hand),
       section: "§1",
     });
   }
@@ -255,7 +382,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       formula: "Σ max(ordered − received, 0) over the lines of purchase orders that are ordered or partial",
       substituted: parts.length ? `${parts.join(" + ")} = ${computed}` : "no open purchase-order lines = 0",
       inputs,
-      note: staleNote(computed, m.on_order, showNum),
+      note: staleNote(computed, m.on_order),
       section: "§1",
     });
   }
@@ -263,7 +390,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
   // --- avg_daily_sales d̄ (§3)
   {
     const n = m.in_stock_days_90;
-    const computed = n > 0 ? round4(m.units_90d / n) : 0;
+    const computed = n > 0 ? m.units_90d / n : 0;
     const beforeLife = Math.max(0, 90 - n - m.out_of_stock_days_90);
     push({
       key: "avg_daily_sales",
@@ -282,7 +409,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         m.out_of_stock_days_90 > 0 &&
           `${m.out_of_stock_days_90} of the last 90 days were out of stock and do not dilute demand.`,
         beforeLife > 0 && `${beforeLife} of the last 90 days are before the product's life started.`,
-        staleNote(computed, dbar, showNum),
+        staleNote(computed, dbar, 4),
       ),
       section: "§3",
     });
@@ -296,7 +423,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     if (n < 2) substituted = `n = ${n} in-stock days < 2 → 0`;
     else {
       const variance = Math.max(0, (sales.sum_x2 - sales.sum_x ** 2 / n) / (n - 1));
-      computed = round4(Math.sqrt(variance));
+      computed = Math.sqrt(variance);
       substituted = `√((${num(sales.sum_x2)} − ${num(sales.sum_x)}²/${n}) ÷ ${n - 1}) = ${rate(computed)}`;
     }
     push({
@@ -308,7 +435,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         "σd = √((Σx² − (Σx)²/n) ÷ (n − 1)) over the n in-stock days of the last 90 (days without sales count as 0)",
       substituted,
       inputs: { n, sum_x: sales.sum_x, sum_x2: sales.sum_x2 },
-      note: staleNote(computed, m.daily_sales_std, showNum),
+      note: staleNote(computed, m.daily_sales_std, 4),
       section: "§3",
     });
   }
@@ -319,7 +446,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     let note: string | undefined;
     if (m.demand_source === "category") {
       substituted = `new product → d = category profile of ${m.primary_category ?? "its primary category"} = ${rate(d)}`;
-      note = `History of ${m.history_days} days < 30: planned from the mean d̄ of the established products in its primary category.`;
+      note = `History of ${m.history_days} days < 30: planned from the mean d̄ of the established products in its primary category (or, without any, in its nearest ancestor category that has them).`;
     } else if (d === null) {
       substituted = "not calculated";
     } else {
@@ -342,7 +469,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         avg_daily_sales: dbar,
         primary_category: m.primary_category,
       },
-      note: joinNotes(note, m.demand_source === "history" && d !== null && staleNote(dbar, d, showNum)),
+      note: joinNotes(note, m.demand_source === "history" && d !== null && staleNote(dbar, d)),
       section: "§5",
     });
   }
@@ -388,7 +515,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         measured_samples: m.lead_time_measured_samples,
         measured_level: m.lead_time_measured_level,
       },
-      note: joinNotes(settingsNow, staleNote(computed, L, showNum)),
+      note: joinNotes(settingsNow, staleNote(computed, L)),
       section: "§4",
     });
   }
@@ -414,7 +541,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     let substituted = "not calculated";
     let computed: Num = null;
     let note: string | undefined;
-    const z = m.z_score;
+    const z = exactZ(m, settings);
     if (m.safety_stock_method === "fixed") {
       formula = "SS = the product's safety_stock setting";
       computed = params?.safety_stock ?? SS;
@@ -424,14 +551,14 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       const sigmaD = m.daily_sales_std;
       const inner = z * Math.sqrt(L * sigmaD ** 2 + dbar ** 2 * sigmaL ** 2);
       computed = Math.max(0, ceil(inner));
-      substituted = `⌈${num(z)} × √(${num(L, 2)} × ${num(sigmaD)}² + ${num(dbar)}² × ${num(sigmaL, 2)}²)⌉ = ⌈${num(inner)}⌉ = ${ceil(inner)}`;
+      substituted = `⌈${num(z)} × √(${num(L, 2)} × ${num(sigmaD)}² + ${num(dbar)}² × ${num(sigmaL, 2)}²)⌉ = ⌈${ceilArg(inner)}⌉ = ${ceil(inner)}`;
       if (ceil(inner) < 0) substituted += ` → never below 0 → 0`;
-      note = `z = ${num(z)} for the ${num(m.service_level)} service level; established product with ${m.in_stock_days_90} in-stock days of the last 90 (≥ 30).`;
+      note = `z = ${num(z, 6)} (the standard normal quantile of the ${num(m.service_level)} service level, stored as ${num(m.z_score)}); established product with ${m.in_stock_days_90} in-stock days of the last 90 (≥ 30).`;
     } else if (m.safety_stock_method === "days" && d !== null) {
       formula = "SS = ⌈safety-stock days × d⌉";
       const sd = params?.safety_stock_days ?? settings.default_safety_stock_days;
       computed = ceil(sd * d);
-      substituted = `⌈${sd} × ${rate(d)}⌉ = ⌈${num(sd * d)}⌉ = ${computed}`;
+      substituted = `⌈${sd} × ${rate(d)}⌉ = ⌈${ceilArg(sd * d)}⌉ = ${computed}`;
       note = m.is_new
         ? `New product (history ${m.history_days} days < 30): the statistical formula needs an established history.`
         : `Only ${m.in_stock_days_90} in-stock days in the last 90 (< 30): too short for the statistical formula.`;
@@ -446,6 +573,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       inputs: {
         method: m.safety_stock_method,
         z,
+        z_score: m.z_score,
         service_level: m.service_level,
         L,
         daily_sales_std: m.daily_sales_std,
@@ -455,7 +583,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         safety_stock_days: params?.safety_stock_days ?? settings.default_safety_stock_days,
         fixed_setting: params?.safety_stock ?? null,
       },
-      note: joinNotes(note, staleNote(computed, SS, showNum)),
+      note: joinNotes(note, staleNote(computed, SS)),
       section: "§5",
     });
   }
@@ -471,7 +599,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       formula: "d × L",
       substituted: computed === null ? "not calculated" : `${rate(d)} × ${days(L)} = ${num(computed, 2)}`,
       inputs: { demand_rate: d, lead_time_days: L },
-      note: staleNote(computed === null ? null : Number(computed.toFixed(2)), m.lead_time_demand, showNum),
+      note: staleNote(computed, m.lead_time_demand, 2),
       section: "§6",
     });
   }
@@ -483,7 +611,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     if (d !== null && L !== null && SS !== null) {
       const x = d * L + SS;
       computed = ceil(x);
-      substituted = `⌈${rate(d)} × ${days(L)} + ${SS}⌉ = ⌈${num(x)}⌉ = ${computed}`;
+      substituted = `⌈${rate(d)} × ${days(L)} + ${SS}⌉ = ⌈${ceilArg(x)}⌉ = ${computed}`;
     }
     push({
       key: "reorder_point",
@@ -493,7 +621,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       formula: "ROP = ⌈d × L + SS⌉",
       substituted,
       inputs: { demand_rate: d, lead_time_days: L, safety_stock: SS },
-      note: staleNote(computed, m.reorder_point, showNum),
+      note: staleNote(computed, m.reorder_point),
       section: "§6",
     });
   }
@@ -507,7 +635,8 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       H !== null && L !== null && m.days_of_stock !== null
         ? `H = L + days of stock = ${num(L, 2)} + ${m.days_of_stock} = ${days(H)}; `
         : "";
-    const byRate = m.demand_source === "category" || !forecast || forecast.weekly.length === 0;
+    // §6: every new product (its forecast rests on a few weeks at most) and one without a forecast row.
+    const byRate = m.is_new || !forecast || forecast.weekly.length === 0;
     if (H !== null && byRate && d !== null) {
       computed = d * H;
       substituted = `${horizon}F(H) = d × H = ${rate(d)} × ${days(H)} = ${num(computed, 2)}`;
@@ -522,7 +651,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       computed = inRange.reduce((s, w) => s + w, 0) + repeats * last + (rest / 7) * next;
       const show = weekTerms(
         [...inRange.map((w) => ({ w, k: 1 })), { w: last, k: repeats }, { w: next, k: rest / 7 }],
-        Number(computed.toFixed(2)),
+        roundHalfAway(computed, 2),
       );
       const terms: string[] = [];
       if (inRange.length) terms.push(`(${inRange.map(show).join(" + ")})`);
@@ -536,7 +665,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       value: m.forecast_horizon_units,
       unit: "units",
       formula: byRate
-        ? "F(H) = d × H (category profile, or no forecast), H = L + days of stock"
+        ? "F(H) = d × H (a new product, or no forecast), H = L + days of stock"
         : "F(H) = the first ⌊H/7⌋ forecast weeks + (H/7 − ⌊H/7⌋) of the next (weeks after 13 repeat week 13), H = L + days of stock",
       substituted,
       inputs: {
@@ -548,12 +677,13 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       },
       note: joinNotes(
         byRate &&
-          m.demand_source !== "category" &&
-          "No forecast row: the horizon is covered at the demand rate.",
+          (m.is_new
+            ? `New product (history ${m.history_days} days < 30): the horizon is covered at the demand rate.`
+            : "No forecast row: the horizon is covered at the demand rate."),
         params && m.days_of_stock !== null && params.days_of_stock !== m.days_of_stock
           ? `The settings now give ${params.days_of_stock} days of stock (${sourceLabel(params.sources.days_of_stock)}); the next full update uses it.`
           : undefined,
-        staleNote(computed === null ? null : Number(computed.toFixed(2)), m.forecast_horizon_units, showNum),
+        staleNote(computed, m.forecast_horizon_units, 2),
       ),
       section: "§6",
     });
@@ -564,7 +694,6 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     const F = m.forecast_horizon_units;
     let computed: Num = null;
     let substituted = "not calculated";
-    let note: string | undefined;
     if (m.discontinued) {
       computed = 0;
       substituted = "discontinued → 0";
@@ -586,8 +715,6 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         substituted = `${head} → ⌈${num(need, 2)}⌉ = ${up}, MOQ ${moq} → ${q}, case ${caseQty} → ${computed}`;
       }
     }
-    if (m.cost_price !== null && m.reorder_qty > 0)
-      note = `Value: ${m.reorder_qty} × ${num(m.cost_price)} = ${money(m.reorder_value)}.`;
     push({
       key: "reorder_qty",
       label: "Reorder quantity",
@@ -606,7 +733,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         cost_price: m.cost_price,
         reorder_value: m.reorder_value,
       },
-      note: joinNotes(note, staleNote(computed, m.reorder_qty, showNum)),
+      note: staleNote(computed, m.reorder_qty),
       section: "§6",
     });
   }
@@ -636,14 +763,14 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         cost_price: m.cost_price,
         overstock_value: m.overstock_value,
       },
-      note: staleNote(computed, m.overstock_qty, showNum),
+      note: staleNote(computed, m.overstock_qty),
       section: "§6",
     });
   }
 
   // --- days_of_cover (§6)
   {
-    const computed = d !== null && d > 0 ? Number((m.on_hand / d).toFixed(1)) : null;
+    const computed = d !== null && d > 0 ? m.on_hand / d : null;
     push({
       key: "days_of_cover",
       label: "Days of cover",
@@ -655,7 +782,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
           ? `d = ${rate(d ?? 0)} → —`
           : `${m.on_hand} ÷ ${rate(d)} = ${num(computed, 1)} days`,
       inputs: { on_hand: m.on_hand, demand_rate: d },
-      note: staleNote(computed, m.days_of_cover, showNum),
+      note: staleNote(computed, m.days_of_cover, 1),
       section: "§6",
     });
   }
@@ -712,7 +839,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         "D0 + ⌈Cᵢ ÷ d⌉ for the first i whose day is before arrival i+1 (C₀ = on hand, Cᵢ = Cᵢ₋₁ + qᵢ; open lines arrive on date_expected, else date_ordered + ⌈L⌉, overdue ones on D0 + 1); D0 with nothing on hand; — when d = 0",
       substituted,
       inputs,
-      note: staleNote(computed, m.stockout_date, showNum),
+      note: staleNote(computed, m.stockout_date),
       section: "§6",
     });
   }
@@ -783,7 +910,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         on_order: m.on_order,
         overstock_qty: m.overstock_qty,
       },
-      note: staleNote(matched, m.status, showNum),
+      note: staleNote(matched, m.status),
       section: "§7",
     });
   }
@@ -823,7 +950,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         "rank by the basis, highest first (ties by pid); share before = basis of the products ranked before ÷ total of positive bases; A when basis > 0 and share before < A threshold, B when < B threshold, else C",
       substituted,
       inputs: { basis, basis_value: value, share_before: share, a_threshold: a, b_threshold: b },
-      note: staleNote(computed, m.abc_class, showNum),
+      note: staleNote(computed, m.abc_class),
       section: "§9",
     });
   }
@@ -837,9 +964,9 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     else if (m.revenue_365d === 0) substituted = "revenue_365d = 0 → —";
     else {
       // The stored (rounded) cogs, as the calculation takes it.
-      const cogs = m.cogs_365d ?? Number((m.units_365d * cost).toFixed(2));
-      const profit = Number((m.revenue_365d - cogs).toFixed(2));
-      computed = round4(profit / m.revenue_365d);
+      const cogs = m.cogs_365d ?? roundHalfAway(m.units_365d * cost, 2);
+      const profit = roundHalfAway(m.revenue_365d - cogs, 2);
+      computed = profit / m.revenue_365d;
       substituted = `cogs = ${m.units_365d} × ${num(cost)} = ${money(cogs)}; (${money(m.revenue_365d)} − ${money(cogs)}) ÷ ${money(m.revenue_365d)} = ${money(profit)} ÷ ${money(m.revenue_365d)} = ${num(computed)}`;
     }
     push({
@@ -856,13 +983,19 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         cogs_365d: m.cogs_365d,
         gross_profit_365d: m.gross_profit_365d,
       },
-      note: staleNote(computed, m.margin_365d, showNum),
+      note: joinNotes(
+        cost !== null &&
+          m.cogs_365d !== null &&
+          differs(m.units_365d * cost, m.cogs_365d, 2) &&
+          changedSince(money(m.units_365d * cost), money(m.cogs_365d), "units_365d × cost gives"),
+        staleNote(computed, m.margin_365d, 4),
+      ),
       section: "§10",
     });
   }
   {
     const denom = m.units_30d + m.on_hand;
-    const computed = denom > 0 ? round4(m.units_30d / denom) : null;
+    const computed = denom > 0 ? m.units_30d / denom : null;
     push({
       key: "sell_through_30d",
       label: "Sell-through (30 days)",
@@ -873,7 +1006,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
           ? `${m.units_30d} ÷ (${m.units_30d} + ${m.on_hand}) = ${num(computed)}`
           : "units_30d + on hand = 0 → —",
       inputs: { units_30d: m.units_30d, on_hand: m.on_hand },
-      note: staleNote(computed, m.sell_through_30d, showNum),
+      note: staleNote(computed, m.sell_through_30d, 4),
       section: "§10",
     });
   }
@@ -883,7 +1016,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
   ] as const) {
     const cost = m.cost_price;
     const denom = cost === null ? null : m.avg_stock_units_365 * cost;
-    const computed = top !== null && denom !== null && denom > 0 ? round4(top / denom) : null;
+    const computed = top !== null && denom !== null && denom > 0 ? top / denom : null;
     push({
       key,
       label,
@@ -898,7 +1031,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
               ? `${topName} not calculated → —`
               : "average stock × cost = 0 → —",
       inputs: { [topName]: top, avg_stock_units_365: m.avg_stock_units_365, cost_price: cost },
-      note: staleNote(computed, m[key], showNum),
+      note: staleNote(computed, m[key], 4),
       section: "§10",
     });
   }
@@ -913,7 +1046,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       const total = forecast.weekly.reduce((s, w) => s + w, 0);
       const show = weekTerms(
         forecast.weekly.map((w) => ({ w, k: 1 })),
-        Number(total.toFixed(2)),
+        roundHalfAway(total, 2),
       );
       substituted = `${forecast.method}: ${forecast.weekly.map(show).join(" + ")} = ${num(total, 2)}`;
       if (forecast.method !== forecast.requested_method)
@@ -922,7 +1055,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     push({
       key: "forecast",
       label: "Forecast (13 weeks)",
-      value: forecast ? Number(forecast.total_91d.toFixed(2)) : null,
+      value: forecast ? roundHalfAway(forecast.total_91d, 2) : null,
       unit: "units",
       formula:
         forecast?.method === "seasonal"
@@ -940,6 +1073,19 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     });
   }
 
+  for (const f of [
+    ...stockValueFigures(m),
+    ...salesFigures(m, input.windows),
+    ...stockDayFigures(m, input.runs),
+    averageStockFigure(m, input.runs),
+    leadTimeMeasuredFigure(m, input.leadTimeSamples),
+    ...orderValueFigures(m),
+    forecastWeekOneFigure(m, forecast, input.history, excluded),
+    backtestFigure(m, forecast, input.history, input.accuracy, excluded),
+  ])
+    push(f);
+
+  const figures = EXPLAINED_FIGURE_KEYS.flatMap((k) => byKey.get(k) ?? []);
   const status = (PRODUCT_STATUSES as readonly string[]).includes(m.status ?? "")
     ? (m.status as ProductStatus)
     : null;
@@ -951,5 +1097,645 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     d0: D0,
     status,
     figures,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stock value and sales windows (§1)
+
+function stockValueFigures(m: ExplainRow): Fig[] {
+  const cost = m.cost_price;
+  const atCost = m.on_hand * (cost ?? 0);
+  const atRetail = m.on_hand * m.price;
+  return [
+    {
+      key: "stock_value_cost",
+      label: "Stock value at cost",
+      value: m.stock_value_cost,
+      formula: "on hand × cost price (0 without a cost)",
+      substituted:
+        cost === null
+          ? `no cost price → ${m.on_hand} × 0 = 0.00`
+          : `${m.on_hand} × ${num(cost)} = ${money(atCost)}`,
+      inputs: { on_hand: m.on_hand, cost_price: cost },
+      note: staleNote(atCost, m.stock_value_cost, 2),
+      section: "§1",
+    },
+    {
+      key: "stock_value_retail",
+      label: "Stock value at retail",
+      value: m.stock_value_retail,
+      formula: "on hand × price",
+      substituted: `${m.on_hand} × ${num(m.price)} = ${money(atRetail)}`,
+      inputs: { on_hand: m.on_hand, price: m.price },
+      note: staleNote(atRetail, m.stock_value_retail, 2),
+      section: "§1",
+    },
+  ];
+}
+
+const SALES_WINDOWS = [7, 30, 90, 365] as const;
+
+function salesFigures(m: ExplainRow, w: SalesWindows | null): Fig[] {
+  const windows = [
+    ...SALES_WINDOWS.map((n) => `${n} days (${dayRange(addDays(m.d0, 1 - n), m.d0)})`),
+    w?.first_sold ? `lifetime (first sale ${w.first_sold})` : "lifetime",
+  ];
+  const figureOf = (
+    key: "sales_units" | "sales_revenue",
+    label: string,
+    formula: string,
+    names: string[],
+    stored: number[],
+    computed: number[] | null,
+    show: (x: number) => string,
+    dp?: number,
+  ): Fig => {
+    const shown = computed ?? stored;
+    const stale = computed?.some((c, i) => differs(c, stored[i]!, dp));
+    return {
+      key,
+      label,
+      value: stored.map(show).join(" / "),
+      formula,
+      substituted: windows.map((text, i) => `${text} = ${show(shown[i]!)}`).join("; "),
+      inputs: Object.fromEntries(names.map((name, i) => [name, stored[i]!])),
+      note: stale
+        ? changedSince(computed!.map(show).join(" / "), stored.map(show).join(" / "), "The order lines give")
+        : undefined,
+      section: "§1",
+    };
+  };
+  return [
+    figureOf(
+      "sales_units",
+      "Units sold (7 / 30 / 90 / 365 days / lifetime)",
+      "Σ quantity of the sales (completed order lines up to asOf) whose UTC day is one of the last N days, D0 − N + 1 … D0 (N = 7, 30, 90, 365); lifetime: every sale",
+      ["units_7d", "units_30d", "units_90d", "units_365d", "total_sold"],
+      [m.units_7d, m.units_30d, m.units_90d, m.units_365d, m.total_sold],
+      w?.units ?? null,
+      (x) => num(x),
+    ),
+    figureOf(
+      "sales_revenue",
+      "Revenue (7 / 30 / 90 / 365 days / lifetime)",
+      "Σ (quantity × price − discount) of the same sales: the last N days (N = 7, 30, 90, 365) and every sale",
+      ["revenue_7d", "revenue_30d", "revenue_90d", "revenue_365d", "lifetime_revenue"],
+      [m.revenue_7d, m.revenue_30d, m.revenue_90d, m.revenue_365d, m.lifetime_revenue],
+      w?.revenue ?? null,
+      money,
+      2,
+    ),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Days in and out of stock, average stock (§2)
+
+/** The days of the last n that fall in the product's life: from the later of life start and D0 − n + 1. */
+function lifeWindow(m: ExplainRow, n: number): { from: string | null; days: number } {
+  const start = addDays(m.d0, 1 - n);
+  const life = m.history_start;
+  if (life === null || life > m.d0) return { from: null, days: 0 };
+  const from = life > start ? life : start;
+  return { from, days: daysBetween(from, m.d0) + 1 };
+}
+
+/**
+ * Days out of stock among the last n, from the stored runs: every day of a run with closing stock
+ * ≤ 0, except its first when that day had sales (it sold its last units: in stock).
+ */
+function outOfStockDays(m: ExplainRow, runs: StockRun[], n: number) {
+  const start = addDays(m.d0, 1 - n);
+  const periods: { from: string; to: string; days: number }[] = [];
+  for (const r of runs) {
+    if (r.stock > 0 || r.valid_to < start) continue;
+    const from =
+      r.valid_from < start ? start : r.sold_first_day > 0 ? addDays(r.valid_from, 1) : r.valid_from;
+    if (from > r.valid_to) continue;
+    periods.push({ from, to: r.valid_to, days: daysBetween(from, r.valid_to) + 1 });
+  }
+  return { periods, days: periods.reduce((s, p) => s + p.days, 0) };
+}
+
+const MAX_LISTED = 6;
+
+function stockDayFigures(m: ExplainRow, runs: StockRun[]): Fig[] {
+  return ([90, 365] as const).map((n): Fig => {
+    const life = lifeWindow(m, n);
+    const out = outOfStockDays(m, runs, n);
+    const inStock = life.days - out.days;
+    const storedOut = n === 90 ? m.out_of_stock_days_90 : m.out_of_stock_days_365;
+    const storedIn = n === 90 ? m.in_stock_days_90 : Math.max(0, life.days - storedOut);
+    const listed = out.periods.slice(0, MAX_LISTED).map((p) => `${dayRange(p.from, p.to)} (${p.days})`);
+    if (out.periods.length > MAX_LISTED) listed.push(`and ${out.periods.length - MAX_LISTED} more periods`);
+    let substituted: string;
+    if (m.history_start === null) substituted = "no life start → 0 days in its life → 0";
+    else if (life.from === null)
+      substituted = `life start ${m.history_start} is after D0 → 0 days in its life → 0`;
+    else
+      substituted =
+        `life start ${m.history_start} → days of the last ${n} in its life: ${dayRange(life.from, m.d0)} = ${life.days}; ` +
+        `out of stock: ${out.days > 0 ? `${listed.join(", ")} = ${out.days}` : "none"} → in stock ${life.days} − ${out.days} = ${inStock}`;
+    const stale = differs(out.days, storedOut) || differs(inStock, storedIn);
+    return {
+      key: n === 90 ? "days_in_stock_90" : "days_in_stock_365",
+      label: `Days in stock (last ${n} days)`,
+      value: storedIn,
+      unit: "days",
+      formula: `days of the last ${n} in the product's life (from the later of its life start and D0 − ${n - 1}) − days out of stock (closing stock ≤ 0 and nothing sold that day)`,
+      substituted,
+      inputs: {
+        life_start: m.history_start,
+        days_in_life: life.days,
+        [`out_of_stock_days_${n}`]: storedOut,
+        ...(n === 90 ? { in_stock_days_90: m.in_stock_days_90 } : {}),
+      },
+      note: joinNotes(
+        n === 90 &&
+          life.days < 90 &&
+          life.from !== null &&
+          `${90 - life.days} of the last 90 days are before the product's life started.`,
+        stale &&
+          changedSince(
+            `${inStock} in stock, ${out.days} out of stock`,
+            `${storedIn} in stock, ${storedOut} out of stock`,
+            "The life start and stock runs give",
+          ),
+      ),
+      section: "§2",
+    };
+  });
+}
+
+const MAX_TERMS = 8;
+
+function averageStockFigure(m: ExplainRow, runs: StockRun[]): Fig {
+  const life = lifeWindow(m, 365);
+  const start = addDays(m.d0, -364);
+  const kept = runs.filter((r) => r.valid_to >= start && r.valid_from <= m.d0);
+  const terms = kept.map((r) => {
+    const from = r.valid_from < start ? start : r.valid_from;
+    const to = r.valid_to > m.d0 ? m.d0 : r.valid_to;
+    return { stock: Math.max(r.stock, 0), days: daysBetween(from, to) + 1 };
+  });
+  const sum = terms.reduce((s, t) => s + t.stock * t.days, 0);
+  const computed = life.days > 0 ? sum / life.days : 0;
+  let substituted: string;
+  if (life.from === null) substituted = "no days of the last 365 in its life → 0";
+  else {
+    const written =
+      terms.length <= MAX_TERMS
+        ? `${terms.map((t) => `${t.stock} × ${t.days}`).join(" + ") || "0"} = ${sum}`
+        : `${sum} (${terms.length} runs of equal closing stock, each × its days)`;
+    substituted = `Σ max(S(d), 0) over ${dayRange(life.from, m.d0)} = ${written}; ${sum} ÷ ${life.days} = ${num(computed, 2)}`;
+  }
+  return {
+    key: "avg_stock_units_365",
+    label: "Average stock (365 days)",
+    value: m.avg_stock_units_365,
+    unit: "units",
+    formula:
+      "mean of max(S(d), 0) over the days of the last 365 in the product's life, S(d) = the closing stock reconstructed backwards (0 when there are none)",
+    substituted,
+    inputs: { life_start: m.history_start, days_in_life: life.days, stock_runs: kept.length },
+    note: staleNote(computed, m.avg_stock_units_365, 2),
+    section: "§2",
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measured lead time (§4)
+
+const MIN_LEAD_TIME_SAMPLES = 3;
+
+function leadTimeMeasuredFigure(m: ExplainRow, samples: LeadTimeSamples | null): Fig {
+  const base = {
+    key: "lead_time_measured" as const,
+    label: "Measured lead time",
+    value: m.lead_time_measured,
+    unit: "days",
+    formula:
+      "samples: lines of purchase orders not cancelled, ordered in the last 365 days (D0 − 364 … D0), with a receipt up to D0; a sample's days = first receipt − ordered. The product's own samples when it has at least 3, else its vendor's (every line of the vendor's purchase orders) when the vendor has at least 3: their mean and sample standard deviation; else none",
+    section: "§4",
+  };
+  const stored = {
+    level: m.lead_time_measured_level,
+    samples: m.lead_time_measured_samples,
+    mean: m.lead_time_measured,
+    std: m.lead_time_measured_std,
+  };
+  if (!samples) return { ...base, substituted: "samples not read", inputs: stored };
+  const own = samples.product;
+  const vendor = samples.vendor;
+  const level =
+    own.count >= MIN_LEAD_TIME_SAMPLES
+      ? "product"
+      : vendor && vendor.count >= MIN_LEAD_TIME_SAMPLES
+        ? "vendor"
+        : null;
+  const enough = (set: LeadTimeSampleSet) => (set.count >= MIN_LEAD_TIME_SAMPLES ? "≥ 3" : "< 3");
+  const list = (set: LeadTimeSampleSet) => {
+    const shown = set.listed.map(
+      (s) =>
+        `PO ${s.po_id}${s.lines > 1 ? ` × ${s.lines} lines` : ""} (ordered ${s.date_ordered}, first receipt ${s.first_received}) ${plural(s.days, "day")}`,
+    );
+    const listedLines = set.listed.reduce((n, s) => n + s.lines, 0);
+    if (set.count > listedLines) shown.push(`and ${set.count - listedLines} more`);
+    return shown.length ? `: ${shown.join(", ")}` : "";
+  };
+  const parts = [`own samples: ${own.count} (${enough(own)})${list(own)}`];
+  if (level !== "product") {
+    const name = m.vendor_name ?? (m.vendor_id === null ? null : `#${m.vendor_id}`);
+    parts.push(
+      vendor && name
+        ? `vendor ${name}'s samples: ${vendor.count} (${enough(vendor)})${level === "vendor" ? list(vendor) : ""}`
+        : "no vendor",
+    );
+  }
+  const set = level === "product" ? own : level === "vendor" ? vendor : null;
+  let computed = { level: null as string | null, samples: 0, mean: null as Num, std: null as Num };
+  let result = "no measurement";
+  if (set && level) {
+    const n = set.count;
+    const mean = set.sum / n;
+    const std = Math.sqrt(Math.max(0, (set.sum_sq - set.sum ** 2 / n) / (n - 1)));
+    computed = { level, samples: n, mean, std };
+    result = `mean = ${num(set.sum)} ÷ ${n} = ${days(roundHalfAway(mean, 2))}, s = √((${num(set.sum_sq)} − ${num(set.sum)}²/${n}) ÷ ${n - 1}) = ${days(roundHalfAway(std, 2))}`;
+  }
+  const describe = (x: typeof computed) =>
+    x.level === null || x.mean === null
+      ? "no measurement"
+      : `${num(x.mean, 2)} ± ${num(x.std, 2)} days from ${x.samples} ${x.level} samples`;
+  const stale =
+    computed.level !== stored.level ||
+    computed.samples !== stored.samples ||
+    (computed.mean !== null && stored.mean !== null && differs(computed.mean, stored.mean, 2)) ||
+    (computed.std !== null && stored.std !== null && differs(computed.std, stored.std, 2));
+  return {
+    ...base,
+    substituted: `${parts.join("; ")} → ${result}`,
+    inputs: { ...stored, own_samples: own.count, vendor_samples: vendor?.count ?? null },
+    note: stale ? changedSince(describe(computed), describe(stored), "The samples give") : undefined,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reorder and overstock value (§6)
+
+function orderValueFigures(m: ExplainRow): Fig[] {
+  const cost = m.cost_price;
+  return (
+    [
+      ["reorder_value", "Reorder value", "reorder_qty", m.reorder_qty, m.reorder_value],
+      ["overstock_value", "Overstock value", "overstock_qty", m.overstock_qty, m.overstock_value],
+    ] as const
+  ).map(([key, label, qtyName, qty, stored]): Fig => {
+    const computed = qty * (cost ?? 0);
+    return {
+      key,
+      label,
+      value: stored,
+      formula: `${qtyName} × cost price (0 without a cost)`,
+      substituted:
+        cost === null ? `no cost price → ${qty} × 0 = 0.00` : `${qty} × ${num(cost)} = ${money(computed)}`,
+      inputs: { [qtyName]: qty, cost_price: cost },
+      note: staleNote(computed, stored, 2),
+      section: "§6",
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forecast working and backtest (§8), recomputed from the weekly history
+
+const PHI = 0.8;
+const MAX_WEEKS = 104;
+const BACKTEST_WEEKS = 8;
+const SEASONAL_MIN_WEEKS = 53;
+
+/** n = min(104, ⌊history_days ÷ 7⌋): the full weeks of the product's life. */
+const weeksOf = (m: ExplainRow) => Math.min(MAX_WEEKS, Math.floor(Math.max(m.history_days, 0) / 7));
+
+/** x₁ … xₙ (oldest first) from the 104-week history, or null without it. */
+function seriesOf(m: ExplainRow, history: number[] | null): number[] | null {
+  if (!history || history.length < MAX_WEEKS) return null;
+  const n = weeksOf(m);
+  return history.slice(history.length - n);
+}
+
+/** Week k (0 = the one ending on D0) as "start … end". */
+const weekText = (d0: string, k: number) => dayRange(addDays(d0, -7 * k - 6), addDays(d0, -7 * k));
+
+interface StandardFit {
+  level: number;
+  trend: number;
+  sumW: number;
+  sumWX: number;
+  /** Trend weeks (0 when n < 8), Σ(t − t̄)·xₜ and Σ(t − t̄)² over them */
+  trendWeeks: number;
+  sxy: number;
+  sxx: number;
+}
+
+/** Gardner's damped trend in closed form (§8): ℓ over all the weeks, b over the last min(n, 26). */
+function standardFit(xs: number[]): StandardFit {
+  const n = xs.length;
+  let sumW = 0;
+  let sumWX = 0;
+  for (let t = 1; t <= n; t++) {
+    const w = PHI ** (n - t);
+    sumW += w;
+    sumWX += w * xs[t - 1]!;
+  }
+  const level = n > 0 ? sumWX / sumW : 0;
+  if (n < 8) return { level, trend: 0, sumW, sumWX, trendWeeks: 0, sxy: 0, sxx: 0 };
+  const weeks = Math.min(n, 26);
+  const mean = n - (weeks - 1) / 2;
+  let sxy = 0;
+  let sxx = 0;
+  for (let t = n - weeks + 1; t <= n; t++) {
+    sxy += (t - mean) * xs[t - 1]!;
+    sxx += (t - mean) ** 2;
+  }
+  return { level, trend: sxy / sxx, sumW, sumWX, trendWeeks: weeks, sxy, sxx };
+}
+
+const standardNext = (xs: number[]) => {
+  const f = standardFit(xs);
+  return Math.max(0, f.level + f.trend * PHI);
+};
+
+/** Forecasts agree when they are equal to 1e-6 (relative above 1). */
+const agrees = (a: Num, b: Num) =>
+  a === null || b === null ? a === b : Math.abs(a - b) <= 1e-6 * Math.max(1, Math.abs(b));
+
+function forecastWeekOneFigure(
+  m: ExplainRow,
+  forecast: ForecastRow | null,
+  history: number[] | null,
+  excluded: boolean,
+): Fig {
+  const seasonal = forecast?.method === "seasonal";
+  const stored = forecast?.weekly[0] ?? null;
+  const base = {
+    key: "forecast_week_1" as const,
+    label: "Forecast week 1 (F₁)",
+    value: stored,
+    unit: "units",
+    formula: seasonal
+      ? "seasonal: base₁ = mean of x at t = n − 52, n − 51, n − 50 (the same week last year and its neighbours); g = Σ of the last 52 weeks ÷ Σ of the 52 before (when n = 104 and that sum > 0, else 1), clamped to 0.5 … 2; F₁ = base₁ × g"
+      : "standard: ℓ = Σ 0.8^(n−t)·xₜ ÷ Σ 0.8^(n−t) over the n full weeks of the product's life (α = 0.2); b = least-squares slope of xₜ on t over the last min(n, 26) weeks (0 when n < 8); F₁ = max(0, ℓ + b × φ), φ = 0.8",
+    section: "§8",
+  };
+  if (!forecast)
+    return {
+      ...base,
+      substituted: excluded ? "excluded → no forecast" : "no forecast stored",
+      inputs: { method: null },
+    };
+  const xs = seriesOf(m, history);
+  if (!xs) return { ...base, substituted: "weekly history not read", inputs: { method: forecast.method } };
+  const n = xs.length;
+  const full = Math.floor(Math.max(m.history_days, 0) / 7);
+  const weeks =
+    full > MAX_WEEKS
+      ? `n = min(104, ⌊${m.history_days} ÷ 7⌋) = ${n} weeks`
+      : `n = ⌊${m.history_days} ÷ 7⌋ = ${plural(n, "week")}`;
+  let computed: number;
+  let working: string;
+  let inputs: Record<string, number | string | null>;
+  if (seasonal && n >= SEASONAL_MIN_WEEKS) {
+    // t = n − 52, n − 51, n − 50 are weeks k = 52, 51, 50 before D0's.
+    const ks = [52, 51, 50];
+    const xsK = ks.map((k) => xs[n - k - 1]!);
+    const base1 = (xsK[0]! + xsK[1]! + xsK[2]!) / 3;
+    let growth = 1;
+    let growthText: string;
+    if (n >= MAX_WEEKS) {
+      const last = xs.slice(n - 52).reduce((s, x) => s + x, 0);
+      const before = xs.slice(n - 104, n - 52).reduce((s, x) => s + x, 0);
+      if (before > 0) {
+        const ratio = last / before;
+        growth = Math.min(2, Math.max(0.5, ratio));
+        growthText = `g = Σ of the last 52 weeks ÷ Σ of the 52 before = ${num(last)} ÷ ${num(before)} = ${num(ratio)}${growth !== ratio ? ` → clamped to ${num(growth)}` : ""}`;
+      } else growthText = "g = 1 (the 52 weeks before the last 52 sold nothing)";
+    } else growthText = `g = 1 (n = ${n} < 104)`;
+    computed = base1 * growth;
+    working = `${weeks}; base₁ = mean of the weeks ${ks.map((k, i) => `${weekText(m.d0, k)} (${num(xsK[i]!)})`).join(", ")} = (${xsK.map((x) => num(x)).join(" + ")}) ÷ 3 = ${small(base1)}; ${growthText}; F₁ = base₁ × g = ${small(base1)} × ${num(growth)} = ${small(computed)}`;
+    inputs = {
+      method: forecast.method,
+      n,
+      base_1: base1,
+      growth,
+      recomputed_f1: computed,
+      stored_f1: stored,
+    };
+  } else {
+    const fit = standardFit(xs);
+    computed = Math.max(0, fit.level + fit.trend * PHI);
+    const trendText =
+      n < 8
+        ? `b = 0 (n = ${n} < 8)`
+        : `b = Σ(t − t̄)·xₜ ÷ Σ(t − t̄)² over the last ${fit.trendWeeks} weeks = ${small(fit.sxy)} ÷ ${num(fit.sxx)} = ${small(fit.trend)}`;
+    const plusTrend =
+      fit.trend < 0
+        ? `${small(fit.level)} − ${small(-fit.trend)} × 0.8`
+        : `${small(fit.level)} + ${small(fit.trend)} × 0.8`;
+    working =
+      n === 0
+        ? `${weeks}: no history → F₁ = 0`
+        : `${weeks}; ℓ = Σ 0.8^(n−t)·xₜ ÷ Σ 0.8^(n−t) = ${small(fit.sumWX)} ÷ ${num(fit.sumW)} = ${small(fit.level)}; ${trendText}; F₁ = max(0, ${plusTrend}) = ${small(computed)}`;
+    inputs = {
+      method: forecast.method,
+      n,
+      level: fit.level,
+      trend: fit.trend,
+      recomputed_f1: computed,
+      stored_f1: stored,
+    };
+  }
+  if (!agrees(computed, stored))
+    return {
+      ...base,
+      substituted: `F₁ = ${num(stored)} as stored (the working is left out: see the note)`,
+      inputs,
+      note: changedSince(
+        num(computed),
+        num(stored),
+        "Recomputed from the weekly sales history, week 1 comes to",
+      ),
+    };
+  return { ...base, substituted: working, inputs };
+}
+
+interface BacktestSums {
+  method: string;
+  actual: number;
+  absErr: number;
+  err: number;
+  wape: Num;
+  mape: Num;
+  bias: Num;
+  /** Weeks with A > 0 (the MAPE's); null when taken from the stored row */
+  positive: number | null;
+}
+
+/** The backtest of §8 on x₁ … xₙ: each of the last 8 weeks forecast from the weeks before it. */
+function backtestOf(xs: number[]) {
+  const n = xs.length;
+  const weeks: { t: number; a: number; standard: number; seasonal: number; fellBack: boolean }[] = [];
+  for (let t = n - BACKTEST_WEEKS + 1; t <= n; t++) {
+    const before = xs.slice(0, t - 1);
+    const standard = standardNext(before);
+    const fellBack = t - 1 < SEASONAL_MIN_WEEKS;
+    const seasonal = fellBack ? standard : (xs[t - 54]! + xs[t - 53]! + xs[t - 52]!) / 3;
+    weeks.push({ t, a: xs[t - 1]!, standard, seasonal, fellBack });
+  }
+  const sums = (method: "standard" | "seasonal"): BacktestSums => {
+    let actual = 0;
+    let absErr = 0;
+    let err = 0;
+    let ape = 0;
+    let positive = 0;
+    for (const w of weeks) {
+      const f = w[method];
+      actual += w.a;
+      absErr += Math.abs(w.a - f);
+      err += f - w.a;
+      if (w.a > 0) {
+        ape += Math.abs(w.a - f) / w.a;
+        positive++;
+      }
+    }
+    return {
+      method,
+      actual,
+      absErr,
+      err,
+      wape: actual === 0 ? null : absErr / actual,
+      mape: positive === 0 ? null : ape / positive,
+      bias: actual === 0 ? null : err / actual,
+      positive,
+    };
+  };
+  return { weeks, standard: sums("standard"), seasonal: sums("seasonal") };
+}
+
+const summary = (sums: BacktestSums[]) =>
+  sums
+    .map(
+      (s) =>
+        `${s.method}: ΣA ${num(s.actual)}, WAPE ${num(s.wape)}, MAPE ${num(s.mape)}, bias ${num(s.bias)}`,
+    )
+    .join("; ");
+
+function backtestFigure(
+  m: ExplainRow,
+  forecast: ForecastRow | null,
+  history: number[] | null,
+  accuracy: AccuracyRow[],
+  excluded: boolean,
+): Fig {
+  const n = weeksOf(m);
+  const base = {
+    key: "backtest" as const,
+    label: "Backtest: the better fit (last 8 weeks)",
+    formula:
+      "each method forecasts each of the last 8 weeks from the weeks before it only (seasonal as standard when fewer than 53); A = the week's units, F = its forecast: WAPE = Σ|A − F| ÷ ΣA, MAPE = mean of |A − F| ÷ A over the weeks with A > 0, bias = Σ(F − A) ÷ ΣA (positive = over-forecast); the lower WAPE fits better",
+    section: "§8",
+  };
+  const rows = [...accuracy].sort((a, b) => (a.method === "standard" ? -1 : b.method === "standard" ? 1 : 0));
+  if (rows.length === 0)
+    return {
+      ...base,
+      value: null,
+      substituted:
+        excluded && !forecast
+          ? "excluded → no backtest"
+          : n < BACKTEST_WEEKS + 1
+            ? `n = ${plural(n, "week")} < 9 → no backtest`
+            : "no backtest stored",
+      inputs: { n },
+    };
+  const xs = seriesOf(m, history);
+  const recomputed = xs && xs.length > BACKTEST_WEEKS ? backtestOf(xs) : null;
+  const consistent =
+    recomputed !== null &&
+    rows.every((r) => {
+      const c = r.method === "seasonal" ? recomputed.seasonal : recomputed.standard;
+      return (
+        agrees(c.actual, r.actual) &&
+        agrees(c.wape, r.wape) &&
+        agrees(c.mape, r.mape) &&
+        agrees(c.bias, r.bias)
+      );
+    });
+  const sums: BacktestSums[] = rows.map((r) =>
+    consistent && recomputed
+      ? r.method === "seasonal"
+        ? recomputed.seasonal
+        : recomputed.standard
+      : {
+          method: r.method,
+          actual: r.actual,
+          absErr: (r.wape ?? 0) * r.actual,
+          err: (r.bias ?? 0) * r.actual,
+          wape: r.wape,
+          mape: r.mape,
+          bias: r.bias,
+          positive: null,
+        },
+  );
+  const parts = sums.map((s) =>
+    s.actual === 0 || s.wape === null
+      ? `${s.method}: ΣA = ${num(s.actual)} → WAPE, MAPE and bias are —`
+      : `${s.method}: Σ|A − F| = ${num(s.absErr)}, ΣA = ${num(s.actual)} → WAPE = ${num(s.absErr)} ÷ ${num(s.actual)} = ${num(s.wape)}; MAPE = ${num(s.mape)}${s.positive === null ? "" : ` (over the ${plural(s.positive, "week")} with A > 0)`}; bias = Σ(F − A) ÷ ΣA = ${num(s.err)} ÷ ${num(s.actual)} = ${num(s.bias)}`,
+  );
+  const std = sums.find((s) => s.method === "standard");
+  const sea = sums.find((s) => s.method === "seasonal");
+  let value: string | null = null;
+  let verdict = "";
+  if (std?.wape != null && sea?.wape != null) {
+    if (Math.abs(std.wape - sea.wape) <= 1e-9 * Math.max(1, std.wape)) {
+      value = "equal";
+      verdict = ` → both fit the same (WAPE ${num(std.wape)})`;
+    } else {
+      const [better, worse] = std.wape < sea.wape ? [std, sea] : [sea, std];
+      value = better.method;
+      verdict = ` → ${better.method} fits better (WAPE ${num(better.wape)} < ${num(worse.wape)})`;
+    }
+  }
+  const inputs: Record<string, number | string | null> = { n, weeks: rows[0]?.weeks ?? BACKTEST_WEEKS };
+  for (const r of rows) {
+    inputs[`${r.method}_actual`] = r.actual;
+    inputs[`${r.method}_wape`] = r.wape;
+    inputs[`${r.method}_mape`] = r.mape;
+    inputs[`${r.method}_bias`] = r.bias;
+  }
+  if (consistent && recomputed)
+    for (const w of recomputed.weeks)
+      inputs[`week ${weekText(m.d0, n - w.t)}`] =
+        `A ${num(w.a)}, standard ${num(w.standard)}, seasonal ${num(w.seasonal)}`;
+  const fellBack = recomputed?.weeks.filter((w) => w.fellBack).length ?? 0;
+  return {
+    ...base,
+    value,
+    substituted: parts.join("; ") + verdict,
+    inputs,
+    note: joinNotes(
+      consistent &&
+        fellBack > 0 &&
+        `Seasonal needs 53 weeks of history before a week: for ${fellBack} of the 8 weeks it had fewer and forecast as standard.`,
+      !consistent &&
+        recomputed &&
+        `${changedSince(
+          summary(
+            [recomputed.standard, recomputed.seasonal].filter((c) => rows.some((r) => r.method === c.method)),
+          ),
+          summary(sums),
+          "Recomputed from the weekly sales history, the backtest gives",
+        )} The stored figures are shown (Σ|A − F| = WAPE × ΣA, Σ(F − A) = bias × ΣA).`,
+    ),
   };
 }

@@ -24,12 +24,16 @@ import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors.ts";
 import { loadGlobalSettingValues, resolvePlanningParameters } from "../config/planning-parameters.ts";
 import {
+  type AccuracyRow,
   addDays,
   buildExplanation,
   type ExplainRow,
   type ForecastRow,
+  type LeadTimeSamples,
   type OpenLine,
   type SalesMoments,
+  type SalesWindows,
+  type StockRun,
 } from "./metrics.explain.ts";
 
 type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
@@ -174,7 +178,11 @@ export async function listProductMetrics(
 // Explanation and detail
 
 const METRIC_FLOATS = [
+  "stock_value_cost",
+  "stock_value_retail",
+  "revenue_7d",
   "revenue_30d",
+  "revenue_90d",
   "revenue_365d",
   "lifetime_revenue",
   "avg_daily_sales",
@@ -208,10 +216,12 @@ const METRIC_PLAIN = [
   "units_30d",
   "units_90d",
   "units_365d",
+  "total_sold",
   "history_days",
   "is_new",
   "in_stock_days_90",
   "out_of_stock_days_90",
+  "out_of_stock_days_365",
   "lead_time_configured",
   "lead_time_configured_source",
   "lead_time_measured_samples",
@@ -233,7 +243,8 @@ const METRIC_PLAIN = [
 // D0: the UTC date of calculated_at, which is the run's asOf (docs/metrics.md §0).
 const EXPLAIN_SQL = `
 SELECT p.pid, p.title, p.sku, p.stock_quantity, p.moq, p.case_qty, p.cost_price::float8 AS cost_price,
-  p.discontinued, p.replenishable,
+  p.price::float8 AS price, p.discontinued, p.replenishable, p.vendor_id,
+  (SELECT v.name FROM vendors v WHERE v.id = p.vendor_id) AS vendor_name,
   (SELECT c.name FROM product_categories pc JOIN categories c ON c.id = pc.category_id
     WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1) AS primary_category,
   m.pid IS NOT NULL AS has_metrics,
@@ -271,10 +282,176 @@ async function loadProduct(db: Database, pid: number): Promise<Loaded> {
   return { row, forecast };
 }
 
-async function explainLoaded(db: Database, { row, forecast }: Loaded): Promise<MetricsExplanation> {
+/** What the explanation and the detail both show: weekly history, backtest rows, stock runs. */
+interface Extras {
+  /** Units per week k = 103 … 0 (week k = D0−7k−6 … D0−7k), oldest first */
+  history: { week_start: string; units: number }[];
+  accuracy: AccuracyRow[];
+  runs: StockRun[];
+}
+
+async function loadExtras(db: Database, row: ExplainRow): Promise<Extras> {
   const query = runner(db);
   const pid = row.pid;
-  const [openLines, moments, params, settings] = await Promise.all([
+  const [history, accuracy, runs] = await Promise.all([
+    // Week k = D0−7k−6 … D0−7k, k = 0 … 103; one grouped pass over the product's order lines.
+    // Week 0 is the "last 7 days" window, cut at asOf: it is units_7d.
+    query<{ week_start: string; units: number }>(
+      `SELECT to_char($2::date - 7 * w.k - 6, 'YYYY-MM-DD') AS week_start, COALESCE(s.units, 0)::float8 AS units
+       FROM generate_series(0, 103) AS w(k)
+       LEFT JOIN (
+         SELECT ($2::date - (order_date AT TIME ZONE 'UTC')::date) / 7 AS k, sum(quantity) AS units
+         FROM order_lines
+         WHERE pid = $1::int AND status = 'completed'
+           AND order_date >= (($2::date - 727)::timestamp AT TIME ZONE 'UTC')
+           AND order_date < (($2::date - 6)::timestamp AT TIME ZONE 'UTC')
+         GROUP BY 1
+       ) s ON s.k = w.k
+       ORDER BY w.k DESC`,
+      [pid, row.d0],
+    ),
+    query<AccuracyRow>(
+      `SELECT method, weeks, actual::float8 AS actual, wape::float8 AS wape, mape::float8 AS mape,
+         bias::float8 AS bias
+       FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method`,
+      [pid],
+    ),
+    query<StockRun>(
+      `SELECT to_char(valid_from, 'YYYY-MM-DD') AS valid_from, to_char(valid_to, 'YYYY-MM-DD') AS valid_to,
+         stock, sold_first_day
+       FROM product_stock_history WHERE pid = $1::int ORDER BY valid_from`,
+      [pid],
+    ),
+  ]);
+  const lastWeek = history.at(-1);
+  if (lastWeek) lastWeek.units = row.units_7d;
+  return { history, accuracy, runs };
+}
+
+/** Lead-time samples listed per level (the rest are counted). */
+const LISTED_SAMPLES = 20;
+
+/**
+ * The lead-time samples (§4) of the product and of its vendor's purchase orders: lines of purchase
+ * orders not cancelled, ordered in the last 365 days, with a receipt up to D0; days = first receipt
+ * − ordered. Counts and sums over every line; listed per level, the lines of one purchase order
+ * with the same first receipt together, the first LISTED_SAMPLES such groups.
+ */
+async function loadLeadTimeSamples(db: Database, row: ExplainRow): Promise<LeadTimeSamples> {
+  const rows = await runner(db)<{
+    n_own: number;
+    s_own: number;
+    ss_own: number;
+    n_vend: number;
+    s_vend: number;
+    ss_vend: number;
+    level: "own" | "vendor" | null;
+    po_id: number;
+    date_ordered: string;
+    first_received: string;
+    days: number;
+    lines: number;
+  }>(
+    // The product's lines and the vendor's purchase orders' lines, each found by its index.
+    `WITH lines AS (
+       SELECT l.id, l.pid, l.po_id FROM po_lines l WHERE l.pid = $1::int
+       UNION
+       SELECT l.id, l.pid, l.po_id
+       FROM purchase_orders o JOIN po_lines l ON l.po_id = o.id
+       WHERE o.vendor_id = $3::int
+     ),
+     s AS MATERIALIZED (
+       SELECT l.pid = $1::int AS own, COALESCE(o.vendor_id = $3::int, false) AS vend, o.id AS po_id,
+         o.date_ordered, fr.first_received, (fr.first_received - o.date_ordered)::float8 AS days
+       FROM lines l
+       JOIN purchase_orders o ON o.id = l.po_id
+       CROSS JOIN LATERAL (
+         SELECT min(r.received_date) AS first_received FROM receivings r
+         WHERE r.po_line_id = l.id AND r.received_date <= $2::date
+       ) fr
+       WHERE o.status <> 'cancelled' AND o.date_ordered BETWEEN $2::date - 364 AND $2::date
+         AND fr.first_received IS NOT NULL
+     ),
+     totals AS (
+       SELECT count(*) FILTER (WHERE own)::int AS n_own,
+         COALESCE(sum(days) FILTER (WHERE own), 0)::float8 AS s_own,
+         COALESCE(sum(days * days) FILTER (WHERE own), 0)::float8 AS ss_own,
+         count(*) FILTER (WHERE vend)::int AS n_vend,
+         COALESCE(sum(days) FILTER (WHERE vend), 0)::float8 AS s_vend,
+         COALESCE(sum(days * days) FILTER (WHERE vend), 0)::float8 AS ss_vend
+       FROM s
+     ),
+     groups AS (
+       SELECT 'own' AS level, po_id, date_ordered, first_received, days, count(*)::int AS lines
+       FROM s WHERE own GROUP BY po_id, date_ordered, first_received, days
+       UNION ALL
+       SELECT 'vendor', po_id, date_ordered, first_received, days, count(*)::int
+       FROM s WHERE vend GROUP BY po_id, date_ordered, first_received, days
+     ),
+     ranked AS (
+       SELECT g.*, row_number() OVER (PARTITION BY level ORDER BY date_ordered, po_id, first_received) AS rn
+       FROM groups g
+     )
+     SELECT t.*, r.level, r.po_id, to_char(r.date_ordered, 'YYYY-MM-DD') AS date_ordered,
+       to_char(r.first_received, 'YYYY-MM-DD') AS first_received, r.days, r.lines
+     FROM totals t
+     LEFT JOIN ranked r ON r.rn <= ${LISTED_SAMPLES}
+     ORDER BY r.level, r.rn`,
+    [row.pid, row.d0, row.vendor_id],
+  );
+  const t = rows[0];
+  const listed = (level: "own" | "vendor") =>
+    rows
+      .filter((r) => r.level === level)
+      .map((r) => ({
+        po_id: r.po_id,
+        date_ordered: r.date_ordered,
+        first_received: r.first_received,
+        days: r.days,
+        lines: r.lines,
+      }));
+  return {
+    product: { count: t?.n_own ?? 0, sum: t?.s_own ?? 0, sum_sq: t?.ss_own ?? 0, listed: listed("own") },
+    vendor:
+      row.vendor_id === null
+        ? null
+        : { count: t?.n_vend ?? 0, sum: t?.s_vend ?? 0, sum_sq: t?.ss_vend ?? 0, listed: listed("vendor") },
+  };
+}
+
+/** Units and revenue per window (7, 30, 90, 365 days, lifetime) from the order lines, up to asOf. */
+async function loadSalesWindows(db: Database, row: ExplainRow): Promise<SalesWindows> {
+  const windows = [6, 29, 89, 364];
+  const [w] = await runner(db)<Record<string, number | string | null>>(
+    `SELECT ${windows
+      .map(
+        (back, i) =>
+          `COALESCE(sum(quantity) FILTER (WHERE day >= $2::date - ${back}), 0)::float8 AS u${i},
+           COALESCE(sum(revenue) FILTER (WHERE day >= $2::date - ${back}), 0)::float8 AS r${i}`,
+      )
+      .join(", ")},
+       COALESCE(sum(quantity), 0)::float8 AS u4, COALESCE(sum(revenue), 0)::float8 AS r4,
+       to_char(min(day), 'YYYY-MM-DD') AS first_sold
+     FROM (
+       SELECT quantity, quantity * price - discount AS revenue, (order_date AT TIME ZONE 'UTC')::date AS day
+       FROM order_lines
+       WHERE pid = $1::int AND status = 'completed' AND order_date <= $3::timestamptz
+     ) s`,
+    [row.pid, row.d0, row.calculated_at],
+  );
+  const at = (prefix: string) =>
+    [0, 1, 2, 3, 4].map((i) => Number(w?.[`${prefix}${i}`] ?? 0)) as SalesWindows["units"];
+  return { units: at("u"), revenue: at("r"), first_sold: (w?.first_sold as string | null) ?? null };
+}
+
+async function explainLoaded(
+  db: Database,
+  { row, forecast }: Loaded,
+  extras: Extras,
+): Promise<MetricsExplanation> {
+  const query = runner(db);
+  const pid = row.pid;
+  const [openLines, moments, params, settings, windows, leadTimeSamples] = await Promise.all([
     // Received = the receipts dated up to D0 (§1: later ones are not received yet).
     query<OpenLine>(
       `SELECT o.id AS po_id, to_char(o.date_ordered, 'YYYY-MM-DD') AS date_ordered,
@@ -302,6 +479,8 @@ async function explainLoaded(db: Database, { row, forecast }: Loaded): Promise<M
     ),
     resolvePlanningParameters(db, [pid]),
     loadGlobalSettingValues(db),
+    loadSalesWindows(db, row),
+    loadLeadTimeSamples(db, row),
   ]);
   const before = moments[0] ?? { sum_x: 0, sum_x2: 0 };
   const onD0 = Math.max(0, row.units_90d - before.sum_x);
@@ -312,50 +491,27 @@ async function explainLoaded(db: Database, { row, forecast }: Loaded): Promise<M
     sales: { sum_x: before.sum_x + onD0, sum_x2: before.sum_x2 + onD0 * onD0 },
     params: params[0] ?? null,
     settings,
+    windows,
+    runs: extras.runs,
+    leadTimeSamples,
+    history: extras.history.map((w) => w.units),
+    accuracy: extras.accuracy,
   });
 }
 
 /** metrics.explain: every figure of one product with its inputs and the formula filled in. */
 export async function explainProductMetrics(db: Database, pid: number): Promise<MetricsExplanation> {
-  return explainLoaded(db, await loadProduct(db, pid));
+  const loaded = await loadProduct(db, pid);
+  return explainLoaded(db, loaded, await loadExtras(db, loaded.row));
 }
 
 /** metrics.product: the explanation plus weekly history, forecast, backtest and stock runs. */
 export async function productMetricsDetail(db: Database, pid: number): Promise<ProductMetricsDetail> {
   const loaded = await loadProduct(db, pid);
   const { row, forecast } = loaded;
-  const query = runner(db);
-  const [explanation, history, accuracy, runs] = await Promise.all([
-    explainLoaded(db, loaded),
-    // Week k = D0−7k−6 … D0−7k, k = 0 … 103; one grouped pass over the product's order lines.
-    // Week 0 is the "last 7 days" window, cut at asOf (not stored): it is units_7d.
-    query<{ week_start: string; units: number }>(
-      `SELECT to_char($2::date - 7 * w.k - 6, 'YYYY-MM-DD') AS week_start, COALESCE(s.units, 0)::int AS units
-       FROM generate_series(0, 103) AS w(k)
-       LEFT JOIN (
-         SELECT ($2::date - (order_date AT TIME ZONE 'UTC')::date) / 7 AS k, sum(quantity) AS units
-         FROM order_lines
-         WHERE pid = $1::int AND status = 'completed'
-           AND order_date >= (($2::date - 727)::timestamp AT TIME ZONE 'UTC')
-           AND order_date < (($2::date - 6)::timestamp AT TIME ZONE 'UTC')
-         GROUP BY 1
-       ) s ON s.k = w.k
-       ORDER BY w.k DESC`,
-      [pid, row.d0],
-    ),
-    query<{ method: string; weeks: number; wape: number | null; mape: number | null; bias: number | null }>(
-      `SELECT method, weeks, wape::float8 AS wape, mape::float8 AS mape, bias::float8 AS bias
-       FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method`,
-      [pid],
-    ),
-    query<{ valid_from: string; valid_to: string; stock: number }>(
-      `SELECT to_char(valid_from, 'YYYY-MM-DD') AS valid_from, to_char(valid_to, 'YYYY-MM-DD') AS valid_to, stock
-       FROM product_stock_history WHERE pid = $1::int ORDER BY valid_from`,
-      [pid],
-    ),
-  ]);
-  const lastWeek = history.at(-1);
-  if (lastWeek) lastWeek.units = row.units_7d;
+  const extras = await loadExtras(db, row);
+  const explanation = await explainLoaded(db, loaded, extras);
+  const { history, accuracy, runs } = extras;
   const stock = runs.map((r) => ({ date: r.valid_from, stock: r.stock }));
   const last = runs.at(-1);
   if (last && last.valid_to > last.valid_from) stock.push({ date: last.valid_to, stock: last.stock });
@@ -366,7 +522,7 @@ export async function productMetricsDetail(db: Database, pid: number): Promise<P
       ? forecast.weekly.map((units, h) => ({ week_start: addDays(forecast.week_start, 7 * h), units }))
       : [],
     forecast_method: forecast?.method ?? row.forecast_method ?? null,
-    accuracy,
+    accuracy: accuracy.map(({ method, weeks, wape, mape, bias }) => ({ method, weeks, wape, mape, bias })),
     stock,
   };
 }
