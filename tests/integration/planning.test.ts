@@ -555,6 +555,21 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
     ]);
   });
 
+  it("§5: the explanation names the category whose profile plans the new launch, up the tree when needed", async () => {
+    const demand = async () =>
+      (await explainProductMetrics(tdb.db, 1004)).figures.find((f) => f.key === "demand_rate")?.substituted;
+    // 1004's primary category is Cardstock (level 3), where 1001 and 1010 are established.
+    expect(await demand()).toContain("category profile of Cardstock");
+    // Without established products in Cardstock, the profile comes from its parent Paper (1003,
+    // 1008, 1009 are linked to it directly): the text must name Paper, not Cardstock.
+    await tdb.db.prisma.$executeRawUnsafe("UPDATE product_metrics SET is_new = true WHERE pid IN (1001, 1010)");
+    try {
+      expect(await demand()).toContain("category profile of Paper");
+    } finally {
+      await tdb.db.prisma.$executeRawUnsafe("UPDATE product_metrics SET is_new = false WHERE pid IN (1001, 1010)");
+    }
+  });
+
   it("§12.5: life, days in and out of stock, d̄, σd and average stock", async () => {
     expectTable(HISTORY, await byKey("SELECT * FROM product_metrics", "pid"));
   });

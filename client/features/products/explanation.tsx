@@ -4,7 +4,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@clie
 import { cn } from "@client/lib/utils.ts";
 import { type ExplainedFigure, type ProductStatus, STATUS_LABELS } from "@shared/metrics.ts";
 import { ChevronRightIcon, InfoIcon } from "lucide-react";
-import { DASH, formatDay, formatNumber, formatPercent, formatRate } from "./format.ts";
+import { DASH, formatDay, formatMoney, formatNumber, formatPercent, formatRate } from "./format.ts";
 
 interface FigureGroup {
   id: string;
@@ -97,6 +97,7 @@ export function groupFigures(
 
 const PERCENT_KEYS = new Set(["margin_365d", "sell_through_30d"]);
 const TIMES_KEYS = new Set(["turnover_365d", "gmroi_365d"]);
+const MONEY_KEYS = new Set(["stock_value_cost", "stock_value_retail", "reorder_value", "overstock_value"]);
 
 /** A figure's value as shown: units, rates, days, percentages, dates and labels. */
 export function formatFigureValue(f: Pick<ExplainedFigure, "key" | "value" | "unit">): string {
@@ -109,6 +110,7 @@ export function formatFigureValue(f: Pick<ExplainedFigure, "key" | "value" | "un
   }
   if (PERCENT_KEYS.has(key)) return formatPercent(value);
   if (TIMES_KEYS.has(key)) return `${formatNumber(value, 2)}×`;
+  if (MONEY_KEYS.has(key)) return formatMoney(value);
   switch (unit) {
     case "units/day":
       return `${formatRate(value)}/day`;

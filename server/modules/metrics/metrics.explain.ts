@@ -30,6 +30,8 @@ export interface ExplainRow {
   discontinued: boolean;
   replenishable: boolean;
   primary_category: string | null;
+  /** The category whose profile plans a new product: the primary one or its nearest ancestor with established products. */
+  profile_category?: string | null;
   d0: string;
   calculated_at: Date;
   on_hand: number;
@@ -445,7 +447,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     let substituted: string;
     let note: string | undefined;
     if (m.demand_source === "category") {
-      substituted = `new product → d = category profile of ${m.primary_category ?? "its primary category"} = ${rate(d)}`;
+      substituted = `new product → d = category profile of ${m.profile_category ?? m.primary_category ?? "its primary category"} = ${rate(d)}`;
       note = `History of ${m.history_days} days < 30: planned from the mean d̄ of the established products in its primary category (or, without any, in its nearest ancestor category that has them).`;
     } else if (d === null) {
       substituted = "not calculated";
@@ -468,6 +470,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         history_days: m.history_days,
         avg_daily_sales: dbar,
         primary_category: m.primary_category,
+        profile_category: m.profile_category ?? null,
       },
       note: joinNotes(note, m.demand_source === "history" && d !== null && staleNote(dbar, d)),
       section: "§5",

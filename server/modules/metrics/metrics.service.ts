@@ -247,6 +247,21 @@ SELECT p.pid, p.title, p.sku, p.stock_quantity, p.moq, p.case_qty, p.cost_price:
   (SELECT v.name FROM vendors v WHERE v.id = p.vendor_id) AS vendor_name,
   (SELECT c.name FROM product_categories pc JOIN categories c ON c.id = pc.category_id
     WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1) AS primary_category,
+  -- The category whose profile plans a new product (§5): the primary category or its nearest
+  -- ancestor with established products linked to it.
+  (WITH RECURSIVE up AS (
+     (SELECT c.id, c.parent_id, c.name, 0 AS depth
+      FROM product_categories pc JOIN categories c ON c.id = pc.category_id
+      WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1)
+     UNION ALL
+     SELECT c.id, c.parent_id, c.name, up.depth + 1
+     FROM up JOIN categories c ON c.id = up.parent_id WHERE up.depth < 100)
+   SELECT up.name FROM up
+   WHERE EXISTS (SELECT 1 FROM product_categories pc2
+     JOIN product_metrics m2 ON m2.pid = pc2.pid AND NOT m2.is_new
+     JOIN products p2 ON p2.pid = pc2.pid AND NOT p2.discontinued
+     WHERE pc2.category_id = up.id)
+   ORDER BY up.depth LIMIT 1) AS profile_category,
   m.pid IS NOT NULL AS has_metrics,
   to_char((m.calculated_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS d0,
   to_char(m.history_start, 'YYYY-MM-DD') AS history_start,
