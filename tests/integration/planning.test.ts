@@ -562,11 +562,15 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
     expect(await demand()).toContain("category profile of Cardstock");
     // Without established products in Cardstock, the profile comes from its parent Paper (1003,
     // 1008, 1009 are linked to it directly): the text must name Paper, not Cardstock.
-    await tdb.db.prisma.$executeRawUnsafe("UPDATE product_metrics SET is_new = true WHERE pid IN (1001, 1010)");
+    await tdb.db.prisma.$executeRawUnsafe(
+      "UPDATE product_metrics SET is_new = true WHERE pid IN (1001, 1010)",
+    );
     try {
       expect(await demand()).toContain("category profile of Paper");
     } finally {
-      await tdb.db.prisma.$executeRawUnsafe("UPDATE product_metrics SET is_new = false WHERE pid IN (1001, 1010)");
+      await tdb.db.prisma.$executeRawUnsafe(
+        "UPDATE product_metrics SET is_new = false WHERE pid IN (1001, 1010)",
+      );
     }
   });
 
