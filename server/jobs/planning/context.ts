@@ -13,14 +13,22 @@ export function utcMidnight(asOf: Date): Date {
 }
 
 /**
- * Creates (or replaces) the temp table `calc_params`: every product's effective planning parameters
+ * Creates the temp table `calc_params`: every product's effective planning parameters
  * (product → vendor → vendor quote → global), columns as in resolvePlanningParameters' query:
  * pid, vendor, lead_time_days, lead_time_source, days_of_stock, days_of_stock_source, safety_stock,
  * safety_stock_source, safety_stock_days, service_level, forecast_method, forecast_method_source,
  * excluded, excluded_source, … Runs inside the caller's transaction; dropped at commit.
+ *
+ * Built once per transaction: the modules that call this (lead_times, forecast, planning) run in
+ * one run's transaction and none of them changes a setting, so when this session already has the
+ * table it is this transaction's (ON COMMIT DROP: a committed or rolled-back transaction leaves
+ * none behind) and is reused as it is.
  */
 export async function createParametersTable(conn: SqlConnection): Promise<void> {
-  await conn.exec("DROP TABLE IF EXISTS calc_params");
+  const [found] = await conn.query<{ exists: boolean }>(
+    "SELECT to_regclass('pg_temp.calc_params') IS NOT NULL AS exists",
+  );
+  if (found?.exists) return;
   await conn.query(
     `CREATE TEMP TABLE calc_params ON COMMIT DROP AS ${PLANNING_PARAMETERS_SQL}`,
     planningParameterArgs(),

@@ -154,8 +154,10 @@ export const forecastModule: CalcModule = {
     // JIT would spend seconds compiling this statement's long expressions for a sub-second run: off
     // for this statement only (set_config(…, true) lasts until the transaction ends, so the
     // previous value is put back right after).
-    const [setting] = await conn.query<{ jit: string }>("SELECT current_setting('jit') AS jit");
-    await conn.exec("SELECT set_config('jit', 'off', true)");
+    const [setting] = await conn.query<{ jit: string; ptc: string }>(
+      "SELECT current_setting('jit') AS jit, current_setting('parallel_tuple_cost') AS ptc",
+    );
+    await conn.exec("SELECT set_config('jit', 'off', true), set_config('parallel_tuple_cost', '0.01', true)");
     await conn.query(
       `CREATE TEMP TABLE fc_fit ON COMMIT DROP AS
        WITH sales AS (
@@ -194,7 +196,10 @@ export const forecastModule: CalcModule = {
        FROM origins`,
       [d0, seriesFrom, asOf],
     );
-    await conn.query("SELECT set_config('jit', $1, true)", [setting!.jit]);
+    await conn.query("SELECT set_config('jit', $1, true), set_config('parallel_tuple_cost', $2, true)", [
+      setting!.jit,
+      setting!.ptc,
+    ]);
     await conn.exec("ALTER TABLE fc_fit ADD PRIMARY KEY (pid)");
 
     // Products without a fit (no sales in their weeks, or n = 0) forecast 0.
@@ -221,10 +226,8 @@ export const forecastModule: CalcModule = {
        WHERE l.n > ${BACKTEST_WEEKS}`,
     );
 
-    // One UPDATE: the method that ran, null for excluded products.
-    await conn.exec(
-      `UPDATE product_metrics m SET forecast_method = (SELECT l.method FROM fc_life l WHERE l.pid = m.pid)`,
-    );
+    // product_metrics.forecast_method (the method that ran, null for excluded products) is set by
+    // module planning's one UPDATE from product_forecasts.method: no UPDATE of product_metrics here.
     await conn.exec("DROP TABLE fc_life, fc_fit");
     return forecasts + accuracy;
   },

@@ -1,7 +1,8 @@
 // Module planning of the planning engine (docs/metrics.md §5–§7, §9): demand rate, safety stock,
 // reorder point and quantity, overstock, days of cover, the stock-out date counting incoming
 // purchase orders, status and ABC class of every product. Set-based: a few temp tables, then ONE
-// UPDATE of product_metrics. Reads what stock_history, lead_times and forecast stored before it.
+// UPDATE of product_metrics (forecast_method included, from product_forecasts). Reads what stock_history,
+// lead_times and forecast stored before it.
 import { normalQuantile } from "../../../shared/stats.ts";
 import {
   type GlobalSettingValues,
@@ -125,6 +126,7 @@ export const planningModule: CalcModule = {
               ELSE GREATEST(ceil(dm.safety_stock_days * dm.d), 0) END::int AS ss,
          CASE WHEN dm.is_new OR f.weekly IS NULL THEN round(dm.d * dm.h, 2)
               ELSE round((${HORIZON_FORECAST})::numeric, 2) END AS f_h,
+         f.method AS forecast_method,
          dm.basis,
          COALESCE(SUM(GREATEST(dm.basis, 0)) OVER (ORDER BY dm.basis DESC, dm.pid
            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS abc_before,
@@ -195,7 +197,7 @@ export const planningModule: CalcModule = {
     const rows = await conn.execute(
       `UPDATE product_metrics m SET
          demand_rate = b.d, demand_source = b.demand_source, days_of_stock = b.days_of_stock,
-         horizon_days = b.h, forecast_horizon_units = b.f_h,
+         horizon_days = b.h, forecast_horizon_units = b.f_h, forecast_method = b.forecast_method,
          service_level = $4::numeric, z_score = round($5::numeric, 4),
          safety_stock = b.ss, safety_stock_method = b.ss_method,
          lead_time_demand = round(b.d * b.lt, 2), reorder_point = ${ROP},
