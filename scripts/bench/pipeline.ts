@@ -1,7 +1,8 @@
 // `npm run bench:pipeline -- --products N --order-lines M [--po-lines P] [--years Y] [--force]
 //   [--data DIR] [--keep] [--core] [--repeat N]`
 // A benchmark, not a test. Generates a data set (in a child process, so it does not count towards
-// this process's memory; --data reuses a folder written before, e.g. with --keep), then on the
+// this process's memory; --data reuses a folder written before, e.g. with --keep; both the floor and
+// the run calculate as of the data's last day, 2026-03-01, the day the bench generates for), then on the
 // PostgreSQL named by DATABASE_URL times:
 //   (a) the floor: raw COPY of the files into plain tables + one query computing per-product
 //       units and revenue over 30/90/365 days;
@@ -43,6 +44,13 @@ const { values } = parseArgs({
     repeat: { type: "string", default: "1" },
   },
 });
+
+/**
+ * The generated data's last day, and the moment both the floor and our run calculate for: the end of
+ * that day, so the 30/90/365-day windows hold the data's most recent sales as they would live.
+ */
+const DATA_TODAY = "2026-03-01";
+const AS_OF = new Date(`${DATA_TODAY}T23:59:59Z`);
 
 const url = process.env.DATABASE_URL;
 if (!url) {
@@ -107,7 +115,7 @@ function generate() {
       "--po-lines",
       String(poLines),
       "--today",
-      "2026-03-01",
+      DATA_TODAY,
     ],
     { stdio: ["ignore", "ignore", "inherit"] },
   );
@@ -159,15 +167,20 @@ async function runFloor(): Promise<number> {
     );
   }
   const t0 = performance.now();
-  await client.query(`CREATE TEMP TABLE floor_result AS
+  // Window starts as parameters (the data's day, like our run's asOf): no per-row date arithmetic.
+  const since = (days: number) => new Date(AS_OF.getTime() - days * 86_400_000);
+  await client.query(
+    `CREATE TEMP TABLE floor_result AS
     SELECT pid,
-      SUM(quantity) FILTER (WHERE order_date > now() - interval '30 days') AS units_30d,
-      SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > now() - interval '30 days') AS revenue_30d,
-      SUM(quantity) FILTER (WHERE order_date > now() - interval '90 days') AS units_90d,
-      SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > now() - interval '90 days') AS revenue_90d,
-      SUM(quantity) FILTER (WHERE order_date > now() - interval '365 days') AS units_365d,
-      SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > now() - interval '365 days') AS revenue_365d
-    FROM bench_floor.order_lines WHERE status = 'completed' GROUP BY pid`);
+      SUM(quantity) FILTER (WHERE order_date > $1) AS units_30d,
+      SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > $1) AS revenue_30d,
+      SUM(quantity) FILTER (WHERE order_date > $2) AS units_90d,
+      SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > $2) AS revenue_90d,
+      SUM(quantity) FILTER (WHERE order_date > $3) AS units_365d,
+      SUM(quantity * price - COALESCE(discount, 0)) FILTER (WHERE order_date > $3) AS revenue_365d
+    FROM bench_floor.order_lines WHERE status = 'completed' AND order_date <= $4 GROUP BY pid`,
+    [since(30), since(90), since(365), AS_OF],
+  );
   console.log(
     `  per-product query                                  ${((performance.now() - t0) / 1000).toFixed(2)} s`,
   );
@@ -184,7 +197,7 @@ const bus = await createProgressBus(url);
 // --core: the calculation modules of issue 3 only (CALC_MODULES without the planning engine's).
 const planningNames = new Set(PLANNING_MODULES.map((m) => m.name));
 const modules = values.core ? CALC_MODULES.filter((m) => !planningNames.has(m.name)) : CALC_MODULES;
-const ops = new DataOps({ db, bus, source: () => new CsvFolderSource(dir), modules });
+const ops = new DataOps({ db, bus, source: () => new CsvFolderSource(dir), modules, asOf: () => AS_OF });
 await ops.init();
 
 interface ResetResult {
