@@ -1,0 +1,2 @@
+-- DropIndex
+DROP INDEX "order_lines_order_date_idx";
