@@ -4,14 +4,6 @@
 import { PageHeader } from "@client/components/page-header.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
-import { SearchBox } from "@client/components/ui/search-box.tsx";
-import {
-  Select,
-  SelectContent,
-  SelectItem,
-  SelectTrigger,
-  SelectValue,
-} from "@client/components/ui/select.tsx";
 import { Skeleton } from "@client/components/ui/skeleton.tsx";
 import {
   Table,
@@ -26,9 +18,16 @@ import { canAccess } from "@client/features/auth/access.ts";
 import { LoadError, PagingFooter } from "@client/features/config/parts.tsx";
 import { DASH, formatMoneyShort, formatNumber, formatPercent } from "@client/features/products/format.ts";
 import { ABC_HINTS } from "@client/features/products/status.tsx";
+import {
+  MobileSort,
+  muted,
+  SearchInput,
+  SortHead,
+  STICKY,
+  WRAP_HEAD,
+} from "@client/features/tables/parts.tsx";
 import { useAuth } from "@client/lib/session.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
-import { useDebouncedValue } from "@client/lib/use-debounced-value.ts";
 import { useIsMobile } from "@client/lib/use-mobile.ts";
 import { cn } from "@client/lib/utils.ts";
 import {
@@ -40,14 +39,13 @@ import {
 } from "@shared/metrics.ts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { ArrowDownIcon, ArrowUpIcon, DatabaseIcon, SearchXIcon } from "lucide-react";
-import { type ReactNode, useEffect, useRef, useState } from "react";
+import { DatabaseIcon, SearchXIcon } from "lucide-react";
+import { type ReactNode, useEffect } from "react";
 import { KINDS, type KindConfig, SORT_LABELS, VENDOR_SORT_LABELS } from "./kinds.ts";
 import { type AggregatesSearch, listInputOf, nextSort, sortOf } from "./search.ts";
 import { StatusBar } from "./status-bar.tsx";
 import { TopChartLegend, TopRevenueChart } from "./top-chart.tsx";
 
-const SEARCH_DEBOUNCE_MS = 300;
 const TOP_N = 10;
 
 export const NO_METRICS_TEXT =
@@ -67,7 +65,6 @@ interface Column {
   cell: (row: AggregateRow) => ReactNode;
 }
 
-const muted = (text: string) => <span className="text-muted-foreground">{text}</span>;
 const money = (value: number) => (value === 0 ? muted(DASH) : formatMoneyShort(value));
 const percent = (value: number | null | undefined) =>
   value == null ? (
@@ -340,9 +337,17 @@ export function AggregatesPage({ kind, search, onSearchChange }: AggregatesPageP
               value={search.q ?? ""}
               busy={query.isFetching}
               placeholder={config.searchPlaceholder}
+              className="sm:w-80"
               onSearch={(q) => set({ q: q || undefined }, { replace: true })}
             />
-            {isMobile && <MobileSort kind={kind} sort={sort} onChange={(next) => set(next)} />}
+            {isMobile && (
+              <MobileSort
+                sort={sort}
+                labels={sortLabelsOf(kind)}
+                nextSort={nextSort}
+                onChange={(next) => set(next)}
+              />
+            )}
           </div>
 
           {data && data.total === 0 ? (
@@ -383,81 +388,13 @@ export function AggregatesPage({ kind, search, onSearchChange }: AggregatesPageP
   );
 }
 
-/** The search box: typing updates the URL once it pauses; a URL change (back button) updates the box. */
-function SearchInput({
-  value,
-  busy,
-  placeholder,
-  onSearch,
-}: {
-  value: string;
-  busy: boolean;
-  placeholder: string;
-  onSearch: (q: string) => void;
-}) {
-  const [text, setText] = useState(value);
-  const pushed = useRef(value);
-  const onSearchRef = useRef(onSearch);
-  onSearchRef.current = onSearch;
-  useEffect(() => {
-    if (value !== pushed.current) {
-      pushed.current = value;
-      setText(value);
-    }
-  }, [value]);
-  const debounced = useDebouncedValue(text.trim(), SEARCH_DEBOUNCE_MS);
-  useEffect(() => {
-    if (debounced !== pushed.current) {
-      pushed.current = debounced;
-      onSearchRef.current(debounced);
-    }
-  }, [debounced]);
-  return (
-    <SearchBox value={text} onChange={setText} placeholder={placeholder} busy={busy} className="sm:w-80" />
-  );
-}
-
-function MobileSort({
-  kind,
-  sort,
-  onChange,
-}: {
-  kind: AggregateKind;
-  sort: Sort;
-  onChange: (next: Sort) => void;
-}) {
-  const DirIcon = sort.dir === "asc" ? ArrowUpIcon : ArrowDownIcon;
-  const labels =
-    kind === "vendor"
-      ? { ...SORT_LABELS, ...VENDOR_SORT_LABELS }
-      : kind === "category"
-        ? { tree: "Category tree", ...SORT_LABELS }
-        : SORT_LABELS;
-  return (
-    <div className="flex min-w-0 flex-1 items-center gap-1">
-      <Select value={sort.sort} onValueChange={(v) => onChange(nextSort(sort, v as AggregateSort))}>
-        <SelectTrigger className="w-full min-w-0" aria-label="Sort by">
-          <SelectValue />
-        </SelectTrigger>
-        <SelectContent>
-          {Object.entries(labels).map(([key, label]) => (
-            <SelectItem key={key} value={key}>
-              {label}
-            </SelectItem>
-          ))}
-        </SelectContent>
-      </Select>
-      <Button
-        variant="outline"
-        size="icon"
-        aria-label={sort.dir === "asc" ? "Ascending; sort descending" : "Descending; sort ascending"}
-        onClick={() => onChange({ sort: sort.sort, dir: sort.dir === "asc" ? "desc" : "asc" })}
-      >
-        <DirIcon />
-      </Button>
-    </div>
-  );
-}
+/** The sorts the phone layout offers in its select (the table heads offer them all). */
+const sortLabelsOf = (kind: AggregateKind): Partial<Record<AggregateSort, string>> =>
+  kind === "vendor"
+    ? { ...SORT_LABELS, ...VENDOR_SORT_LABELS }
+    : kind === "category"
+      ? { tree: "Category tree", ...SORT_LABELS }
+      : SORT_LABELS;
 
 /** A row's name: a link to its products (brands, vendors), or a place in the tree (categories). */
 function RowName({
@@ -509,53 +446,6 @@ function RowName({
         </span>
       )}
     </div>
-  );
-}
-
-/** Headers wrap onto two lines ("Reorder / value"), so the numeric columns stay as narrow as their numbers. */
-const WRAP_HEAD = "h-auto py-2 leading-tight whitespace-normal";
-
-const STICKY = "sticky left-0 z-10 bg-card group-hover:bg-muted shadow-[inset_-1px_0_0_var(--color-border)]";
-
-/** A sortable column head; only the sorted column shows its arrow (the others highlight on hover). */
-function SortHead({
-  column,
-  sort,
-  onSort,
-  title,
-  numeric,
-  className,
-  children,
-}: {
-  column: AggregateSort;
-  sort: Sort;
-  onSort: (column: AggregateSort) => void;
-  title?: string;
-  numeric?: boolean;
-  className?: string;
-  children: ReactNode;
-}) {
-  const active = sort.sort === column;
-  const Icon = sort.dir === "asc" ? ArrowUpIcon : ArrowDownIcon;
-  return (
-    <TableHead
-      aria-sort={active ? (sort.dir === "asc" ? "ascending" : "descending") : undefined}
-      className={cn(WRAP_HEAD, numeric && "text-right", className)}
-    >
-      <button
-        type="button"
-        title={title}
-        onClick={() => onSort(column)}
-        className={cn(
-          "-mx-1 inline-flex items-center gap-0.5 rounded px-1 py-0.5 hover:bg-background hover:text-foreground hover:shadow-xs focus-visible:ring-[3px] focus-visible:ring-ring/50 focus-visible:outline-none",
-          numeric ? "flex-row-reverse text-right" : "text-left",
-          active && "text-foreground",
-        )}
-      >
-        <span>{children}</span>
-        {active && <Icon aria-hidden className="size-3.5 shrink-0" />}
-      </button>
-    </TableHead>
   );
 }
 

@@ -3,14 +3,6 @@
 import { PageHeader } from "@client/components/page-header.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card } from "@client/components/ui/card.tsx";
-import { SearchBox } from "@client/components/ui/search-box.tsx";
-import {
-  Select,
-  SelectContent,
-  SelectItem,
-  SelectTrigger,
-  SelectValue,
-} from "@client/components/ui/select.tsx";
 import { Skeleton } from "@client/components/ui/skeleton.tsx";
 import {
   Table,
@@ -23,9 +15,9 @@ import {
 import { TableSkeletonRows } from "@client/components/ui/table-helpers.tsx";
 import { canAccess } from "@client/features/auth/access.ts";
 import { LoadError, PagingFooter } from "@client/features/config/parts.tsx";
+import { MobileSort, muted, SearchInput, SortHead, STICKY } from "@client/features/tables/parts.tsx";
 import { useAuth } from "@client/lib/session.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
-import { useDebouncedValue } from "@client/lib/use-debounced-value.ts";
 import { useIsMobile } from "@client/lib/use-mobile.ts";
 import { cn } from "@client/lib/utils.ts";
 import {
@@ -41,8 +33,8 @@ import {
 } from "@shared/metrics.ts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { ArrowDownIcon, ArrowUpIcon, DatabaseIcon, PackageSearchIcon, XIcon } from "lucide-react";
-import { type ReactNode, useEffect, useRef, useState } from "react";
+import { DatabaseIcon, PackageSearchIcon, XIcon } from "lucide-react";
+import { type ReactNode, useEffect } from "react";
 import {
   DASH,
   formatDay,
@@ -54,8 +46,6 @@ import {
 } from "./format.ts";
 import { DEFAULT_DIR, DEFAULT_SORT, listInputOf, nextSort, type ProductsSearch } from "./search.ts";
 import { AbcBadge, ProductStatusBadge, STATUS_STYLES } from "./status.tsx";
-
-const SEARCH_DEBOUNCE_MS = 300;
 
 export const NO_METRICS_TEXT =
   "No metrics have been calculated yet. Run a full update or reset to calculate metrics.";
@@ -72,7 +62,6 @@ interface Column {
   cell: (row: ProductMetricsRow) => ReactNode;
 }
 
-const muted = (text: string) => <span className="text-muted-foreground">{text}</span>;
 const zeroMuted = (value: number, text: string) => (value === 0 ? muted(text) : text);
 const urgent = (row: ProductMetricsRow) => row.status === "critical";
 
@@ -264,11 +253,20 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
           <SearchInput
             value={search.q ?? ""}
             busy={query.isFetching}
+            placeholder="Search by title, SKU, barcode or ID..."
+            className="sm:w-96"
             onSearch={(q) => set({ q: q || undefined }, { replace: true })}
           />
           <div className="flex min-w-0 items-center gap-2">
             <AbcFilter value={search.abc} onChange={(abc) => set({ abc })} />
-            {isMobile && <MobileSort sort={sort} onChange={(next) => set(next)} />}
+            {isMobile && (
+              <MobileSort
+                sort={sort}
+                labels={SORT_LABELS}
+                nextSort={nextSort}
+                onChange={(next) => set(next)}
+              />
+            )}
           </div>
         </div>
         {(search.vendor || search.brand) && (
@@ -329,44 +327,6 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
         </Card>
       )}
     </div>
-  );
-}
-
-/** The search box: typing updates the URL once it pauses; a URL change (back button) updates the box. */
-function SearchInput({
-  value,
-  busy,
-  onSearch,
-}: {
-  value: string;
-  busy: boolean;
-  onSearch: (q: string) => void;
-}) {
-  const [text, setText] = useState(value);
-  const pushed = useRef(value);
-  const onSearchRef = useRef(onSearch);
-  onSearchRef.current = onSearch;
-  useEffect(() => {
-    if (value !== pushed.current) {
-      pushed.current = value;
-      setText(value);
-    }
-  }, [value]);
-  const debounced = useDebouncedValue(text.trim(), SEARCH_DEBOUNCE_MS);
-  useEffect(() => {
-    if (debounced !== pushed.current) {
-      pushed.current = debounced;
-      onSearchRef.current(debounced);
-    }
-  }, [debounced]);
-  return (
-    <SearchBox
-      value={text}
-      onChange={setText}
-      placeholder="Search by title, SKU, barcode or ID..."
-      busy={busy}
-      className="sm:w-96"
-    />
   );
 }
 
@@ -502,40 +462,6 @@ function AbcFilter({
   );
 }
 
-function MobileSort({
-  sort,
-  onChange,
-}: {
-  sort: { sort: ProductMetricSort; dir: "asc" | "desc" };
-  onChange: (next: { sort: ProductMetricSort; dir: "asc" | "desc" }) => void;
-}) {
-  const DirIcon = sort.dir === "asc" ? ArrowUpIcon : ArrowDownIcon;
-  return (
-    <div className="flex min-w-0 flex-1 items-center gap-1">
-      <Select value={sort.sort} onValueChange={(v) => onChange(nextSort(sort, v as ProductMetricSort))}>
-        <SelectTrigger className="w-full min-w-0" aria-label="Sort by">
-          <SelectValue />
-        </SelectTrigger>
-        <SelectContent>
-          {Object.entries(SORT_LABELS).map(([key, label]) => (
-            <SelectItem key={key} value={key}>
-              {label}
-            </SelectItem>
-          ))}
-        </SelectContent>
-      </Select>
-      <Button
-        variant="outline"
-        size="icon"
-        aria-label={sort.dir === "asc" ? "Ascending; sort descending" : "Descending; sort ascending"}
-        onClick={() => onChange({ sort: sort.sort, dir: sort.dir === "asc" ? "desc" : "asc" })}
-      >
-        <DirIcon />
-      </Button>
-    </div>
-  );
-}
-
 function ProductLink({
   row,
   search,
@@ -559,56 +485,6 @@ function ProductLink({
     >
       {row.title}
     </Link>
-  );
-}
-
-/** Headers wrap onto two lines ("On / hand"), so the numeric columns stay as narrow as their numbers. */
-const WRAP_HEAD = "h-auto py-2 leading-tight whitespace-normal";
-
-const STICKY = "sticky left-0 z-10 bg-card group-hover:bg-muted shadow-[inset_-1px_0_0_var(--color-border)]";
-
-/**
- * A sortable column head. Only the sorted column shows its arrow (the others highlight on hover),
- * so fourteen columns fit at 1280 px.
- */
-function SortHead({
-  column,
-  sort,
-  onSort,
-  title,
-  numeric,
-  className,
-  children,
-}: {
-  column: ProductMetricSort;
-  sort: { sort: ProductMetricSort; dir: "asc" | "desc" };
-  onSort: (column: ProductMetricSort) => void;
-  title?: string;
-  numeric?: boolean;
-  className?: string;
-  children: ReactNode;
-}) {
-  const active = sort.sort === column;
-  const Icon = sort.dir === "asc" ? ArrowUpIcon : ArrowDownIcon;
-  return (
-    <TableHead
-      aria-sort={active ? (sort.dir === "asc" ? "ascending" : "descending") : undefined}
-      className={cn(WRAP_HEAD, numeric && "text-right", className)}
-    >
-      <button
-        type="button"
-        title={title}
-        onClick={() => onSort(column)}
-        className={cn(
-          "-mx-1 inline-flex items-center gap-0.5 rounded px-1 py-0.5 hover:bg-background hover:text-foreground hover:shadow-xs focus-visible:ring-[3px] focus-visible:ring-ring/50 focus-visible:outline-none",
-          numeric ? "flex-row-reverse text-right" : "text-left",
-          active && "text-foreground",
-        )}
-      >
-        <span>{children}</span>
-        {active && <Icon aria-hidden className="size-3.5 shrink-0" />}
-      </button>
-    </TableHead>
   );
 }
 
