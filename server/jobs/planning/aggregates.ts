@@ -3,6 +3,7 @@
 // their delivery performance from vendor_lead_times. A category counts the products linked to it or
 // to any of its descendants, each product once (recursive CTE over the tree).
 import type { CalcModule } from "../calculate.ts";
+import { setLocal } from "./context.ts";
 
 const STATUSES = [
   "critical",
@@ -64,10 +65,7 @@ export const aggregatesModule: CalcModule = {
   name: "aggregates",
   tables: ["brand_metrics", "vendor_metrics", "category_metrics"],
   async run({ conn }) {
-    // No JIT: the temp tables carry no statistics, the planner's guesses run into the millions of
-    // rows and compiling would cost more than the work (restored at the end).
-    const jit = (await conn.query<{ jit: string }>("SELECT current_setting('jit') AS jit"))[0]?.jit ?? "on";
-    await conn.exec("SELECT set_config('jit', 'off', true)");
+    const restore = await setLocal(conn, { jit: "off" });
     await conn.exec(`
       DROP TABLE IF EXISTS calc_agg_products;
       DROP TABLE IF EXISTS calc_agg_category_products;
@@ -117,7 +115,7 @@ export const aggregatesModule: CalcModule = {
        GROUP BY c.id`,
     );
     await conn.exec("DROP TABLE calc_agg_products; DROP TABLE calc_agg_category_products;");
-    await conn.query("SELECT set_config('jit', $1, true)", [jit]);
+    await restore();
     return rows;
   },
 };

@@ -35,3 +35,32 @@ export async function createParametersTable(conn: SqlConnection): Promise<void> 
   );
   await conn.exec("ALTER TABLE calc_params ADD PRIMARY KEY (pid)");
 }
+
+/**
+ * Changes settings for the rest of the transaction (set_config(…, true), so a failure rolls them
+ * back) and answers a function that puts the previous values back. The planning modules switch JIT
+ * off with it: their temp tables carry no statistics, so the planner's row guesses run into the
+ * millions and PostgreSQL would spend seconds compiling expressions for a sub-second statement.
+ */
+export async function setLocal(
+  conn: SqlConnection,
+  settings: Record<string, string>,
+): Promise<() => Promise<void>> {
+  // The names are written into the statements (they are code's constants, checked here), so a
+  // statement's text says which settings it reads or changes.
+  const names = Object.keys(settings);
+  for (const n of names) if (!/^[a-z_]+$/.test(n)) throw new Error(`setLocal: bad setting name ${n}`);
+  const setAll = (values: Record<string, string>) =>
+    conn.query(
+      `SELECT ${names.map((n, i) => `set_config('${n}', $${i + 1}, true)`).join(", ")}`,
+      names.map((n) => values[n]),
+    );
+  const [before] = await conn.query<Record<string, string>>(
+    `SELECT ${names.map((n, i) => `current_setting('${n}') AS s${i}`).join(", ")}`,
+  );
+  const previous = Object.fromEntries(names.map((n, i) => [n, before![`s${i}`]!]));
+  await setAll(settings);
+  return async () => {
+    await setAll(previous);
+  };
+}

@@ -12,7 +12,7 @@
 // once. No dense product × week series is built (that would be 5M rows). Products without such
 // sales forecast 0 and need no series.
 import type { CalcModule } from "../calculate.ts";
-import { createParametersTable, utcDay, utcMidnight } from "./context.ts";
+import { createParametersTable, setLocal, utcDay, utcMidnight } from "./context.ts";
 
 /** Weeks of history the forecast looks at. */
 const MAX_WEEKS = 104;
@@ -152,12 +152,8 @@ export const forecastModule: CalcModule = {
     const weekly = (h: number) =>
       `CASE WHEN method = 'seasonal' THEN bases[${h}] * growth ELSE GREATEST(0, level + trend * 4 * (1 - power(0.8::float8, ${h}))) END`;
     // JIT would spend seconds compiling this statement's long expressions for a sub-second run: off
-    // for this statement only (set_config(…, true) lasts until the transaction ends, so the
-    // previous value is put back right after).
-    const [setting] = await conn.query<{ jit: string; ptc: string }>(
-      "SELECT current_setting('jit') AS jit, current_setting('parallel_tuple_cost') AS ptc",
-    );
-    await conn.exec("SELECT set_config('jit', 'off', true), set_config('parallel_tuple_cost', '0.01', true)");
+    // for this statement only, put back right after.
+    const restore = await setLocal(conn, { jit: "off", parallel_tuple_cost: "0.01" });
     await conn.query(
       `CREATE TEMP TABLE fc_fit ON COMMIT DROP AS
        WITH sales AS (
@@ -196,10 +192,7 @@ export const forecastModule: CalcModule = {
        FROM origins`,
       [d0, seriesFrom, asOf],
     );
-    await conn.query("SELECT set_config('jit', $1, true), set_config('parallel_tuple_cost', $2, true)", [
-      setting!.jit,
-      setting!.ptc,
-    ]);
+    await restore();
     await conn.exec("ALTER TABLE fc_fit ADD PRIMARY KEY (pid)");
 
     // Products without a fit (no sales in their weeks, or n = 0) forecast 0.

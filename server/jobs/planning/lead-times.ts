@@ -3,7 +3,7 @@
 // and measured lead time and L, the one that plans, written in one UPDATE of product_metrics.
 import { loadGlobalSettingValues } from "../../modules/config/planning-parameters.ts";
 import type { CalcModule } from "../calculate.ts";
-import { createParametersTable, utcDay } from "./context.ts";
+import { createParametersTable, setLocal, utcDay } from "./context.ts";
 
 /** A product or vendor needs this many lead-time samples for a measurement. */
 const MIN_SAMPLES = 3;
@@ -13,11 +13,7 @@ export const leadTimesModule: CalcModule = {
   tables: ["vendor_lead_times"],
   async run({ conn, asOf }) {
     const d0 = utcDay(asOf);
-    // JIT off for this module's statements, as in the other modules (temp tables without
-    // statistics: the planner's row guesses would make PostgreSQL compile expressions for
-    // seconds); put back at the end (SET LOCAL semantics, so a failure rolls it back too).
-    const [setting] = await conn.query<{ jit: string }>("SELECT current_setting('jit') AS jit");
-    await conn.exec("SELECT set_config('jit', 'off', true)");
+    const restore = await setLocal(conn, { jit: "off" });
     const { lead_time_source } = await loadGlobalSettingValues(conn);
     await createParametersTable(conn);
 
@@ -104,7 +100,7 @@ export const leadTimesModule: CalcModule = {
       [lead_time_source, MIN_SAMPLES],
     );
     await conn.exec("DROP TABLE lt_received, lt_samples");
-    await conn.query("SELECT set_config('jit', $1, true)", [setting!.jit]);
+    await restore();
     return updated;
   },
 };

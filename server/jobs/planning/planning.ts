@@ -9,7 +9,7 @@ import {
   loadGlobalSettingValues,
 } from "../../modules/config/planning-parameters.ts";
 import type { CalcModule } from "../calculate.ts";
-import { createParametersTable, utcDay } from "./context.ts";
+import { createParametersTable, setLocal, utcDay } from "./context.ts";
 
 /** The product_metrics column each ABC basis ranks by (§9); a fixed list, never user text. */
 const ABC_BASIS_COLUMN: Record<GlobalSettingValues["abc_calculation_basis"], string> = {
@@ -40,11 +40,7 @@ export const planningModule: CalcModule = {
     const z = normalQuantile(g.default_service_level);
     const basis = ABC_BASIS_COLUMN[g.abc_calculation_basis] ?? "revenue_30d";
 
-    // The temp tables carry no statistics, so the planner's row guesses run into the millions and
-    // PostgreSQL would JIT-compile these expressions: seconds of compiling for 50k rows. Off for
-    // this module (restored at the end; SET LOCAL semantics, so a failure rolls it back too).
-    const jit = (await conn.query<{ jit: string }>("SELECT current_setting('jit') AS jit"))[0]?.jit ?? "on";
-    await conn.exec("SELECT set_config('jit', 'off', true)");
+    const restore = await setLocal(conn, { jit: "off" });
 
     await createParametersTable(conn);
     await conn.exec(TEMP_TABLES.map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n"));
@@ -231,7 +227,7 @@ export const planningModule: CalcModule = {
       ],
     );
     await conn.exec(TEMP_TABLES.map((t) => `DROP TABLE ${t};`).join("\n"));
-    await conn.query("SELECT set_config('jit', $1, true)", [jit]);
+    await restore();
     return rows;
   },
 };

@@ -3,7 +3,7 @@
 // the per-product figures that follow from it (days in / out of stock, demand d̄ and σd, average
 // stock, margin, sell-through, turnover, GMROI), written in one UPDATE of product_metrics.
 import type { CalcModule } from "../calculate.ts";
-import { utcDay, utcMidnight } from "./context.ts";
+import { setLocal, utcDay, utcMidnight } from "./context.ts";
 
 const DAY_MS = 86_400_000;
 const WORK_MEM = "128MB";
@@ -29,13 +29,9 @@ export const stockHistoryModule: CalcModule = {
     // Grouping a year of order lines by product and day, and sorting the events for the window,
     // spill to disk with the default 4MB: give this module's statements more memory. JIT off, as in
     // the other modules: the temp table has no statistics until ANALYZE and row guesses in the
-    // millions would make PostgreSQL compile the expressions. Both are put back at the end
-    // (set_config(…, true) lasts until the transaction ends, so a failure rolls them back too).
-    const [setting] = await conn.query<{ work_mem: string; jit: string }>(
-      "SELECT current_setting('work_mem') AS work_mem, current_setting('jit') AS jit",
-    );
-    await conn.exec("SELECT set_config('jit', 'off', true)");
-    await conn.exec(`SET LOCAL work_mem = '${WORK_MEM}'; DROP TABLE IF EXISTS sh_life`);
+    // millions would make PostgreSQL compile the expressions. Both are put back at the end.
+    const restore = await setLocal(conn, { jit: "off", work_mem: WORK_MEM });
+    await conn.exec("DROP TABLE IF EXISTS sh_life");
 
     // Per product: life start (§2: created, first_received, first sale (product_metrics.first_sold:
     // completed, up to asOf), first receipt up to D0; LEAST skips nulls, created_at is never null)
@@ -152,10 +148,7 @@ export const stockHistoryModule: CalcModule = {
       [d0],
     );
     await conn.exec("DROP TABLE sh_life");
-    await conn.query("SELECT set_config('work_mem', $1, true), set_config('jit', $2, true)", [
-      setting!.work_mem,
-      setting!.jit,
-    ]);
+    await restore();
     return updated;
   },
 };
