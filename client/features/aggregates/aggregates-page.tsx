@@ -19,6 +19,7 @@ import { LoadError, PagingFooter } from "@client/features/config/parts.tsx";
 import { DASH, formatMoneyShort, formatNumber, formatPercent } from "@client/features/products/format.ts";
 import { ABC_HINTS } from "@client/features/products/status.tsx";
 import {
+  CardsSkeleton,
   MobileSort,
   muted,
   SearchInput,
@@ -562,19 +563,7 @@ function AggregateCards({
   rows: AggregateRow[] | undefined;
   productsParam: KindConfig["productsParam"];
 }) {
-  if (rows === undefined)
-    return (
-      <div className="divide-y">
-        {Array.from({ length: 6 }, (_, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
-          <div key={i} className="space-y-2 p-4" data-testid="table-skeleton-row">
-            <Skeleton className="h-4 w-3/4" />
-            <Skeleton className="h-2.5 w-full" />
-            <Skeleton className="h-8 w-full" />
-          </div>
-        ))}
-      </div>
-    );
+  if (rows === undefined) return <CardsSkeleton second="h-2.5 w-full" />;
   return (
     <ul className="divide-y" data-testid="aggregates-cards">
       {rows.map((row) => (

@@ -15,7 +15,14 @@ import {
 import { TableSkeletonRows } from "@client/components/ui/table-helpers.tsx";
 import { canAccess } from "@client/features/auth/access.ts";
 import { LoadError, PagingFooter } from "@client/features/config/parts.tsx";
-import { MobileSort, muted, SearchInput, SortHead, STICKY } from "@client/features/tables/parts.tsx";
+import {
+  CardsSkeleton,
+  MobileSort,
+  muted,
+  SearchInput,
+  SortHead,
+  STICKY,
+} from "@client/features/tables/parts.tsx";
 import { useAuth } from "@client/lib/session.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { useIsMobile } from "@client/lib/use-mobile.ts";
@@ -578,19 +585,7 @@ function ProductsTable({
 
 /** Under 768 px: one card per product with the figures that decide what to do. */
 function ProductCards({ rows, search }: { rows: ProductMetricsRow[] | undefined; search: ProductsSearch }) {
-  if (rows === undefined)
-    return (
-      <div className="divide-y">
-        {Array.from({ length: 6 }, (_, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
-          <div key={i} className="space-y-2 p-4" data-testid="table-skeleton-row">
-            <Skeleton className="h-4 w-3/4" />
-            <Skeleton className="h-3 w-1/3" />
-            <Skeleton className="h-8 w-full" />
-          </div>
-        ))}
-      </div>
-    );
+  if (rows === undefined) return <CardsSkeleton second="h-3 w-1/3" />;
   return (
     <ul className="divide-y" data-testid="products-cards">
       {rows.map((row) => (

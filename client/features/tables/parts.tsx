@@ -10,6 +10,7 @@ import {
   SelectTrigger,
   SelectValue,
 } from "@client/components/ui/select.tsx";
+import { Skeleton } from "@client/components/ui/skeleton.tsx";
 import { TableHead } from "@client/components/ui/table.tsx";
 import { useDebouncedValue } from "@client/lib/use-debounced-value.ts";
 import { cn } from "@client/lib/utils.ts";
@@ -152,6 +153,22 @@ export function MobileSort<K extends string>({
       >
         <DirIcon />
       </Button>
+    </div>
+  );
+}
+
+/** Phone layout while a page loads: six placeholder cards (`second` sizes each card's second line). */
+export function CardsSkeleton({ second }: { second: string }) {
+  return (
+    <div className="divide-y">
+      {Array.from({ length: 6 }, (_, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
+        <div key={i} className="space-y-2 p-4" data-testid="table-skeleton-row">
+          <Skeleton className="h-4 w-3/4" />
+          <Skeleton className={second} />
+          <Skeleton className="h-8 w-full" />
+        </div>
+      ))}
     </div>
   );
 }
