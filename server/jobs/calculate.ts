@@ -24,6 +24,14 @@ export interface CalcModule {
    * must give the same results whether or not prepare ran.
    */
   prepare?: { reads: readonly string[]; run(ctx: CalcContext): Promise<void> };
+  /**
+   * Set when the module reads only imported tables and settings (no other module's table) and
+   * writes only its `tables`: a Full Reset on PostgreSQL then runs it on the second connection, in
+   * a transaction of its own, into new copies of its tables, while the run's connection goes on
+   * with the modules before it; at the module's place in the order the run waits for it and swaps
+   * its tables in (reset-swap.ts, BesideLoader). Elsewhere it runs in order like the others.
+   */
+  beside?: boolean;
 }
 
 const DAY_MS = 86_400_000;
