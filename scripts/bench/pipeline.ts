@@ -228,13 +228,23 @@ async function runReset(): Promise<ResetResult> {
   }
   const beside = (
     history.additionalInfo as {
-      details?: { beside?: { table: string; load_s: number; references_s: number; index_s: number } };
+      details?: {
+        beside?: {
+          table: string;
+          load_s: number;
+          references_s: number;
+          index_s: number;
+          modules_s?: Record<string, number>;
+        };
+      };
     }
   )?.details?.beside;
   if (beside) {
     console.log(
       `  (beside the run, on a second connection: ${beside.table} loaded in ${beside.load_s.toFixed(2)} s, its references checked in ${beside.references_s.toFixed(2)} s, its indexes built in ${beside.index_s.toFixed(2)} s)`,
     );
+    for (const [name, s] of Object.entries(beside.modules_s ?? {}))
+      console.log(`  (beside the run, on the second connection: module ${name} in ${s.toFixed(2)} s)`);
   }
   console.log(
     `  Full Reset total ${resetS.toFixed(2)} s (${rate(totalRows, resetS)} overall), status ${run.status}`,
@@ -243,19 +253,25 @@ async function runReset(): Promise<ResetResult> {
     console.error(`Full Reset did not complete: ${run.error}`);
     process.exit(1);
   }
-  // The calculation phase (the run's calculation steps) and each module's part of it.
-  const moduleSeconds: Record<string, number> = {};
+  // The calculation phase (the run's calculation steps: its wall time on the run's connection) and
+  // each module's part of it. A module run beside (on the second connection) counts with the time
+  // it took there; its step on the run's connection is the wait for it.
+  const stepSeconds: Record<string, number> = {};
   for (const s of calcSteps) {
     const name = /^Calculate (.+)$/.exec(s.name)?.[1];
-    if (name) moduleSeconds[name] = Math.round(((moduleSeconds[name] ?? 0) + s.duration) * 1000) / 1000;
+    if (name) stepSeconds[name] = Math.round(((stepSeconds[name] ?? 0) + s.duration) * 1000) / 1000;
   }
+  const moduleSeconds = { ...stepSeconds, ...beside?.modules_s };
   const calcS = calcSteps.reduce((a, s) => a + s.duration, 0);
-  const planningS = Object.entries(moduleSeconds)
+  const planningS = Object.entries(stepSeconds)
     .filter(([name]) => planningNames.has(name))
     .reduce((a, [, s]) => a + s, 0);
   console.log("  Calculation modules:");
   for (const [name, s] of Object.entries(moduleSeconds)) {
-    console.log(`    ${name.padEnd(34)} ${s.toFixed(2)} s${planningNames.has(name) ? "  (planning)" : ""}`);
+    const away = beside?.modules_s?.[name] !== undefined;
+    console.log(
+      `    ${name.padEnd(34)} ${s.toFixed(2)} s${planningNames.has(name) ? "  (planning)" : ""}${away ? `  (beside; the run waited ${stepSeconds[name]?.toFixed(2)} s for it)` : ""}`,
+    );
   }
   for (const s of calcSteps.filter((c) => !c.name.startsWith("Calculate ")))
     console.log(`    ${`(${s.name})`.padEnd(34)} ${s.duration.toFixed(2)} s`);

@@ -449,19 +449,24 @@ export class DataOps {
       await conn.exec(RUN_SESSION_SETTINGS);
       const source = this.opts.source();
       const asOf = this.opts.asOf?.() ?? new Date();
-      // Every calculation module, in the run's transaction; `check` runs before each.
-      const calculate = async (tx: SqlConnection, check?: () => void) => {
+      // Every calculation module, in the run's transaction; `check` runs before each. The modules
+      // `beside` runs (a Full Reset's second connection) are waited for at their place in the order,
+      // and their new tables swapped in there.
+      const calculate = async (tx: SqlConnection, check?: () => void, beside?: BesideLoader | null) => {
         calcFrom = steps.results.length;
         calcTo = -1;
         calcStarted = Date.now();
+        const away = (m: CalcModule) => Boolean(beside?.runs(m.name));
         const deferred = await dropPlainIndexes(
           tx,
-          modules.flatMap((m) => m.tables),
+          modules.filter((m) => !away(m)).flatMap((m) => m.tables),
         );
         for (const module of modules) {
           await steps.run(`Calculate ${module.name}`, () => {
             check?.();
-            return module.run({ conn: tx, asOf });
+            return away(module)
+              ? beside!.moduleDone(module.name, tx, module.tables)
+              : module.run({ conn: tx, asOf });
           });
         }
         if (deferred.length) {
@@ -476,7 +481,11 @@ export class DataOps {
       // fail a check on the way, or the tables not allow a swap, it goes through staging instead.
       let swapped = false;
       if (run.type === "reset") {
-        const blocker = await swapBlocker(conn, source);
+        const blocker = await swapBlocker(
+          conn,
+          source,
+          this.opts.db.kind === "postgres" ? modules.filter((m) => m.beside).flatMap((m) => m.tables) : [],
+        );
         if (blocker) this.opts.log?.info(`Full reset ${run.runId}: loading through staging (${blocker})`);
         else {
           try {
@@ -623,7 +632,7 @@ export class DataOps {
     steps: StepRunner;
     counts: Record<string, TableCounts>;
     extraDetails: Record<string, Record<string, unknown>>;
-    calculate: (tx: SqlConnection, check?: () => void) => Promise<void>;
+    calculate: (tx: SqlConnection, check?: () => void, beside?: BesideLoader | null) => Promise<void>;
     modules: readonly CalcModule[];
     asOf: Date;
   }): Promise<void> {
@@ -643,9 +652,17 @@ export class DataOps {
         ];
         // One process for its index builds: the run's connection needs the other core meanwhile.
         await besideConn.exec(`${RUN_SESSION_SETTINGS}; SET max_parallel_maintenance_workers = 0`);
-        beside = new BesideLoader(besideConn, source, big, async () => {
-          await db.prisma.$executeRaw`SELECT pg_cancel_backend(${pid}::int)`;
-        });
+        // It also runs the modules that read only imported tables (CalcModule.beside), once every
+        // table is loaded, while this connection runs the others.
+        beside = new BesideLoader(
+          besideConn,
+          source,
+          big,
+          async () => {
+            await db.prisma.$executeRaw`SELECT pg_cancel_backend(${pid}::int)`;
+          },
+          { list: ctx.modules.filter((m) => m.beside), asOf: ctx.asOf },
+        );
         run.abort.signal.addEventListener("abort", stopBeside);
       }
       const b = beside;
@@ -683,7 +700,7 @@ export class DataOps {
           await steps.run("Check references", () =>
             checkFreshReferences(tx, (from, to) => from !== b?.def && to !== b?.def),
           );
-          await calculate(tx, () => b?.throwIfFailed());
+          await calculate(tx, () => b?.throwIfFailed(), b);
           await tx.query("SELECT set_config('search_path', $1, true)", [path]);
           if (b) {
             await steps.run(`Check and index ${b.def.table}`, () => b.indexed());
@@ -692,6 +709,7 @@ export class DataOps {
               load_s: b.timings.load,
               references_s: b.timings.references,
               index_s: b.timings.indexes,
+              modules_s: b.moduleSeconds,
             };
           }
           for (const def of IMPORTED_TABLES) {

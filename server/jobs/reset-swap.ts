@@ -12,6 +12,7 @@
 // path accept the data after all, applies it). Tables with anything a swap would not carry over
 // (triggers, foreign keys, dependent views, grants, …) are not swapped: swapBlocker() says why.
 import { CopyError, type SqlConnection } from "../db/database.ts";
+import type { CalcModule } from "./calculate.ts";
 import { fileColumnsOf, type TableCounts } from "./import.ts";
 import type { DataSource } from "./source.ts";
 import type { StepContext, StepProgress } from "./steps.ts";
@@ -21,7 +22,9 @@ import { ENUM_COLUMNS, IMPORTED_TABLES, type TableDef, targetOf } from "./tables
 export const SWAP_SCHEMA = "import_swap";
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
-const fresh = (def: TableDef) => `${q(SWAP_SCHEMA)}.${q(def.table)}`;
+/** The new table of an imported table (or of a module's table built beside: freshTable). */
+const freshTable = (table: string) => `${q(SWAP_SCHEMA)}.${q(table)}`;
+const fresh = (def: TableDef) => freshTable(def.table);
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** The data failed a check of the swap path: redo the run through staging for the exact message. */
@@ -53,8 +56,13 @@ async function orRetry<T>(what: string, fn: () => Promise<T>): Promise<T> {
  * carries columns (with defaults, NOT NULL, collation, storage), CHECK constraints, indexes and key
  * constraints, comments, owner and statistics; anything else must not exist on the live table.
  */
-export async function swapBlocker(conn: SqlConnection, source: DataSource): Promise<string | null> {
-  const tables = IMPORTED_TABLES.map((d) => d.table);
+export async function swapBlocker(
+  conn: SqlConnection,
+  source: DataSource,
+  /** Tables of calculation modules built beside and swapped in too (CalcModule.beside). */
+  moduleTables: readonly string[] = [],
+): Promise<string | null> {
+  const tables = [...IMPORTED_TABLES.map((d) => d.table), ...moduleTables];
   const rows = await conn.query<{ table: string; reason: string }>(
     `WITH t AS (
        SELECT c.relname::text AS name, c.*
@@ -96,7 +104,7 @@ export async function swapBlocker(conn: SqlConnection, source: DataSource): Prom
     "SELECT count(*)::int AS n FROM unnest($1::text[]) x WHERE to_regclass(quote_ident(x)) IS NOT NULL",
     [tables],
   )) as [{ n: number }];
-  if (n !== tables.length) return "an imported table is missing";
+  if (n !== tables.length) return "an imported or calculated table is missing";
   // Columns the tables do not have would need throwaway columns: the staging path handles those.
   for (const def of IMPORTED_TABLES) {
     let header: string[];
@@ -258,7 +266,7 @@ export interface IndexStatement {
   attach: string | null;
 }
 
-async function indexStatements(conn: SqlConnection, def: TableDef): Promise<IndexStatement[]> {
+async function indexStatements(conn: SqlConnection, table: string): Promise<IndexStatement[]> {
   const rows = await conn.query<{
     name: string;
     definition: string;
@@ -273,24 +281,24 @@ async function indexStatements(conn: SqlConnection, def: TableDef): Promise<Inde
      JOIN pg_namespace n ON n.oid = t.relnamespace
      WHERE x.indrelid = $1::regclass
      ORDER BY i.relname`,
-    [q(def.table)],
+    [q(table)],
   );
   return rows.map((ix) => {
     const on = ` ON ${ix.qualified} USING `;
     if (!ix.definition.includes(on)) throw new Error(`cannot rebuild index ${ix.name}: ${ix.definition}`);
-    const build = ix.definition.replace(on, ` ON ${fresh(def)} USING `);
+    const build = ix.definition.replace(on, ` ON ${freshTable(table)} USING `);
     if (!ix.constraint_def) return { build, attach: null };
     // A plain key (no DEFERRABLE, INCLUDE, …) becomes its index; anything else is built as it is.
     const kind = /^(PRIMARY KEY|UNIQUE) \([^()]*\)$/.exec(ix.constraint_def)?.[1];
     if (!kind) {
       return {
-        build: `ALTER TABLE ${fresh(def)} ADD CONSTRAINT ${q(ix.name)} ${ix.constraint_def}`,
+        build: `ALTER TABLE ${freshTable(table)} ADD CONSTRAINT ${q(ix.name)} ${ix.constraint_def}`,
         attach: null,
       };
     }
     return {
       build,
-      attach: `ALTER TABLE ${fresh(def)} ADD CONSTRAINT ${q(ix.name)} ${kind} USING INDEX ${q(ix.name)}`,
+      attach: `ALTER TABLE ${freshTable(table)} ADD CONSTRAINT ${q(ix.name)} ${kind} USING INDEX ${q(ix.name)}`,
     };
   });
 }
@@ -309,7 +317,7 @@ export async function analyzeFresh(conn: SqlConnection, def: TableDef): Promise<
 
 /** Builds the live table's indexes and key constraints on the new table (a duplicate key means bad data). */
 export async function indexFresh(conn: SqlConnection, def: TableDef): Promise<number> {
-  const statements = await indexStatements(conn, def);
+  const statements = await indexStatements(conn, def.table);
   for (const s of statements) {
     await orRetry(`index ${def.table}`, () => conn.exec(s.build));
     if (s.attach) await conn.exec(s.attach);
@@ -356,13 +364,21 @@ export class BesideLoader {
   /** Seconds spent loading (COPY, ANALYZE), checking (constraints, references), building the indexes. */
   readonly timings = { load: 0, references: 0, indexes: 0 };
 
+  /** Per module run here: its rows, once it is done and its new tables are complete. */
+  private readonly moduleRuns = new Map<string, Deferred<number>>();
+  /** Seconds each module run here took. */
+  readonly moduleSeconds: Record<string, number> = {};
+
   constructor(
     conn: SqlConnection,
     source: DataSource,
     readonly def: TableDef,
     /** Interrupts the connection's statement in progress (pg_cancel_backend from elsewhere). */
     private readonly interrupt: () => Promise<void>,
+    /** Calculation modules (CalcModule.beside) to run here once every table is loaded, and their asOf. */
+    modules: { list: readonly CalcModule[]; asOf: Date } = { list: [], asOf: new Date() },
   ) {
+    for (const m of modules.list) this.moduleRuns.set(m.name, deferred<number>());
     const started = performance.now();
     this.loadedRows = (async () => {
       const rows = await loadFresh(conn, source, def, {
@@ -383,11 +399,30 @@ export class BesideLoader {
         await validateFresh(conn, def);
         this.attach.push(...(await completionOf(conn, def)));
         await Promise.race([this.others, abortion(this.stop.signal)]);
+        // The modules first: the run's connection waits for their tables, not for the checks. A
+        // module that fails may have tripped over bad data the checks below would name (a
+        // duplicate key, say): its error goes to whoever waits for it, and the checks still run,
+        // so what fails the work in the end is the data error if there is one.
+        let moduleFailure: unknown = null;
+        for (const m of modules.list) {
+          if (this.stop.signal.aborted) throw new Error("stopped");
+          const moduleBegun = performance.now();
+          try {
+            const rows = await runModuleFresh(conn, m, modules.asOf);
+            this.moduleSeconds[m.name] = seconds(moduleBegun);
+            this.moduleRuns.get(m.name)!.resolve(rows);
+          } catch (err) {
+            moduleFailure = err;
+            for (const run of this.moduleRuns.values()) run.reject(err);
+            break;
+          }
+        }
+        begun = performance.now();
         await checkFreshReferences(conn, (from, to) => from === def || to === def);
         this.timings.references = seconds(begun);
         begun = performance.now();
         // Keys first: a duplicate shows as early as it can.
-        const statements = (await indexStatements(conn, def)).sort(
+        const statements = (await indexStatements(conn, def.table)).sort(
           (x, y) => Number(y.attach !== null) - Number(x.attach !== null),
         );
         for (const s of statements) {
@@ -401,9 +436,11 @@ export class BesideLoader {
           if (s.attach) this.attach.push(s.attach);
         }
         this.timings.indexes = seconds(begun);
+        if (moduleFailure) throw moduleFailure;
       })
       .catch((err) => {
         this.failure ??= err;
+        for (const run of this.moduleRuns.values()) run.reject(err);
       })
       .finally(() => {
         this.settled = true;
@@ -444,6 +481,21 @@ export class BesideLoader {
     return this.attach;
   }
 
+  /** Whether module `name` runs here. */
+  runs(name: string): boolean {
+    return this.moduleRuns.has(name);
+  }
+
+  /**
+   * Waits for module `name` (run here) and, in the run's transaction `tx`, swaps its new tables in
+   * for the live ones; answers the module's rows.
+   */
+  async moduleDone(name: string, tx: SqlConnection, tables: readonly string[]): Promise<number> {
+    const rows = await this.moduleRuns.get(name)!.promise;
+    for (const table of tables) await swapIn(tx, table, []);
+    return rows;
+  }
+
   /** Stops the work: the COPY ends at its next chunk, the statement in progress is interrupted. */
   async cancel(): Promise<void> {
     this.stop.abort();
@@ -456,6 +508,56 @@ export class BesideLoader {
 }
 
 const seconds = (since: number) => Math.round(performance.now() - since) / 1000;
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(err: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (err: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A failure nobody waits for (the run ended first) is not an unhandled rejection.
+  promise.catch(() => {});
+  return { promise, resolve, reject };
+}
+
+/**
+ * Runs a calculation module (CalcModule.beside) in a transaction of its own on `conn`, into new
+ * tables in SWAP_SCHEMA shaped like its live ones (which it finds first in the search path), and
+ * completes them there: the live tables' indexes and key constraints under their final names, and
+ * statistics. Nothing reads the new tables before the commit, so the exclusive locks this takes on
+ * them bother nobody; the live tables are only read (their shape).
+ */
+async function runModuleFresh(conn: SqlConnection, module: CalcModule, asOf: Date): Promise<number> {
+  return conn.transaction(async (tx) => {
+    const [{ path }] = (await tx.query<{ path: string }>(
+      "SELECT current_setting('search_path') AS path",
+    )) as [{ path: string }];
+    for (const table of module.tables) {
+      await tx.exec(
+        `CREATE TABLE ${freshTable(table)} (LIKE ${q(table)} INCLUDING ALL EXCLUDING INDEXES EXCLUDING STATISTICS)
+           WITH (autovacuum_enabled = false)`,
+      );
+    }
+    await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
+    const rows = await module.run({ conn: tx, asOf });
+    await tx.query("SELECT set_config('search_path', $1, true)", [path]);
+    for (const table of module.tables) {
+      for (const s of await indexStatements(tx, table)) {
+        await tx.exec(s.build);
+        if (s.attach) await tx.exec(s.attach);
+      }
+      await tx.exec(`ANALYZE ${freshTable(table)}`);
+    }
+    return rows;
+  });
+}
 
 /** Rejects once the signal is aborted. */
 function abortion(signal: AbortSignal): Promise<never> {
@@ -503,16 +605,27 @@ export async function swapTable(
   rows: number,
   attach: readonly string[] = [],
 ): Promise<TableCounts> {
+  await swapIn(tx, def.table, attach);
+  return { added: rows, updated: 0, deleted: 0, skipped: 0, total: rows };
+}
+
+/**
+ * The new table `table` of SWAP_SCHEMA takes the place of the live one: the first of that name in
+ * the search path's other schemas (the run's transaction may have SWAP_SCHEMA in front).
+ */
+async function swapIn(tx: SqlConnection, table: string, attach: readonly string[]): Promise<void> {
   if (attach.length) await tx.exec(attach.join(";\n"));
-  const [{ schema }] = (await tx.query<{ schema: string }>(
-    "SELECT relnamespace::regnamespace::text AS schema FROM pg_class WHERE oid = $1::regclass",
-    [q(def.table)],
-  )) as [{ schema: string }];
+  const [live] = await tx.query<{ schema: string }>(
+    `SELECT n.nspname AS schema FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.relname = $1 AND n.nspname <> $2 AND n.nspname = ANY (current_schemas(false))
+     ORDER BY array_position(current_schemas(false), n.nspname) LIMIT 1`,
+    [table, SWAP_SCHEMA],
+  );
+  if (!live) throw new Error(`swap: no live table ${table}`);
   // No CASCADE: should anything depend on the live table after all, the run fails and rolls back.
   await tx.exec(
-    `DROP TABLE ${q(def.table)};
-     ALTER TABLE ${fresh(def)} SET SCHEMA ${schema};
-     ALTER TABLE ${q(def.table)} RESET (autovacuum_enabled)`,
+    `DROP TABLE ${q(live.schema)}.${q(table)};
+     ALTER TABLE ${freshTable(table)} SET SCHEMA ${q(live.schema)};
+     ALTER TABLE ${q(live.schema)}.${q(table)} RESET (autovacuum_enabled)`,
   );
-  return { added: rows, updated: 0, deleted: 0, skipped: 0, total: rows };
 }

@@ -41,6 +41,9 @@ function prefix(j: number, e: string): string {
 export const forecastModule: CalcModule = {
   name: "forecast",
   tables: ["product_forecasts", "product_forecast_accuracy"],
+  // It reads the imported tables and the settings only (its life start does not come from
+  // product_metrics): a Full Reset runs it on the second connection.
+  beside: true,
   async run({ conn, asOf }) {
     const d0 = utcDay(asOf);
     const weekStart = utcDay(new Date(utcMidnight(asOf).getTime() + DAY_MS));
@@ -52,11 +55,11 @@ export const forecastModule: CalcModule = {
     await conn.exec("DROP TABLE IF EXISTS fc_life, fc_fit");
 
     // Every product that gets a forecast (not excluded), its n and its methods. The life start is
-    // computed here with §2's definition (earliest of created_at's UTC date, first_received, the
-    // first sale, the first receipt up to D0, as module stock_history takes it) instead of being read from product_metrics.history_days, so
-    // this module does not depend on what the stock_history module stores. product_metrics.first_sold
-    // (module product_metrics, which runs first) is the first sale's UTC date. LEAST skips nulls;
-    // a life start after D0 gives n = 0.
+    // §2's (earliest of created_at's UTC date, first_received, the first sale, the first receipt up
+    // to D0, as module stock_history takes it), computed here from the imported tables: this module
+    // reads no other module's table, so a Full Reset can run it beside the others (CalcModule.beside).
+    // The first sale is the first completed order line up to asOf (product_metrics.first_sold).
+    // LEAST skips nulls; a life start after D0 gives n = 0.
     await conn.query(
       `CREATE TEMP TABLE fc_life ON COMMIT DROP AS
        WITH receipt AS (
@@ -65,13 +68,19 @@ export const forecastModule: CalcModule = {
          WHERE r.received_date <= $1::date
          GROUP BY l.pid
        ),
+       first_sale AS (
+         SELECT pid, (min(order_date) AT TIME ZONE 'UTC')::date AS first_sold
+         FROM order_lines
+         WHERE status = 'completed' AND order_date <= $2::timestamptz
+         GROUP BY pid
+       ),
        life AS (
          SELECT c.pid, c.forecast_method AS requested,
-           LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received, m.first_sold, rc.first_receipt)
+           LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received, fs.first_sold, rc.first_receipt)
              AS life_start
          FROM calc_params c
          JOIN products p ON p.pid = c.pid
-         LEFT JOIN product_metrics m ON m.pid = c.pid
+         LEFT JOIN first_sale fs ON fs.pid = c.pid
          LEFT JOIN receipt rc ON rc.pid = c.pid
          WHERE NOT c.excluded
        ),
@@ -82,7 +91,7 @@ export const forecastModule: CalcModule = {
        SELECT pid, requested, n,
          CASE WHEN requested = 'seasonal' AND n >= 53 THEN 'seasonal' ELSE 'standard' END AS method
        FROM weeks`,
-      [d0],
+      [d0, asOf],
     );
     await conn.exec("ALTER TABLE fc_life ADD PRIMARY KEY (pid); ANALYZE fc_life");
 
