@@ -60,34 +60,57 @@ export const stockHistoryModule: CalcModule = {
     // closing stock = on_hand + sold − received over the rows after this one (v is +sold,
     // −received, or on_hand for the end row), and the run lasts until the day before the next row.
     // Of the rows of one day only the last (sales, else receipts, else the start row) keeps a run;
-    // the others, and the end row, get valid_to < valid_from and are left out. One window, and the
-    // rows come out in key order, which keeps the primary key's inserts cheap.
+    // the others, and the end row, are followed by a row of the same day or of another product and
+    // are left out.
+    //
+    // Each row is one bigint key, pid << 12 | day offset from the window start << 2 | kind: the
+    // offsets (0 … 365) and kinds take 11 bits, so a product's keys lie within 2,047 of each other
+    // and 4,096 apart from the next product's. Key order is (pid, day, kind) order, and sorting on
+    // one bigint is about half the cost of sorting on (pid, day, kind); the window needs no
+    // PARTITION BY: "the rows after this one" are the keys 1 … 2,047 above it (RANGE), which never
+    // reach another product. Grouping the order lines by sorting them on the key (hash aggregation
+    // off for this statement) leaves each input in key order, so the rows merge into the window
+    // without another sort. (On the 50k-product set: 2.3 → 1.9 s of CPU for this SELECT.)
+    //
+    // The primary key is dropped before the insert and added back after it: one sort and build of
+    // the index (≈ 0.2 s for 1M runs) instead of an index insert per row (≈ 0.55 s). The table
+    // is locked by the TRUNCATE until the run commits either way, so no reader sees it without.
     await conn.exec("TRUNCATE product_stock_history");
+    await conn.exec("ALTER TABLE product_stock_history DROP CONSTRAINT product_stock_history_pkey");
+    const restoreAgg = await setLocal(conn, { enable_hashagg: "off" });
     await conn.query(
       `INSERT INTO product_stock_history (pid, valid_from, valid_to, stock, sold_first_day)
        WITH events AS (
-         SELECT pid, (order_date AT TIME ZONE 'UTC')::date AS day, 2 AS kind, SUM(quantity)::int AS sold,
+         SELECT pid::int8 << 12 | (((order_date AT TIME ZONE 'UTC')::date - $1::date) << 2 | 2) AS key,
            SUM(quantity)::int AS v
          FROM order_lines
          WHERE status = 'completed' AND order_date >= $3::timestamptz AND order_date <= $4::timestamptz
-         GROUP BY 1, 2
+         GROUP BY 1
          UNION ALL
-         SELECT l.pid, r.received_date, 1, 0, -SUM(r.qty)::int
+         SELECT l.pid::int8 << 12 | ((r.received_date - $1::date) << 2 | 1), -SUM(r.qty)::int
          FROM receivings r JOIN po_lines l ON l.id = r.po_line_id
          WHERE r.received_date BETWEEN $1::date AND $2::date
-         GROUP BY 1, 2
+         GROUP BY 1
          UNION ALL
-         SELECT pid, GREATEST(life_start, $1::date), 0, 0, 0 FROM sh_life WHERE life_start <= $2::date
+         SELECT pid::int8 << 12 | (GREATEST(life_start - $1::date, 0) << 2), 0
+         FROM sh_life WHERE life_start <= $2::date
          UNION ALL
-         SELECT pid, $2::date + 1, 3, 0, on_hand FROM sh_life
+         SELECT pid::int8 << 12 | (($2::date + 1 - $1::date) << 2 | 3), on_hand FROM sh_life
        ),
        walk AS (
-         SELECT pid, day, sold, LEAD(day) OVER w - 1 AS valid_to, SUM(v) OVER w AS stock
+         SELECT key, v, LEAD(key) OVER w AS next, SUM(v) OVER w AS stock
          FROM events
-         WINDOW w AS (PARTITION BY pid ORDER BY day, kind ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
+         WINDOW w AS (ORDER BY key RANGE BETWEEN 1 FOLLOWING AND 2047 FOLLOWING)
        )
-       SELECT pid, day, valid_to, stock, sold FROM walk WHERE valid_to >= day`,
+       SELECT (key >> 12)::int, $1::date + ((key & 4095) >> 2)::int, $1::date + ((next & 4095) >> 2)::int - 1,
+         stock, CASE WHEN key & 3 = 2 THEN v ELSE 0 END
+       FROM walk
+       WHERE next >> 12 = key >> 12 AND next >> 2 > key >> 2`,
       [w, d0, windowStart, asOf],
+    );
+    await restoreAgg();
+    await conn.exec(
+      "ALTER TABLE product_stock_history ADD CONSTRAINT product_stock_history_pkey PRIMARY KEY (pid, valid_from)",
     );
 
     // Per product: days out of stock (a run with stock ≤ 0 is out of stock on every day except its
