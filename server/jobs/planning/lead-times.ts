@@ -1,9 +1,17 @@
 // Module lead_times of the planning engine (docs/metrics.md §4, §11): lead times measured from
 // receipts, each vendor's delivery performance (vendor_lead_times), and per product the configured
-// and measured lead time and L, the one that plans, written in one UPDATE of product_metrics.
+// and measured lead time and L, the one that plans. The per-product figures go into the temp table
+// lt_product (ON COMMIT DROP), which module planning reads and writes into product_metrics with its
+// one UPDATE: a full UPDATE of the wide product_metrics rows costs 0.3–1 s of its own (50k products).
 import { loadGlobalSettingValues } from "../../modules/config/planning-parameters.ts";
 import type { CalcModule } from "../calculate.ts";
 import { createParametersTable, setLocal, utcDay } from "./context.ts";
+
+/**
+ * The temp table of every product's lead-time figures, named as the product_metrics columns they
+ * fill (lead_time_configured … lead_time_source); module planning writes them.
+ */
+export const LEAD_TIMES_TABLE = "lt_product";
 
 /** A product or vendor needs this many lead-time samples for a measurement. */
 const MIN_SAMPLES = 3;
@@ -66,8 +74,12 @@ export const leadTimesModule: CalcModule = {
 
     // Per product: its own measurement with enough samples, else its vendor's, else none. L is the
     // measured mean when the global lead_time_source asks for it and there is one, else configured.
-    const updated = await conn.execute(
-      `WITH ps AS (
+    // The columns carry product_metrics' types, so planning reads and stores the very same values.
+    // Planning must run later in the same transaction (CALC_MODULES' order): it writes them.
+    await conn.exec(`DROP TABLE IF EXISTS ${LEAD_TIMES_TABLE}`);
+    await conn.query(
+      `CREATE TEMP TABLE ${LEAD_TIMES_TABLE} ON COMMIT DROP AS
+       WITH ps AS (
          SELECT pid, count(*)::int AS n, avg(days) AS mean, stddev_samp(days) AS sd
          FROM lt_samples GROUP BY pid
        ),
@@ -86,21 +98,24 @@ export const leadTimesModule: CalcModule = {
          LEFT JOIN ps ON ps.pid = p.pid
          LEFT JOIN vs ON vs.vendor_id = p.vendor_id
        )
-       UPDATE product_metrics m SET
-         lead_time_configured = x.configured,
-         lead_time_configured_source = x.configured_source,
-         lead_time_measured = x.mean,
-         lead_time_measured_std = x.sd,
-         lead_time_measured_samples = x.samples,
-         lead_time_measured_level = x.level,
-         lead_time_days = CASE WHEN $1 = 'measured' AND x.mean IS NOT NULL THEN x.mean ELSE x.configured END,
-         lead_time_source = CASE WHEN $1 = 'measured' AND x.mean IS NOT NULL THEN 'measured' ELSE 'configured' END
-       FROM x
-       WHERE m.pid = x.pid`,
+       SELECT pid,
+         configured::int AS lead_time_configured,
+         configured_source::text AS lead_time_configured_source,
+         mean::numeric(10, 2) AS lead_time_measured,
+         sd::numeric(10, 2) AS lead_time_measured_std,
+         samples::int AS lead_time_measured_samples,
+         level::text AS lead_time_measured_level,
+         (CASE WHEN $1 = 'measured' AND mean IS NOT NULL THEN mean ELSE configured END)::numeric(10, 2)
+           AS lead_time_days,
+         (CASE WHEN $1 = 'measured' AND mean IS NOT NULL THEN 'measured' ELSE 'configured' END)::text
+           AS lead_time_source
+       FROM x`,
       [lead_time_source, MIN_SAMPLES],
     );
+    // Its rows are the products this module figured (CREATE TABLE AS reports no count on PGlite).
+    const [count] = await conn.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${LEAD_TIMES_TABLE}`);
     await conn.exec("DROP TABLE lt_received, lt_samples");
     await restore();
-    return updated;
+    return count?.n ?? 0;
   },
 };

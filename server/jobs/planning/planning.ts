@@ -1,8 +1,10 @@
 // Module planning of the planning engine (docs/metrics.md §5–§7, §9): demand rate, safety stock,
 // reorder point and quantity, overstock, days of cover, the stock-out date counting incoming
 // purchase orders, status and ABC class of every product. Set-based: a few temp tables, then ONE
-// UPDATE of product_metrics (forecast_method included, from product_forecasts). Reads what stock_history,
-// lead_times and forecast stored before it.
+// UPDATE of product_metrics (forecast_method included, from product_forecasts). Reads what stock_history
+// and forecast stored before it, and lead_times' per-product figures from its temp table, which this
+// UPDATE also writes into product_metrics (one full UPDATE of the wide rows less). Run on its own in a
+// later transaction (no such table), it reads the lead times stored in product_metrics instead.
 import { normalQuantile } from "../../../shared/stats.ts";
 import {
   type GlobalSettingValues,
@@ -10,6 +12,19 @@ import {
 } from "../../modules/config/planning-parameters.ts";
 import type { CalcModule } from "../calculate.ts";
 import { createParametersTable, setLocal, utcDay } from "./context.ts";
+import { LEAD_TIMES_TABLE } from "./lead-times.ts";
+
+/** The columns of lead_times' temp table, which are product_metrics' columns of the same names. */
+const LEAD_TIME_COLUMNS = [
+  "lead_time_configured",
+  "lead_time_configured_source",
+  "lead_time_measured",
+  "lead_time_measured_std",
+  "lead_time_measured_samples",
+  "lead_time_measured_level",
+  "lead_time_days",
+  "lead_time_source",
+] as const;
 
 /** The product_metrics column each ABC basis ranks by (§9); a fixed list, never user text. */
 const ABC_BASIS_COLUMN: Record<GlobalSettingValues["abc_calculation_basis"], string> = {
@@ -44,6 +59,12 @@ export const planningModule: CalcModule = {
 
     await createParametersTable(conn);
     await conn.exec(TEMP_TABLES.map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n"));
+    // Module lead_times ran in this transaction: its figures are in its temp table (ON COMMIT DROP),
+    // not yet in product_metrics.
+    const [leadTimes] = await conn.query<{ found: boolean }>(
+      `SELECT to_regclass('pg_temp.${LEAD_TIMES_TABLE}') IS NOT NULL AS found`,
+    );
+    const lt = leadTimes?.found ? "lt" : "pm";
 
     // One row per product with everything the rules need, each costly figure computed once:
     // - d (§5): d̄, or for a new product its category profile. Primary category = the linked
@@ -59,8 +80,8 @@ export const planningModule: CalcModule = {
        WITH m AS MATERIALIZED (
          SELECT pm.pid, pm.on_hand, pm.on_order, pm.is_new, pm.in_stock_days_90,
            pm.avg_daily_sales AS dbar, pm.daily_sales_std AS sd,
-           COALESCE(pm.lead_time_days, cp.lead_time_days)::numeric AS lt,
-           COALESCE(pm.lead_time_measured_std, 0)::numeric AS slt,
+           COALESCE(${lt}.lead_time_days, cp.lead_time_days)::numeric AS lt,
+           COALESCE(${lt}.lead_time_measured_std, 0)::numeric AS slt,
            cp.days_of_stock, cp.safety_stock AS ss_setting, cp.safety_stock_days,
            (cp.excluded OR NOT p.replenishable) AS excluded, p.discontinued,
            GREATEST(p.moq, 1) AS moq, GREATEST(p.case_qty, 1) AS case_qty,
@@ -68,6 +89,7 @@ export const planningModule: CalcModule = {
          FROM product_metrics pm
          JOIN products p ON p.pid = pm.pid
          JOIN calc_params cp ON cp.pid = pm.pid
+         ${lt === "lt" ? `LEFT JOIN ${LEAD_TIMES_TABLE} lt ON lt.pid = pm.pid` : ""}
        ),
        prim AS (
          SELECT DISTINCT ON (pc.pid) pc.pid, pc.category_id
@@ -136,16 +158,23 @@ export const planningModule: CalcModule = {
     // Incoming stock per product and arrival day (§6): open lines' remaining quantity (receipts
     // dated up to D0 count as received, §1) on date_expected, else date_ordered + ⌈L⌉; overdue
     // arrivals count as D0 + 1. Only products whose stock-out date depends on them (on hand > 0, d > 0).
+    // Only the open lines' receipts are summed (most receipts are of closed orders).
     await conn.query(
       `CREATE TEMP TABLE calc_plan_arrivals ON COMMIT DROP AS
-       WITH received AS (
-         SELECT po_line_id, SUM(qty) AS qty FROM receivings WHERE received_date <= $1::date GROUP BY po_line_id
+       WITH open_lines AS (
+         SELECT l.id, l.pid, l.ordered_qty, o.date_expected, o.date_ordered
+         FROM po_lines l
+         JOIN purchase_orders o ON o.id = l.po_id AND o.status IN ('ordered', 'partial')
+       ),
+       received AS (
+         SELECT po_line_id, SUM(qty) AS qty FROM receivings
+         WHERE received_date <= $1::date AND po_line_id IN (SELECT id FROM open_lines)
+         GROUP BY po_line_id
        )
        SELECT l.pid,
-         GREATEST(COALESCE(o.date_expected, o.date_ordered + ceil(b.lt)::int), $1::date + 1) AS day,
+         GREATEST(COALESCE(l.date_expected, l.date_ordered + ceil(b.lt)::int), $1::date + 1) AS day,
          SUM(l.ordered_qty - COALESCE(r.qty, 0)) AS qty
-       FROM po_lines l
-       JOIN purchase_orders o ON o.id = l.po_id AND o.status IN ('ordered', 'partial')
+       FROM open_lines l
        JOIN calc_plan_base b ON b.pid = l.pid AND b.on_hand > 0 AND b.d > 0
        LEFT JOIN received r ON r.po_line_id = l.id
        WHERE l.ordered_qty > COALESCE(r.qty, 0)
@@ -182,40 +211,55 @@ export const planningModule: CalcModule = {
     );
 
     // The one UPDATE: reorder point and quantity, overstock, cover, stock-out date, status (§6, §7)
-    // and ABC class (§9) from the rows above. NEED, ROP, OVER and OUT are cheap expressions that
-    // appear more than once.
-    const NEED = "(b.f_h + b.ss - (b.on_hand + b.on_order))";
-    const ROP = "ceil(b.d * b.lt + b.ss)";
-    const OVER = "GREATEST(0, b.on_hand - ceil(b.ss + b.d * $2::int))";
-    const OUT = "(CASE WHEN b.d = 0 THEN NULL WHEN b.on_hand = 0 THEN $1::date ELSE so.stockout_date END)";
-    const REORDER = `CASE WHEN b.discontinued OR b.excluded OR ${NEED} <= 0 THEN 0
-      ELSE ceil(GREATEST(ceil(${NEED}), b.moq)::numeric / b.case_qty) * b.case_qty END`;
+    // and ABC class (§9) from the rows above, and lead_times' figures when it left them (every
+    // product here has its row there: both tables come from products and calc_params). The
+    // figures used more than once (need, reorder point, overstock, stock-out date, reorder
+    // quantity) are computed once per row in the derived tables below: OFFSET 0 keeps the planner
+    // from merging them into the UPDATE, which would copy each expression into every use.
+    const ltColumns = lt === "lt" ? LEAD_TIME_COLUMNS : [];
     const rows = await conn.execute(
       `UPDATE product_metrics m SET
-         demand_rate = b.d, demand_source = b.demand_source, days_of_stock = b.days_of_stock,
-         horizon_days = b.h, forecast_horizon_units = b.f_h, forecast_method = b.forecast_method,
+         demand_rate = x.d, demand_source = x.demand_source, days_of_stock = x.days_of_stock,
+         horizon_days = x.h, forecast_horizon_units = x.f_h, forecast_method = x.forecast_method,
          service_level = $4::numeric, z_score = round($5::numeric, 4),
-         safety_stock = b.ss, safety_stock_method = b.ss_method,
-         lead_time_demand = round(b.d * b.lt, 2), reorder_point = ${ROP},
-         reorder_qty = ${REORDER}, reorder_value = round((${REORDER}) * b.cost, 2),
-         overstock_qty = ${OVER}, overstock_value = round(${OVER} * b.cost, 2),
-         days_of_cover = CASE WHEN b.d > 0 AND b.on_hand / b.d < 99999999999 THEN round(b.on_hand / b.d, 1) END,
-         stockout_date = ${OUT},
-         status = CASE WHEN b.discontinued THEN 'discontinued'
-                       WHEN b.excluded THEN 'excluded'
-                       WHEN b.is_new THEN 'new'
-                       WHEN b.d > 0 AND ${OUT} < $1::date + $3::int THEN 'critical'
-                       WHEN ${ROP} > 0 AND b.on_hand + b.on_order <= ${ROP} THEN 'reorder'
-                       WHEN ${OVER} > 0 THEN 'overstocked'
+         safety_stock = x.ss, safety_stock_method = x.ss_method,
+         lead_time_demand = round(x.d * x.lt, 2), reorder_point = x.rop,
+         reorder_qty = x.reorder, reorder_value = round(x.reorder * x.cost, 2),
+         overstock_qty = x.over, overstock_value = round(x.over * x.cost, 2),
+         days_of_cover = CASE WHEN x.d > 0 AND x.on_hand / x.d < 99999999999 THEN round(x.on_hand / x.d, 1) END,
+         stockout_date = x.out,
+         status = CASE WHEN x.discontinued THEN 'discontinued'
+                       WHEN x.excluded THEN 'excluded'
+                       WHEN x.is_new THEN 'new'
+                       WHEN x.d > 0 AND x.out < $1::date + $3::int THEN 'critical'
+                       WHEN x.rop > 0 AND x.on_hand + x.on_order <= x.rop THEN 'reorder'
+                       WHEN x.over > 0 THEN 'overstocked'
                        ELSE 'healthy' END,
-         abc_class = CASE WHEN b.basis > 0 AND b.abc_before < $6::numeric * b.abc_total THEN 'A'
-                          WHEN b.basis > 0 AND b.abc_before < $7::numeric * b.abc_total THEN 'B'
+         abc_class = CASE WHEN x.basis > 0 AND x.abc_before < $6::numeric * x.abc_total THEN 'A'
+                          WHEN x.basis > 0 AND x.abc_before < $7::numeric * x.abc_total THEN 'B'
                           ELSE 'C' END,
-         abc_basis_value = b.basis,
-         abc_share_before = CASE WHEN b.abc_total > 0 THEN round(b.abc_before / b.abc_total, 6) END
-       FROM calc_plan_base b
-       LEFT JOIN calc_plan_stockout so ON so.pid = b.pid
-       WHERE b.pid = m.pid`,
+         abc_basis_value = x.basis,
+         abc_share_before = CASE WHEN x.abc_total > 0 THEN round(x.abc_before / x.abc_total, 6) END
+         ${ltColumns.map((c) => `, ${c} = x.${c}`).join("")}
+       FROM (
+         SELECT y.*,
+           CASE WHEN y.discontinued OR y.excluded OR y.need <= 0 THEN 0
+                ELSE ceil(GREATEST(ceil(y.need), y.moq)::numeric / y.case_qty) * y.case_qty END AS reorder
+         FROM (
+           SELECT b.*,
+             b.f_h + b.ss - (b.on_hand + b.on_order) AS need,
+             ceil(b.d * b.lt + b.ss) AS rop,
+             GREATEST(0, b.on_hand - ceil(b.ss + b.d * $2::int)) AS over,
+             CASE WHEN b.d = 0 THEN NULL WHEN b.on_hand = 0 THEN $1::date ELSE so.stockout_date END AS out
+             ${ltColumns.map((c) => `, lt.${c}`).join("")}
+           FROM calc_plan_base b
+           LEFT JOIN calc_plan_stockout so ON so.pid = b.pid
+           ${lt === "lt" ? `LEFT JOIN ${LEAD_TIMES_TABLE} lt ON lt.pid = b.pid` : ""}
+           OFFSET 0
+         ) y
+         OFFSET 0
+       ) x
+       WHERE x.pid = m.pid`,
       [
         d0,
         g.overstock_days,
