@@ -2,9 +2,11 @@
 // source. asOf = 2026-06-30T12:00Z, so D0 = 2026-06-30, the last 90 days are 2026-04-02 … 06-30
 // and the last 365 days 2025-07-01 … 2026-06-30. Every expected figure is worked out next to it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SqlConnection } from "../../server/db/database.ts";
+import { stockHistoryModule } from "../../server/jobs/planning/stock-history.ts";
 import { writeSource } from "../helpers/csv-source.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
-import { type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
+import { FIXTURE_AS_OF, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
 const SOURCE = {
   "products.csv": [
@@ -281,6 +283,48 @@ describe(`stock history, demand and margins (${testBackend})`, () => {
       reorderQty: 23,
       status: "new",
     });
+  });
+
+  it("writes the same runs and figures whether or not prepare() ran first, and for its own D0 only", async () => {
+    // Everything the module writes, as text (numerics exactly as stored).
+    const written = (c: SqlConnection) =>
+      c.query(
+        `SELECT 'h' AS t, pid, concat_ws(' ', valid_from, valid_to, stock, sold_first_day) AS v
+         FROM product_stock_history
+         UNION ALL
+         SELECT 'm', pid, concat_ws(' ', history_start, history_days, is_new, in_stock_days_90,
+           out_of_stock_days_90, out_of_stock_days_365, avg_daily_sales, daily_sales_std,
+           avg_stock_units_365, cogs_365d, gross_profit_365d, margin_365d, sell_through_30d,
+           turnover_365d, gmroi_365d)
+         FROM product_metrics
+         ORDER BY 1, 2, 3`,
+      );
+    const conn = await tdb.db.connect();
+    try {
+      const stored = await written(conn);
+      expect(stored.length).toBeGreaterThan(6);
+      const dayBefore = new Date(FIXTURE_AS_OF.getTime() - 86_400_000);
+      // Run alone (a Full Update); prepared first (a Full Reset, while the order lines load);
+      // prepared for another D0 (not used: its window and receipts are another day's).
+      for (const prepareAsOf of [null, FIXTURE_AS_OF, dayBefore]) {
+        const ROLLBACK = new Error("rollback");
+        let rows: unknown[] = [];
+        await conn
+          .transaction(async (tx) => {
+            await tx.exec("UPDATE product_metrics SET history_start = NULL, out_of_stock_days_365 = -1");
+            if (prepareAsOf) await stockHistoryModule.prepare!.run({ conn: tx, asOf: prepareAsOf });
+            await stockHistoryModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
+            rows = await written(tx);
+            throw ROLLBACK;
+          })
+          .catch((err) => {
+            if (err !== ROLLBACK) throw err;
+          });
+        expect(rows).toEqual(stored);
+      }
+    } finally {
+      await conn.release();
+    }
   });
 
   it("reports every product as updated", async () => {

@@ -2,6 +2,7 @@
 // reconstructed backwards from today's stock, stored as sparse runs in product_stock_history, and
 // the per-product figures that follow from it (days in / out of stock, demand d̄ and σd, average
 // stock, margin, sell-through, turnover, GMROI), written in one UPDATE of product_metrics.
+import type { SqlConnection } from "../../db/database.ts";
 import type { CalcModule } from "../calculate.ts";
 import { setLocal, utcDay, utcMidnight } from "./context.ts";
 
@@ -17,14 +18,67 @@ function bounded(ratio: string, limit: number): string {
   return `CASE WHEN abs(${ratio}) < ${limit} THEN round(${ratio}, 4) END`;
 }
 
+/** D0 and the first day of the last 365 days (YYYY-MM-DD), and the moment that day starts. */
+function windowOf(asOf: Date) {
+  const windowStart = new Date(utcMidnight(asOf).getTime() - 364 * DAY_MS);
+  return { d0: utcDay(asOf), w: utcDay(windowStart), windowStart };
+}
+
+/**
+ * What the module takes from products and receipts alone, in temp tables (ON COMMIT DROP):
+ * sh_base, per product its cost price and the part of the life start (§2) that is not a sale
+ * (created, first_received, first receipt up to D0); sh_receipts, the receipts of the last 365
+ * days per product and day as rows of the walk below (key, v); sh_prepared, the D0 they are for.
+ * No sales: a Full Reset builds them while the order lines still load (prepare), else run() does.
+ */
+async function prepareBase(conn: SqlConnection, asOf: Date): Promise<void> {
+  const { d0, w } = windowOf(asOf);
+  await conn.exec("DROP TABLE IF EXISTS sh_prepared, sh_base, sh_receipts");
+  await conn.query(
+    `CREATE TEMP TABLE sh_base ON COMMIT DROP AS
+     SELECT p.pid, p.cost_price,
+       LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received, fr.first_receipt) AS life_start
+     FROM products p
+     LEFT JOIN (
+       SELECT l.pid, MIN(r.received_date) AS first_receipt
+       FROM receivings r JOIN po_lines l ON l.id = r.po_line_id
+       WHERE r.received_date <= $1::date
+       GROUP BY l.pid
+     ) fr ON fr.pid = p.pid`,
+    [d0],
+  );
+  await conn.query(
+    `CREATE TEMP TABLE sh_receipts ON COMMIT DROP AS
+     SELECT l.pid::int8 << 12 | ((r.received_date - $1::date) << 2 | 1) AS key, -SUM(r.qty)::int AS v
+     FROM receivings r JOIN po_lines l ON l.id = r.po_line_id
+     WHERE r.received_date BETWEEN $1::date AND $2::date
+     GROUP BY 1`,
+    [w, d0],
+  );
+  await conn.query("CREATE TEMP TABLE sh_prepared ON COMMIT DROP AS SELECT $1::date AS d0", [d0]);
+}
+
+/** Whether prepareBase ran in this transaction for this D0. */
+async function prepared(conn: SqlConnection, asOf: Date): Promise<boolean> {
+  const [found] = await conn.query<{ ready: boolean }>(
+    "SELECT to_regclass('pg_temp.sh_prepared') IS NOT NULL AS ready",
+  );
+  if (!found?.ready) return false;
+  const [row] = await conn.query<{ ready: boolean }>("SELECT d0 = $1::date AS ready FROM sh_prepared", [
+    utcDay(asOf),
+  ]);
+  return Boolean(row?.ready);
+}
+
 export const stockHistoryModule: CalcModule = {
   name: "stock_history",
   tables: ["product_stock_history"],
+  prepare: {
+    reads: ["products", "receivings", "po_lines"],
+    run: ({ conn, asOf }) => prepareBase(conn, asOf),
+  },
   async run({ conn, asOf }) {
-    const d0 = utcDay(asOf);
-    // The first day of the last 365 days, as a date and as the moment it starts.
-    const windowStart = new Date(utcMidnight(asOf).getTime() - 364 * DAY_MS);
-    const w = utcDay(windowStart);
+    const { d0, w, windowStart } = windowOf(asOf);
 
     // Grouping a year of order lines by product and day, and sorting the events for the window,
     // spill to disk with the default 4MB: give this module's statements more memory. JIT off, as in
@@ -33,27 +87,21 @@ export const stockHistoryModule: CalcModule = {
     const restore = await setLocal(conn, { jit: "off", work_mem: WORK_MEM });
     await conn.exec("DROP TABLE IF EXISTS sh_life");
 
-    // Per product: life start (§2: created, first_received, first sale (product_metrics.first_sold:
-    // completed, up to asOf), first receipt up to D0; LEAST skips nulls, created_at is never null)
-    // and the figures §10 needs, so the UPDATE below joins nothing else.
-    await conn.query(
+    // Per product: life start (§2: created, first_received, first receipt up to D0 from sh_base,
+    // and the first sale, product_metrics.first_sold: completed, up to asOf; LEAST skips nulls,
+    // created_at is never null) and the figures §10 needs, so the UPDATE below joins nothing else.
+    if (!(await prepared(conn, asOf))) await prepareBase(conn, asOf);
+    await conn.exec(
       `CREATE TEMP TABLE sh_life ON COMMIT DROP AS
-       SELECT m.pid, m.on_hand, m.units_30d, m.units_365d, m.revenue_365d, p.cost_price,
-         LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received, m.first_sold, fr.first_receipt) AS life_start
+       SELECT m.pid, m.on_hand, m.units_30d, m.units_365d, m.revenue_365d, b.cost_price,
+         LEAST(b.life_start, m.first_sold) AS life_start
        FROM product_metrics m
-       JOIN products p ON p.pid = m.pid
-       LEFT JOIN (
-         SELECT l.pid, MIN(r.received_date) AS first_receipt
-         FROM receivings r JOIN po_lines l ON l.id = r.po_line_id
-         WHERE r.received_date <= $1::date
-         GROUP BY l.pid
-       ) fr ON fr.pid = m.pid`,
-      [d0],
+       JOIN sh_base b ON b.pid = m.pid`,
     );
     await conn.exec("ANALYZE sh_life");
 
     // The runs, walking each product's rows in day order. Rows: units sold (kind 2) and received
-    // (kind 1) per product and UTC day over the last 365 days; a start row (kind 0) on the window
+    // (kind 1, from sh_receipts) per product and UTC day over the last 365 days; a start row (kind 0) on the window
     // start or the life start, whichever is later; and an end row (kind 3) on D0 + 1 carrying
     // on_hand. Every event is on or after its product's life start (the earliest of them), and a
     // day's closing stock only depends on the events after it, so older events are not needed:
@@ -87,10 +135,7 @@ export const stockHistoryModule: CalcModule = {
          WHERE status = 'completed' AND order_date >= $3::timestamptz AND order_date <= $4::timestamptz
          GROUP BY 1
          UNION ALL
-         SELECT l.pid::int8 << 12 | ((r.received_date - $1::date) << 2 | 1), -SUM(r.qty)::int
-         FROM receivings r JOIN po_lines l ON l.id = r.po_line_id
-         WHERE r.received_date BETWEEN $1::date AND $2::date
-         GROUP BY 1
+         SELECT key, v FROM sh_receipts
          UNION ALL
          SELECT pid::int8 << 12 | (GREATEST(life_start - $1::date, 0) << 2), 0
          FROM sh_life WHERE life_start <= $2::date
@@ -170,7 +215,7 @@ export const stockHistoryModule: CalcModule = {
        WHERE m.pid = f.pid`,
       [d0],
     );
-    await conn.exec("DROP TABLE sh_life");
+    await conn.exec("DROP TABLE sh_life, sh_base, sh_receipts, sh_prepared");
     await restore();
     return updated;
   },
