@@ -73,39 +73,59 @@ const SUMS: readonly (readonly [string, string])[] = [
 const COLUMNS = SUMS.map(([col]) => col).join(", ");
 const SUM_EXPRS = SUMS.map(([col, expr]) => `${expr} AS ${col}`).join(",\n  ");
 
+/**
+ * Temp table calc_agg_category_products: each category with every product linked to it or to one of
+ * its descendants, each pair once. It reads only the imported categories and their links, so a Full
+ * Reset makes it in prepare, while the order lines still load; run() makes it when prepare did not.
+ * UNION (not UNION ALL) also ends the recursion should the tree ever contain a cycle. The
+ * (category, ancestor) pairs go into a temp table with statistics: a recursive CTE's row guess is
+ * many times the real count, and the DISTINCT's hash table sized from it for millions of groups
+ * made that statement take twice as long.
+ */
+const CATEGORY_PRODUCTS_SQL = `
+  DROP TABLE IF EXISTS calc_agg_up;
+  DROP TABLE IF EXISTS calc_agg_category_products;
+  CREATE TEMP TABLE calc_agg_up ON COMMIT DROP AS
+    WITH RECURSIVE up(category_id, ancestor_id) AS (
+      SELECT id, id FROM categories
+      UNION
+      SELECT up.category_id, c.parent_id
+      FROM up JOIN categories c ON c.id = up.ancestor_id
+      WHERE c.parent_id IS NOT NULL
+    )
+    SELECT category_id, ancestor_id FROM up;
+  ANALYZE calc_agg_up;
+  CREATE TEMP TABLE calc_agg_category_products ON COMMIT DROP AS
+    SELECT DISTINCT up.ancestor_id AS category_id, pc.pid
+    FROM product_categories pc
+    JOIN calc_agg_up up ON up.category_id = pc.category_id;
+  DROP TABLE calc_agg_up;`;
+
 export const aggregatesModule: CalcModule = {
   name: "aggregates",
   tables: ["brand_metrics", "vendor_metrics", "category_metrics"],
+  prepare: {
+    reads: ["categories", "product_categories"],
+    async run({ conn }) {
+      const restore = await setLocal(conn, { jit: "off" });
+      await conn.exec(CATEGORY_PRODUCTS_SQL);
+      await restore();
+    },
+  },
   async run({ conn }) {
     const restore = await setLocal(conn, { jit: "off" });
+    const [prepared] = await conn.query<{ ready: boolean }>(
+      "SELECT to_regclass('pg_temp.calc_agg_category_products') IS NOT NULL AS ready",
+    );
+    if (!prepared?.ready) await conn.exec(CATEGORY_PRODUCTS_SQL);
     await conn.exec(`
       DROP TABLE IF EXISTS calc_agg_products;
-      DROP TABLE IF EXISTS calc_agg_up;
-      DROP TABLE IF EXISTS calc_agg_category_products;
       TRUNCATE brand_metrics, vendor_metrics, category_metrics;
       CREATE TEMP TABLE calc_agg_products ON COMMIT DROP AS
         SELECT m.pid, p.brand_id, p.vendor_id, p.discontinued, m.on_hand,
           m.units_7d, m.units_30d, m.units_90d, m.units_365d, m.status, m.abc_class,
           ${MONEY.map((col) => `(m.${col} * 100)::int8 AS ${col}`).join(", ")}
-        FROM product_metrics m JOIN products p ON p.pid = m.pid;
-      CREATE TEMP TABLE calc_agg_up ON COMMIT DROP AS
-        WITH RECURSIVE up(category_id, ancestor_id) AS (
-          SELECT id, id FROM categories
-          UNION
-          SELECT up.category_id, c.parent_id
-          FROM up JOIN categories c ON c.id = up.ancestor_id
-          WHERE c.parent_id IS NOT NULL
-        )
-        SELECT category_id, ancestor_id FROM up;
-      ANALYZE calc_agg_up;
-      CREATE TEMP TABLE calc_agg_category_products ON COMMIT DROP AS
-        SELECT DISTINCT up.ancestor_id AS category_id, pc.pid
-        FROM product_categories pc
-        JOIN calc_agg_up up ON up.category_id = pc.category_id;`);
-    // UNION (not UNION ALL) above also ends the recursion should the tree ever contain a cycle.
-    // The (category, ancestor) pairs go into a temp table with statistics: a recursive CTE's row
-    // guess is many times the real count, and the DISTINCT's hash table sized from it for millions
-    // of groups made that statement take twice as long.
+        FROM product_metrics m JOIN products p ON p.pid = m.pid;`);
     let rows = await conn.execute(
       `INSERT INTO brand_metrics (brand_id, ${COLUMNS})
        SELECT b.id, ${SUM_EXPRS}
@@ -131,9 +151,7 @@ export const aggregatesModule: CalcModule = {
        LEFT JOIN calc_agg_products x ON x.pid = cp.pid
        GROUP BY c.id`,
     );
-    await conn.exec(
-      "DROP TABLE calc_agg_products; DROP TABLE calc_agg_up; DROP TABLE calc_agg_category_products;",
-    );
+    await conn.exec("DROP TABLE calc_agg_products; DROP TABLE calc_agg_category_products;");
     await restore();
     return rows;
   },
