@@ -675,7 +675,8 @@ export class DataOps {
           await settleFresh(conn, def);
           // Statistics at once: the reference checks and the calculations plan on them.
           await analyzeFresh(conn, def);
-          await indexFresh(conn, def);
+          // Its plain indexes are built on the second connection, after the largest table's.
+          await indexFresh(conn, def, b ? (build) => b.buildLater(build) : undefined);
           return rows;
         });
       }

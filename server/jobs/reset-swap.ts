@@ -315,10 +315,22 @@ export async function analyzeFresh(conn: SqlConnection, def: TableDef): Promise<
   await conn.exec(`ANALYZE ${fresh(def)}`);
 }
 
-/** Builds the live table's indexes and key constraints on the new table (a duplicate key means bad data). */
-export async function indexFresh(conn: SqlConnection, def: TableDef): Promise<number> {
+/**
+ * Builds the live table's indexes and key constraints on the new table (a duplicate key means bad
+ * data). With `later`, the plain indexes (not unique, no constraint: they check nothing and no
+ * calculation needs them) are handed to it instead, to be built elsewhere before the swap.
+ */
+export async function indexFresh(
+  conn: SqlConnection,
+  def: TableDef,
+  later?: (build: string) => void,
+): Promise<number> {
   const statements = await indexStatements(conn, def.table);
   for (const s of statements) {
+    if (later && !s.attach && s.build.startsWith("CREATE INDEX ")) {
+      later(s.build);
+      continue;
+    }
     await orRetry(`index ${def.table}`, () => conn.exec(s.build));
     if (s.attach) await conn.exec(s.attach);
   }
@@ -364,6 +376,8 @@ export class BesideLoader {
   /** Seconds spent loading (COPY, ANALYZE), checking (constraints, references), building the indexes. */
   readonly timings = { load: 0, references: 0, indexes: 0 };
 
+  /** Plain indexes of the other new tables, built here after this table's own (buildLater). */
+  private readonly laterIndexes: string[] = [];
   /** Per module run here: its rows, once it is done and its new tables are complete. */
   private readonly moduleRuns = new Map<string, Deferred<number>>();
   /** Seconds each module run here took. */
@@ -435,6 +449,12 @@ export class BesideLoader {
           await orRetry(`index ${def.table}`, () => conn.exec(s.build));
           if (s.attach) this.attach.push(s.attach);
         }
+        // Then the other tables' plain indexes, handed over while they loaded (all of them by now:
+        // `others` resolved). CREATE INDEX lets the run's connection go on reading those tables.
+        for (const build of this.laterIndexes) {
+          if (this.stop.signal.aborted) throw new Error("index builds stopped");
+          await conn.exec(build);
+        }
         this.timings.indexes = seconds(begun);
         if (moduleFailure) throw moduleFailure;
       })
@@ -479,6 +499,14 @@ export class BesideLoader {
   /** After indexed(): the statements that complete the table, for the run's transaction. */
   attachments(): string[] {
     return this.attach;
+  }
+
+  /**
+   * Takes a plain index of another new table (indexFresh's `later`) to build after this table's
+   * indexes: off the run's connection, which meanwhile goes on with the next file.
+   */
+  buildLater(build: string): void {
+    this.laterIndexes.push(build);
   }
 
   /** Whether module `name` runs here. */
