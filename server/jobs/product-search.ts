@@ -22,12 +22,17 @@ import type { CalcModule } from "./calculate.ts";
 /** Temp tables search_keys (pid, keys) and search_json (pid, head, first_received, tail). */
 export const PRODUCT_SEARCH_PREPARE_SQL = `
 -- Each product's distinct short keys: the first one and two characters of its title's words, and
--- its SKU and barcode when they are that short.
+-- its SKU and barcode when they are that short. (The keys' order in the array does not matter: the
+-- fill unnests them. Most products have neither that short, and the words alone make a cheaper
+-- subquery than the UNION ALL.)
 CREATE TEMP TABLE search_keys ON COMMIT DROP AS
-SELECT s.pid, ARRAY(SELECT DISTINCT k FROM (
-  SELECT left(w, n) FROM unnest(string_to_array(s.title, ' ')) w, (VALUES (1), (2)) v(n) WHERE w <> ''
-  UNION ALL SELECT s.sku WHERE char_length(s.sku) BETWEEN 1 AND 2
-  UNION ALL SELECT s.barcode WHERE char_length(s.barcode) BETWEEN 1 AND 2) x(k)) AS keys
+SELECT s.pid, CASE WHEN char_length(s.sku) BETWEEN 1 AND 2 OR char_length(s.barcode) BETWEEN 1 AND 2
+  THEN ARRAY(SELECT DISTINCT k FROM (
+    SELECT left(w, n) FROM unnest(string_to_array(s.title, ' ')) w, (VALUES (1), (2)) v(n) WHERE w <> ''
+    UNION ALL SELECT s.sku WHERE char_length(s.sku) BETWEEN 1 AND 2
+    UNION ALL SELECT s.barcode WHERE char_length(s.barcode) BETWEEN 1 AND 2) x(k))
+  ELSE ARRAY(SELECT DISTINCT left(w, n) FROM unnest(string_to_array(s.title, ' ')) w, (VALUES (1), (2)) v(n)
+    WHERE w <> '') END AS keys
 FROM (
   SELECT pid, lower(title) AS title, lower(coalesce(sku, '')) AS sku, lower(coalesce(barcode, '')) AS barcode
   FROM products
@@ -61,39 +66,39 @@ SELECT p.pid, lower(p.title), lower(coalesce(p.sku, '')), lower(coalesce(p.barco
 FROM products p LEFT JOIN product_metrics m ON m.pid = p.pid;
 
 -- The rank is the CASE of the search (server/modules/templates/templates.service.ts) for the text
--- k, with LIKE 'k%' as starts_with and LIKE '% k%' as strpos; the pid rule is the search's own.
+-- k, with LIKE 'k%' as starts_with; the pid rule is the search's own. Every key of a product is
+-- its SKU or barcode (0) or the start of a title word: the first word's (the title starts with it,
+-- 2 at most) or a later one's, which follows a space, so the CASE's LIKE '% k%' branch (3) is
+-- the only one left and 4 and 5 cannot happen.
 -- A key's rows are its first ${PRODUCT_SEARCH_LIMIT + 1} entries in the order (rank, total_sold DESC, pid). Rather than
 -- sort every entry of every key, a histogram of (rank, total_sold) per key finds the group where the
--- ${PRODUCT_SEARCH_LIMIT + 1}st entry falls (cut): every entry before that group is in, none after it, and only the
--- entries of that one group are sorted, by pid.
+-- ${PRODUCT_SEARCH_LIMIT + 1}st entry falls, or the key's last group when it has only ${PRODUCT_SEARCH_LIMIT} (cut): every entry
+-- before that group is in, none after it; only the entries up to it are sorted, and numbered. They
+-- are sorted by the key's bytes (COLLATE "C", cheaper than the database's collation and the same
+-- grouping), which with C.UTF-8 is also the unique index's order, so its build after the fill
+-- finds its input sorted.
 WITH entries AS MATERIALIZED (
   SELECT ks.k AS key,
     CASE WHEN s.sku = ks.k OR s.barcode = ks.k THEN 0 WHEN s.title = ks.k THEN 1
-      WHEN starts_with(s.title, ks.k) THEN 2 WHEN strpos(s.title, ' ' || ks.k) > 0 THEN 3
-      WHEN starts_with(s.sku, ks.k) OR starts_with(s.barcode, ks.k) THEN 4 ELSE 5 END AS rank,
+      WHEN starts_with(s.title, ks.k) THEN 2 ELSE 3 END AS rank,
     s.total_sold, s.pid
   FROM product_search s JOIN search_keys sk ON sk.pid = s.pid, unnest(sk.keys) ks(k)
-), hist AS (
-  SELECT key, rank, total_sold, count(*) AS n, sum(count(*)) OVER (PARTITION BY key) AS key_total
-  FROM entries GROUP BY key, rank, total_sold
-), kept AS (
-  SELECT DISTINCT key FROM hist WHERE key_total >= ${PRODUCT_SEARCH_LIMIT}
 ), cut AS (
-  SELECT DISTINCT ON (key) key, rank, total_sold, upto - n AS before FROM (
-    SELECT h.*, sum(n) OVER (PARTITION BY key ORDER BY rank, total_sold DESC) AS upto
-    FROM hist h WHERE key_total >= ${PRODUCT_SEARCH_LIMIT}
-  ) x WHERE upto >= ${PRODUCT_SEARCH_LIMIT + 1} ORDER BY key, rank, total_sold DESC
+  SELECT DISTINCT ON (key) key, rank, total_sold FROM (
+    SELECT key, rank, total_sold,
+      sum(count(*)) OVER (PARTITION BY key ORDER BY rank, total_sold DESC) AS upto,
+      sum(count(*)) OVER (PARTITION BY key) AS key_total
+    FROM entries GROUP BY key, rank, total_sold
+  ) h WHERE key_total >= ${PRODUCT_SEARCH_LIMIT} AND upto >= least(key_total, ${PRODUCT_SEARCH_LIMIT + 1})
+  ORDER BY key, rank, total_sold DESC
 )
 INSERT INTO product_search_keys (key, rank, total_sold, pid)
-SELECT e.key, e.rank, e.total_sold, e.pid
-FROM entries e JOIN kept k ON k.key = e.key LEFT JOIN cut c ON c.key = e.key
-WHERE c.key IS NULL OR (e.rank, -e.total_sold) < (c.rank, -c.total_sold)
-UNION ALL
 SELECT key, rank, total_sold, pid FROM (
-  SELECT e.key, e.rank, e.total_sold, e.pid, c.before,
-    row_number() OVER (PARTITION BY e.key ORDER BY e.pid) AS i
-  FROM entries e JOIN cut c ON c.key = e.key AND c.rank = e.rank AND c.total_sold = e.total_sold
-) t WHERE i <= ${PRODUCT_SEARCH_LIMIT + 1} - before;
+  SELECT e.key, e.rank, e.total_sold, e.pid,
+    row_number() OVER (PARTITION BY e.key COLLATE "C" ORDER BY e.rank, e.total_sold DESC, e.pid) AS i
+  FROM entries e JOIN cut c ON c.key = e.key
+  WHERE (e.rank, -e.total_sold) <= (c.rank, -c.total_sold)
+) t WHERE i <= ${PRODUCT_SEARCH_LIMIT + 1};
 
 INSERT INTO product_search_rows (pid, json)
 SELECT j.pid, j.head || ',"total_sold":' || coalesce(m.total_sold, 0)
@@ -140,8 +145,11 @@ export const productSearchModule: CalcModule = {
     if (!(await prepared(conn))) await conn.exec(PRODUCT_SEARCH_PREPARE_SQL);
     await conn.exec(PRODUCT_SEARCH_FILL_SQL);
     for (const ix of indexes) await conn.exec(ix.create);
-    // Fresh statistics, so the first searches after a Full Reset plan on the real sizes.
-    await conn.exec("ANALYZE product_search; ANALYZE product_search_keys; ANALYZE product_search_rows;");
+    // Fresh statistics, so the first searches after a Full Reset plan on the real sizes. Only
+    // product_search's: the searches read product_search_keys by its unique index's leading column
+    // in the index's order and product_search_rows by its primary key, plans that need no statistics
+    // (autovacuum analyzes them later).
+    await conn.exec("ANALYZE product_search");
     const [row] = await conn.query<{ n: string | number }>("SELECT count(*) AS n FROM product_search");
     return Number(row?.n ?? 0);
   },
