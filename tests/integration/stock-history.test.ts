@@ -3,6 +3,7 @@
 // and the last 365 days 2025-07-01 … 2026-06-30. Every expected figure is worked out next to it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SqlConnection } from "../../server/db/database.ts";
+import { planningModule } from "../../server/jobs/planning/planning.ts";
 import { stockHistoryModule } from "../../server/jobs/planning/stock-history.ts";
 import { writeSource } from "../helpers/csv-source.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
@@ -297,6 +298,10 @@ describe(`stock history, demand and margins (${testBackend})`, () => {
            avg_stock_units_365, cogs_365d, gross_profit_365d, margin_365d, sell_through_30d,
            turnover_365d, gmroi_365d)
          FROM product_metrics
+         UNION ALL
+         SELECT 'p', pid, concat_ws(' ', demand_rate, demand_source, safety_stock, safety_stock_method,
+           reorder_qty, status)
+         FROM product_metrics
          ORDER BY 1, 2, 3`,
       );
     const conn = await tdb.db.connect();
@@ -305,15 +310,22 @@ describe(`stock history, demand and margins (${testBackend})`, () => {
       expect(stored.length).toBeGreaterThan(6);
       const dayBefore = new Date(FIXTURE_AS_OF.getTime() - 86_400_000);
       // Run alone (a Full Update); prepared first (a Full Reset, while the order lines load);
-      // prepared for another D0 (not used: its window and receipts are another day's).
+      // prepared for another D0 (not used: its window and receipts are another day's). The
+      // per-product figures reach product_metrics through module planning's UPDATE (the module
+      // leaves them in a temp table), so planning runs after it, as in CALC_MODULES, and plans from
+      // those figures, not from the stored ones (overwritten here with wrong values first).
       for (const prepareAsOf of [null, FIXTURE_AS_OF, dayBefore]) {
         const ROLLBACK = new Error("rollback");
         let rows: unknown[] = [];
         await conn
           .transaction(async (tx) => {
-            await tx.exec("UPDATE product_metrics SET history_start = NULL, out_of_stock_days_365 = -1");
+            await tx.exec(
+              `UPDATE product_metrics SET history_start = NULL, out_of_stock_days_365 = -1, is_new = NOT is_new,
+                 in_stock_days_90 = 90 - in_stock_days_90, avg_daily_sales = 7, daily_sales_std = 3`,
+            );
             if (prepareAsOf) await stockHistoryModule.prepare!.run({ conn: tx, asOf: prepareAsOf });
             await stockHistoryModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
+            await planningModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
             rows = await written(tx);
             throw ROLLBACK;
           })

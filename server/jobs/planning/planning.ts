@@ -1,10 +1,11 @@
 // Module planning of the planning engine (docs/metrics.md §5–§7, §9): demand rate, safety stock,
 // reorder point and quantity, overstock, days of cover, the stock-out date counting incoming
 // purchase orders, status and ABC class of every product. Set-based: a few temp tables, then ONE
-// UPDATE of product_metrics (forecast_method included, from product_forecasts). Reads what stock_history
-// and forecast stored before it, and lead_times' per-product figures from its temp table, which this
-// UPDATE also writes into product_metrics (one full UPDATE of the wide rows less). Run on its own in a
-// later transaction (no such table), it reads the lead times stored in product_metrics instead.
+// UPDATE of product_metrics (forecast_method included, from product_forecasts). Reads what forecast
+// stored before it, and stock_history's and lead_times' per-product figures from their temp tables,
+// which this UPDATE also writes into product_metrics (two full UPDATEs of the wide rows less). Run on
+// its own in a later transaction (no such tables), it reads the figures stored in product_metrics
+// instead, and writes only its own.
 import { normalQuantile } from "../../../shared/stats.ts";
 import {
   type GlobalSettingValues,
@@ -13,6 +14,7 @@ import {
 import type { CalcModule } from "../calculate.ts";
 import { createParametersTable, setLocal, utcDay } from "./context.ts";
 import { LEAD_TIMES_TABLE } from "./lead-times.ts";
+import { STOCK_FIGURE_COLUMNS, STOCK_FIGURES_TABLE } from "./stock-history.ts";
 
 /** The columns of lead_times' temp table, which are product_metrics' columns of the same names. */
 const LEAD_TIME_COLUMNS = [
@@ -59,12 +61,15 @@ export const planningModule: CalcModule = {
 
     await createParametersTable(conn);
     await conn.exec(TEMP_TABLES.map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n"));
-    // Module lead_times ran in this transaction: its figures are in its temp table (ON COMMIT DROP),
-    // not yet in product_metrics.
-    const [leadTimes] = await conn.query<{ found: boolean }>(
-      `SELECT to_regclass('pg_temp.${LEAD_TIMES_TABLE}') IS NOT NULL AS found`,
+    // Modules stock_history and lead_times ran in this transaction: their figures are in their temp
+    // tables (ON COMMIT DROP), not yet in product_metrics. Each is read from there when present (sh,
+    // lt), else as stored (pm).
+    const [found] = await conn.query<{ sh: boolean; lt: boolean }>(
+      `SELECT to_regclass('pg_temp.${STOCK_FIGURES_TABLE}') IS NOT NULL AS sh,
+         to_regclass('pg_temp.${LEAD_TIMES_TABLE}') IS NOT NULL AS lt`,
     );
-    const lt = leadTimes?.found ? "lt" : "pm";
+    const sh = found?.sh ? "sh" : "pm";
+    const lt = found?.lt ? "lt" : "pm";
 
     // One row per product with everything the rules need, each costly figure computed once:
     // - d (§5): d̄, or for a new product its category profile. Primary category = the linked
@@ -78,8 +83,8 @@ export const planningModule: CalcModule = {
     await conn.query(
       `CREATE TEMP TABLE calc_plan_base ON COMMIT DROP AS
        WITH m AS MATERIALIZED (
-         SELECT pm.pid, pm.on_hand, pm.on_order, pm.is_new, pm.in_stock_days_90,
-           pm.avg_daily_sales AS dbar, pm.daily_sales_std AS sd,
+         SELECT pm.pid, pm.on_hand, pm.on_order, ${sh}.is_new, ${sh}.in_stock_days_90,
+           ${sh}.avg_daily_sales AS dbar, ${sh}.daily_sales_std AS sd,
            COALESCE(${lt}.lead_time_days, cp.lead_time_days)::numeric AS lt,
            COALESCE(${lt}.lead_time_measured_std, 0)::numeric AS slt,
            cp.days_of_stock, cp.safety_stock AS ss_setting, cp.safety_stock_days,
@@ -89,6 +94,7 @@ export const planningModule: CalcModule = {
          FROM product_metrics pm
          JOIN products p ON p.pid = pm.pid
          JOIN calc_params cp ON cp.pid = pm.pid
+         ${sh === "sh" ? `LEFT JOIN ${STOCK_FIGURES_TABLE} sh ON sh.pid = pm.pid` : ""}
          ${lt === "lt" ? `LEFT JOIN ${LEAD_TIMES_TABLE} lt ON lt.pid = pm.pid` : ""}
        ),
        prim AS (
@@ -211,12 +217,20 @@ export const planningModule: CalcModule = {
     );
 
     // The one UPDATE: reorder point and quantity, overstock, cover, stock-out date, status (§6, §7)
-    // and ABC class (§9) from the rows above, and lead_times' figures when it left them (every
-    // product here has its row there: both tables come from products and calc_params). The
+    // and ABC class (§9) from the rows above, and stock_history's and lead_times' figures when they
+    // left them (every product here has its row in both: calc_plan_base comes from product_metrics,
+    // products and calc_params, sh_product from product_metrics and products, lt_product from
+    // products and calc_params, and calc_params has every product). The
     // figures used more than once (need, reorder point, overstock, stock-out date, reorder
     // quantity) are computed once per row in the derived tables below: OFFSET 0 keeps the planner
     // from merging them into the UPDATE, which would copy each expression into every use.
+    // (is_new is calc_plan_base's own column already, read from sh_product above.)
+    const shColumns = sh === "sh" ? STOCK_FIGURE_COLUMNS : [];
     const ltColumns = lt === "lt" ? LEAD_TIME_COLUMNS : [];
+    const carried = [
+      ...shColumns.filter((c) => c !== "is_new").map((c) => `, sh.${c}`),
+      ...ltColumns.map((c) => `, lt.${c}`),
+    ];
     const rows = await conn.execute(
       `UPDATE product_metrics m SET
          demand_rate = x.d, demand_source = x.demand_source, days_of_stock = x.days_of_stock,
@@ -240,7 +254,7 @@ export const planningModule: CalcModule = {
                           ELSE 'C' END,
          abc_basis_value = x.basis,
          abc_share_before = CASE WHEN x.abc_total > 0 THEN round(x.abc_before / x.abc_total, 6) END
-         ${ltColumns.map((c) => `, ${c} = x.${c}`).join("")}
+         ${[...shColumns, ...ltColumns].map((c) => `, ${c} = x.${c}`).join("")}
        FROM (
          SELECT y.*,
            CASE WHEN y.discontinued OR y.excluded OR y.need <= 0 THEN 0
@@ -251,9 +265,10 @@ export const planningModule: CalcModule = {
              ceil(b.d * b.lt + b.ss) AS rop,
              GREATEST(0, b.on_hand - ceil(b.ss + b.d * $2::int)) AS over,
              CASE WHEN b.d = 0 THEN NULL WHEN b.on_hand = 0 THEN $1::date ELSE so.stockout_date END AS out
-             ${ltColumns.map((c) => `, lt.${c}`).join("")}
+             ${carried.join("")}
            FROM calc_plan_base b
            LEFT JOIN calc_plan_stockout so ON so.pid = b.pid
+           ${sh === "sh" ? `LEFT JOIN ${STOCK_FIGURES_TABLE} sh ON sh.pid = b.pid` : ""}
            ${lt === "lt" ? `LEFT JOIN ${LEAD_TIMES_TABLE} lt ON lt.pid = b.pid` : ""}
            OFFSET 0
          ) y
