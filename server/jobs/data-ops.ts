@@ -650,8 +650,11 @@ export class DataOps {
         const [{ pid }] = (await besideConn.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")) as [
           { pid: number },
         ];
-        // One process for its index builds: the run's connection needs the other core meanwhile.
-        await besideConn.exec(`${RUN_SESSION_SETTINGS}; SET max_parallel_maintenance_workers = 0`);
+        // One process for its statements and index builds: the run's connection needs the other
+        // core meanwhile.
+        await besideConn.exec(
+          `${RUN_SESSION_SETTINGS}; SET max_parallel_maintenance_workers = 0; SET max_parallel_workers_per_gather = 0`,
+        );
         // It also runs the modules that read only imported tables (CalcModule.beside), once every
         // table is loaded, while this connection runs the others.
         beside = new BesideLoader(

@@ -2,15 +2,16 @@
 // excluded, and a rolling-origin backtest of both methods (docs/metrics.md §8).
 //
 // How it stays set-based and fast (50k products, 3M order lines): weeks are numbered k backwards
-// from D0 (k = 0 is D0−6 … D0; the spec's t = n − k). For each product that sold in the last 104
-// weeks one pass of running sums over its *sparse* weekly sales (window functions over weeks with
-// sales only) gives the prefix sums, from the latest week backwards,
+// from D0 (k = 0 is D0−6 … D0; the spec's t = n − k). For each product with sales one pass of
+// running sums over its *sparse* weekly sales (window functions over weeks with sales only; every
+// sale before the 104 weeks is put in one bucket k = 104, which no lookup reaches: it only brings
+// the product's first sale, for its life start) gives the prefix sums, from the latest week backwards,
 //   P(e) = Σ_{k≤e} x_k,   K(e) = Σ_{k≤e} k·x_k,   E(e) = Σ_{k≤e} 0.8^k·x_k,
 // kept per product as arrays next to the sorted array of its weeks with sales. A prefix sum at any
 // week e is then the entry of the last week with sales ≤ e, found by width_bucket (binary search),
 // and every sum the methods need is a difference of two prefix sums, for every forecast origin at
-// once. No dense product × week series is built (that would be 5M rows). Products without such
-// sales forecast 0 and need no series.
+// once. No dense product × week series is built (that would be 5M rows). Products without sales
+// forecast 0 and need no series (nor do those whose sales are all older: their fit is 0 as well).
 import type { CalcModule } from "../calculate.ts";
 import { createParametersTable, setLocal, utcDay, utcMidnight } from "./context.ts";
 
@@ -24,18 +25,28 @@ const BACKTEST_WEEKS = 8;
 const DAY_MS = 86_400_000;
 const WEEKS = Array.from({ length: HORIZON }, (_, i) => i + 1);
 
-/** Columns of the per-product prefix-sum array c[i][j]. */
-const P = 1;
-const K = 2;
-const E = 3;
+/** The per-product prefix-sum arrays (one entry per week with sales, in the order of ks). */
+const P = "cp";
+const K = "ck";
+const E = "ce";
 
 /**
- * The prefix sum (column j of c) over weeks k ≤ e, for an SQL expression e. width_bucket answers
- * how many of the product's weeks with sales are ≤ e, i.e. the index of the last of them; 0 (none)
- * subscripts out of range, which is NULL, so the sum is 0.
+ * The prefix sum (array j) over weeks k ≤ e, for an SQL expression e. width_bucket answers how many
+ * of the product's weeks with sales are ≤ e, i.e. the index of the last of them; 0 (none) subscripts
+ * out of range, which is NULL, so the sum is 0.
  */
-function prefix(j: number, e: string): string {
-  return `COALESCE(s.c[width_bucket(${e}, s.ks)][${j}], 0)`;
+function prefix(j: string, e: string): string {
+  return `COALESCE(s.${j}[width_bucket(${e}, s.ks)], 0)`;
+}
+
+/** n, the whole weeks from the life start (an SQL date expression) to D0 ($1), at most MAX_WEEKS. */
+function weeksSince(lifeStart: string): string {
+  return `LEAST(${MAX_WEEKS}, GREATEST(0, ($1::date - ${lifeStart} + 1) / 7))::int`;
+}
+
+/** The method that runs: seasonal when requested and n ≥ 53 (a year and a week), else standard. */
+function methodOf(requested: string, n: string): string {
+  return `CASE WHEN ${requested} = 'seasonal' AND ${n} >= 53 THEN 'seasonal' ELSE 'standard' END`;
 }
 
 export const forecastModule: CalcModule = {
@@ -47,8 +58,6 @@ export const forecastModule: CalcModule = {
   async run({ conn, asOf }) {
     const d0 = utcDay(asOf);
     const weekStart = utcDay(new Date(utcMidnight(asOf).getTime() + DAY_MS));
-    // The oldest week (k = 103) starts at D0 − 727.
-    const seriesFrom = new Date(utcMidnight(asOf).getTime() - (7 * MAX_WEEKS - 1) * DAY_MS);
 
     await conn.exec("TRUNCATE product_forecasts, product_forecast_accuracy");
     await createParametersTable(conn);
@@ -58,8 +67,9 @@ export const forecastModule: CalcModule = {
     // §2's (earliest of created_at's UTC date, first_received, the first sale, the first receipt up
     // to D0, as module stock_history takes it), computed here from the imported tables: this module
     // reads no other module's table, so a Full Reset can run it beside the others (CalcModule.beside).
-    // The first sale is the first completed order line up to asOf (product_metrics.first_sold).
-    // LEAST skips nulls; a life start after D0 gives n = 0.
+    // life0 leaves the first sale out: the fit below, which reads every sale anyway, takes it into
+    // account (and sets n and method again) for the products that have sales; for the others life0 is
+    // the life start. LEAST skips nulls; a life start after D0 gives n = 0.
     await conn.query(
       `CREATE TEMP TABLE fc_life ON COMMIT DROP AS
        WITH receipt AS (
@@ -68,30 +78,21 @@ export const forecastModule: CalcModule = {
          WHERE r.received_date <= $1::date
          GROUP BY l.pid
        ),
-       first_sale AS (
-         SELECT pid, (min(order_date) AT TIME ZONE 'UTC')::date AS first_sold
-         FROM order_lines
-         WHERE status = 'completed' AND order_date <= $2::timestamptz
-         GROUP BY pid
-       ),
        life AS (
          SELECT c.pid, c.forecast_method AS requested,
-           LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received, fs.first_sold, rc.first_receipt)
-             AS life_start
+           LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received, rc.first_receipt) AS life0
          FROM calc_params c
          JOIN products p ON p.pid = c.pid
-         LEFT JOIN first_sale fs ON fs.pid = c.pid
          LEFT JOIN receipt rc ON rc.pid = c.pid
          WHERE NOT c.excluded
        ),
        weeks AS (
-         SELECT pid, requested, LEAST(${MAX_WEEKS}, GREATEST(0, ($1::date - life_start + 1) / 7))::int AS n
+         SELECT pid, requested, life0, ${weeksSince("life0")} AS n
          FROM life
        )
-       SELECT pid, requested, n,
-         CASE WHEN requested = 'seasonal' AND n >= 53 THEN 'seasonal' ELSE 'standard' END AS method
+       SELECT pid, requested, life0, n, ${methodOf("requested", "n")} AS method
        FROM weeks`,
-      [d0, asOf],
+      [d0],
     );
     await conn.exec("ALTER TABLE fc_life ADD PRIMARY KEY (pid); ANALYZE fc_life");
 
@@ -110,7 +111,7 @@ export const forecastModule: CalcModule = {
     // One row per product; the SQL for the 9 origins is spelled out below. Each stage is
     // MATERIALIZED: otherwise the planner would copy a column's expression (lookups included) into
     // every use of it.
-    const pre = (j: number, e: number | string) => (e === -1 ? "0" : prefix(j, String(e)));
+    const pre = (j: string, e: number | string) => (e === -1 ? "0" : prefix(j, String(e)));
     const ORIGINS = Array.from({ length: BACKTEST_WEEKS + 1 }, (_, o) => o);
     const BACKTEST = ORIGINS.slice(1);
     const len = (o: number) => `(n - ${o})`;
@@ -166,18 +167,20 @@ export const forecastModule: CalcModule = {
     await conn.query(
       `CREATE TEMP TABLE fc_fit ON COMMIT DROP AS
        WITH sales AS (
-         SELECT pid, ($1::date - (order_date AT TIME ZONE 'UTC')::date) / 7 AS k, sum(quantity)::float8 AS x
+         SELECT pid, LEAST(($1::date - (order_date AT TIME ZONE 'UTC')::date) / 7, ${MAX_WEEKS}) AS k,
+           sum(quantity)::float8 AS x, min(order_date) AS first
          FROM order_lines
-         WHERE status = 'completed' AND order_date >= $2::timestamptz AND order_date <= $3::timestamptz
+         WHERE status = 'completed' AND order_date <= $2::timestamptz
          GROUP BY 1, 2
        ),
        running AS (
-         SELECT pid, k, sum(x) OVER w AS p, sum(k * x) OVER w AS kx, sum(x * power(0.8::float8, k)) OVER w AS e
+         SELECT pid, k, first, sum(x) OVER w AS p, sum(k * x) OVER w AS kx, sum(x * power(0.8::float8, k)) OVER w AS e
          FROM sales
          WINDOW w AS (PARTITION BY pid ORDER BY k ROWS UNBOUNDED PRECEDING)
        ),
        series AS (
-         SELECT pid, array_agg(k ORDER BY k) AS ks, array_agg(ARRAY[p, kx, e] ORDER BY k) AS c
+         SELECT pid, array_agg(k ORDER BY k) AS ks, array_agg(p ORDER BY k) AS cp, array_agg(kx ORDER BY k) AS ck,
+           array_agg(e ORDER BY k) AS ce, (min(first) AT TIME ZONE 'UTC')::date AS first_sold
          FROM running
          GROUP BY pid
        ),
@@ -185,24 +188,32 @@ export const forecastModule: CalcModule = {
          SELECT s.pid, l.n, l.method,
            ${lookups.join(",\n           ")}
          FROM series s
-         JOIN fc_life l ON l.pid = s.pid AND l.n > 0
+         JOIN fc_life l0 ON l0.pid = s.pid,
+         LATERAL (SELECT ${weeksSince("LEAST(l0.life0, s.first_sold)")} AS n) w,
+         LATERAL (SELECT w.n, ${methodOf("l0.requested", "w.n")} AS method) l
+         WHERE l.n > 0
        ),
        origins AS MATERIALIZED (
          SELECT pid, n, method, bases,
            ${origins.join(",\n           ")}
          FROM prefixes
        )
-       SELECT pid,
+       SELECT pid, n, method,
          ARRAY[${WEEKS.map(weekly).join(", ")}] AS weekly,
          ${WEEKS.map(weekly).join(" + ")} AS total,
          ${BACKTEST.map((o) => `a${o}`).join(" + ")} AS actual,
          ${backtest("standard", (o) => `std${o}`).join(",\n         ")},
          ${backtest("seasonal", (o) => `COALESCE(seas${o}, std${o})`).join(",\n         ")}
        FROM origins`,
-      [d0, seriesFrom, asOf],
+      [d0, asOf],
     );
     await restore();
     await conn.exec("ALTER TABLE fc_fit ADD PRIMARY KEY (pid)");
+    // The products with sales: their n and method counting the first sale.
+    await conn.exec(
+      `UPDATE fc_life l SET n = f.n, method = f.method FROM fc_fit f
+       WHERE f.pid = l.pid AND (l.n, l.method) IS DISTINCT FROM (f.n, f.method)`,
+    );
 
     // Products without a fit (no sales in their weeks, or n = 0) forecast 0.
     const forecasts = await conn.execute(
