@@ -707,7 +707,9 @@ export class DataOps {
           await calculate(tx, () => b?.throwIfFailed(), b);
           await tx.query("SELECT set_config('search_path', $1, true)", [path]);
           if (b) {
-            await steps.run(`Check and index ${b.def.table}`, () => b.indexed());
+            // Rather than wait for it, this connection builds the plain indexes it was handed and
+            // has not started yet.
+            await steps.run(`Check and index ${b.def.table}`, () => b.indexed(tx));
             ctx.extraDetails.beside = {
               table: b.def.table,
               load_s: b.timings.load,

@@ -376,7 +376,11 @@ export class BesideLoader {
   /** Seconds spent loading (COPY, ANALYZE), checking (constraints, references), building the indexes. */
   readonly timings = { load: 0, references: 0, indexes: 0 };
 
-  /** Plain indexes of the other new tables, built here after this table's own (buildLater). */
+  /**
+   * Plain indexes of the other new tables (buildLater), built here after this table's own, or by
+   * the run's connection once it has nothing left but to wait for this one (indexed's helper):
+   * whoever takes one first builds it.
+   */
   private readonly laterIndexes: string[] = [];
   /** Per module run here: its rows, once it is done and its new tables are complete. */
   private readonly moduleRuns = new Map<string, Deferred<number>>();
@@ -451,7 +455,7 @@ export class BesideLoader {
         }
         // Then the other tables' plain indexes, handed over while they loaded (all of them by now:
         // `others` resolved). CREATE INDEX lets the run's connection go on reading those tables.
-        for (const build of this.laterIndexes) {
+        for (let build = this.laterIndexes.shift(); build; build = this.laterIndexes.shift()) {
           if (this.stop.signal.aborted) throw new Error("index builds stopped");
           await conn.exec(build);
         }
@@ -489,7 +493,8 @@ export class BesideLoader {
   }
 
   /** Resolves once the indexes are built. */
-  async indexed(): Promise<number> {
+  async indexed(helper?: SqlConnection): Promise<number> {
+    if (helper) await this.help(helper, this.done);
     await this.done;
     this.throwIfFailed();
     if (this.stop.signal.aborted) throw new Error("index builds stopped");
@@ -499,6 +504,23 @@ export class BesideLoader {
   /** After indexed(): the statements that complete the table, for the run's transaction. */
   attachments(): string[] {
     return this.attach;
+  }
+
+  /**
+   * Until `until` settles, builds on `conn` (the run's connection, which would only wait) the
+   * plain indexes handed over that this connection has not taken yet.
+   */
+  private async help(conn: SqlConnection, until: Promise<unknown>): Promise<void> {
+    let settled = false;
+    const mark = () => {
+      settled = true;
+    };
+    until.then(mark, mark);
+    while (!settled && !this.stop.signal.aborted) {
+      const build = this.laterIndexes.shift();
+      if (!build) return;
+      await conn.exec(build);
+    }
   }
 
   /**
