@@ -699,11 +699,12 @@ export class DataOps {
               return 0;
             });
           }
-          if (b) loaded[b.def.table] = await steps.run(`Load ${b.def.file}`, (stepCtx) => b.loaded(stepCtx));
-          // (The references to and from the table loaded beside are checked there.)
+          // The references among those tables (the ones to and from the table loaded beside are
+          // checked there).
           await steps.run("Check references", () =>
             checkFreshReferences(tx, (from, to) => from !== b?.def && to !== b?.def),
           );
+          if (b) loaded[b.def.table] = await steps.run(`Load ${b.def.file}`, (stepCtx) => b.loaded(stepCtx));
           await calculate(tx, () => b?.throwIfFailed(), b);
           await tx.query("SELECT set_config('search_path', $1, true)", [path]);
           if (b) {
