@@ -32,6 +32,24 @@ export interface CalcModule {
    * its tables in (reset-swap.ts, BesideLoader). Elsewhere it runs in order like the others.
    */
   beside?: boolean;
+  /**
+   * Set when the module leaves per-product figures in a temp table for a later module to write
+   * (one UPDATE of product_metrics instead of two): that module's name. A module list must have
+   * it after this one (checkModuleOrder).
+   */
+  handsOverTo?: string;
+}
+
+/** Refuses a module list where a module's figures would never be written (CalcModule.handsOverTo). */
+export function checkModuleOrder(modules: readonly CalcModule[]): void {
+  const names = modules.map((m) => m.name);
+  for (const [i, m] of modules.entries()) {
+    if (m.handsOverTo && !names.slice(i + 1).includes(m.handsOverTo)) {
+      throw new Error(
+        `Calculation module ${m.name} leaves its figures for module ${m.handsOverTo} to write: list ${m.handsOverTo} after it`,
+      );
+    }
+  }
 }
 
 const DAY_MS = 86_400_000;

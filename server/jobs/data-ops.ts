@@ -6,7 +6,7 @@
 import type { Database, SqlConnection } from "../db/database.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import { conflict } from "../errors.ts";
-import { CALC_MODULES, type CalcModule, recordCalculation } from "./calculate.ts";
+import { CALC_MODULES, type CalcModule, checkModuleOrder, recordCalculation } from "./calculate.ts";
 import {
   checkReferences,
   dropStaging,
@@ -16,6 +16,7 @@ import {
   stageAll,
   type TableCounts,
 } from "./import.ts";
+import { snapshotSettings } from "./planning/context.ts";
 import type { ProgressBus, ProgressEvent, RunStatus, RunType } from "./progress-bus.ts";
 import {
   analyzeFresh,
@@ -84,6 +85,7 @@ export class DataOps {
   private persistChain: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: DataOpsOptions) {
+    checkModuleOrder(opts.modules ?? CALC_MODULES);
     this.unsubscribe.push(
       opts.bus.onProgress((e) => this.remember(e)),
       opts.bus.onCancel((runId) => {
@@ -528,6 +530,8 @@ export class DataOps {
             IMPORTED_TABLES.map((d) => d.table),
             new Date(),
           );
+          // Every module reads the settings as they are now, whatever staff save meanwhile.
+          await snapshotSettings(tx, "transaction");
           await calculate(tx);
           await recordCalculation(
             tx,
@@ -643,6 +647,8 @@ export class DataOps {
     const stopBeside = () => void beside?.cancel();
     try {
       await createSwapSchema(conn);
+      // The settings as they are now, for every module of this run on either connection.
+      await snapshotSettings(conn, { schema: SWAP_SCHEMA });
       if (db.kind === "postgres") {
         // The largest file (the order lines) loads and gets its indexes on a second connection.
         const big = await largestTable(source);

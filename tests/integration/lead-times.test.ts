@@ -1,9 +1,12 @@
 // Module lead_times (docs/metrics.md §4, §11) through real Full Resets of a hand-made source.
 // asOf = 2026-06-30T12:00Z: D0 = 2026-06-30, purchase orders count when ordered 2025-07-01 … 2026-06-30.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SqlConnection } from "../../server/db/database.ts";
+import { leadTimesModule } from "../../server/jobs/planning/lead-times.ts";
+import { planningModule } from "../../server/jobs/planning/planning.ts";
 import { writeSource } from "../helpers/csv-source.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
-import { type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
+import { FIXTURE_AS_OF, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
 const SOURCE = {
   "vendors.csv": [
@@ -190,6 +193,47 @@ describe(`lead times (${testBackend})`, () => {
       [12, 0, null, null, null, 0],
       // Vendor D has neither samples nor closed POs: no row.
     ]);
+  });
+
+  it("writes the same figures whether or not prepare() ran first, and for its own D0 only", async () => {
+    // Everything the module's figures reach, as text: its vendors' rows, and the products' lead
+    // times, which module planning writes into product_metrics (lead_times hands them over).
+    const written = (c: SqlConnection) =>
+      c.query(
+        `SELECT 'v' AS t, vendor_id AS id, concat_ws(' ', samples, mean_days, std_days, on_time_rate, fill_rate) AS v
+         FROM vendor_lead_times
+         UNION ALL
+         SELECT 'p', pid, concat_ws(' ', lead_time_configured, lead_time_configured_source, lead_time_measured,
+           lead_time_measured_std, lead_time_measured_samples, lead_time_measured_level, lead_time_days,
+           lead_time_source, reorder_point)
+         FROM product_metrics
+         ORDER BY 1, 2, 3`,
+      );
+    const conn = await tdb.db.connect();
+    try {
+      const stored = await written(conn);
+      expect(stored.length).toBe(8); // 3 vendors, 5 products
+      // 200 days earlier the 365 days hold other purchase orders: that D0's figures differ.
+      const otherDay = new Date(FIXTURE_AS_OF.getTime() - 200 * 86_400_000);
+      for (const prepareAsOf of [null, FIXTURE_AS_OF, otherDay]) {
+        const ROLLBACK = new Error("rollback");
+        let rows: unknown[] = [];
+        await conn
+          .transaction(async (tx) => {
+            if (prepareAsOf) await leadTimesModule.prepare!.run({ conn: tx, asOf: prepareAsOf });
+            await leadTimesModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
+            await planningModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
+            rows = await written(tx);
+            throw ROLLBACK;
+          })
+          .catch((err) => {
+            if (err !== ROLLBACK) throw err;
+          });
+        expect(rows, `prepared for ${prepareAsOf?.toISOString() ?? "nothing"}`).toEqual(stored);
+      }
+    } finally {
+      await conn.release();
+    }
   });
 
   it("plans with the measured lead time when the global setting says so and there is one", async () => {

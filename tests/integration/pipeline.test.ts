@@ -532,6 +532,50 @@ describe(`cancel and concurrency (${testBackend})`, () => {
     });
   }
 
+  // Every module of a run reads the settings as they were when it began (a Full Reset: its start; a
+  // Full Update: its calculations' start), so a save in between cannot leave the forecast and the
+  // plan of one product disagreeing. The save applies from the next run.
+  for (const [type, at] of [
+    ["reset", "Load vendors.csv"],
+    ["update", "Calculate product_metrics"],
+  ] as const) {
+    it(`a setting saved during a Full ${type === "reset" ? "Reset" : "Update"} (at "${at}") applies from the next run`, async () => {
+      const { prisma } = tdb.db;
+      const planOf = async () => {
+        const m = await prisma.productMetrics.findUniqueOrThrow({ where: { pid: 1001 } });
+        const forecastRows = await prisma.$queryRawUnsafe<{ n: number }[]>(
+          "SELECT count(*)::int AS n FROM product_forecasts WHERE pid = 1001",
+        );
+        return { status: m.status, method: m.forecastMethod, forecastRows: forecastRows[0]!.n };
+      };
+      const before = await planOf();
+      expect(before.status).not.toBe("excluded");
+      expect(before.method).toBe("standard");
+      expect(before.forecastRows).toBeGreaterThan(0);
+      const fast = await pipeline(tdb.db, () => FIXTURE_DIR);
+      try {
+        const { run_id } = await p.ops.start(type, null);
+        while (!p.events.some((e) => e.run_id === run_id && e.step === at)) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        // Not awaited first: on embedded PGlite the save waits for the run's transaction.
+        const saved = prisma.productSetting.create({ data: { pid: 1001, excludeFromForecast: true } });
+        await p.ops.idle();
+        await saved;
+        const run = await prisma.dataRun.findUniqueOrThrow({ where: { id: run_id } });
+        expect(run.status).toBe("completed");
+        expect(await planOf()).toEqual(before);
+
+        expect((await fast.run("update")).status).toBe("complete");
+        expect(await planOf()).toEqual({ status: "excluded", method: null, forecastRows: 0 });
+      } finally {
+        await prisma.productSetting.deleteMany({ where: { pid: 1001 } });
+        await fast.run("update");
+        await fast.close();
+      }
+    });
+  }
+
   it("a second start while one runs answers CONFLICT", async () => {
     const first = await p.ops.start("update", null);
     await expect(p.ops.start("reset", null)).rejects.toMatchObject({ kind: "CONFLICT" });

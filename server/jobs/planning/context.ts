@@ -19,10 +19,10 @@ export function utcMidnight(asOf: Date): Date {
  * safety_stock_source, safety_stock_days, service_level, forecast_method, forecast_method_source,
  * excluded, excluded_source, … Runs inside the caller's transaction; dropped at commit.
  *
- * Built once per transaction: the modules that call this (lead_times, forecast, planning) run in
- * one run's transaction and none of them changes a setting, so when this session already has the
- * table it is this transaction's (ON COMMIT DROP: a committed or rolled-back transaction leaves
- * none behind) and is reused as it is.
+ * Built once per transaction: when this session already has the table it is this transaction's
+ * (ON COMMIT DROP: a committed or rolled-back transaction leaves none behind) and is reused as it
+ * is. The settings it reads are the run's snapshot (snapshotSettings), so a Full Reset's forecast,
+ * built in a transaction of its own on the second connection, resolves the same parameters.
  */
 export async function createParametersTable(conn: SqlConnection): Promise<void> {
   const [found] = await conn.query<{ exists: boolean }>(
@@ -63,4 +63,36 @@ export async function setLocal(
   return async () => {
     await setAll(previous);
   };
+}
+
+/** The forecasting settings' tables (settings issue): every planning module reads these. */
+export const SETTINGS_TABLES = ["settings_global", "settings_product", "settings_vendor"] as const;
+
+/**
+ * Freezes the forecasting settings for one run, so every module of it reads the same values even
+ * when staff save a setting while it runs (the change applies from the next run):
+ * - `{ schema }`: committed copies in that schema, taken together in one REPEATABLE READ
+ *   transaction. A Full Reset by swap puts them in its swap schema, which comes first in the
+ *   search path of both its connections while they calculate; they go when that schema is dropped.
+ *   Call it outside a transaction, with the live tables first in the search path.
+ * - `"transaction"`: temp copies (ON COMMIT DROP) in the caller's transaction; a session's temp
+ *   tables come before every schema of the search path, so the rest of the transaction reads them.
+ */
+export async function snapshotSettings(
+  conn: SqlConnection,
+  into: { schema: string } | "transaction",
+): Promise<void> {
+  const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  if (into === "transaction") {
+    for (const t of SETTINGS_TABLES) {
+      await conn.exec(`CREATE TEMP TABLE ${t} ON COMMIT DROP AS SELECT * FROM ${t}`);
+    }
+    return;
+  }
+  await conn.transaction(async (tx) => {
+    await tx.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    for (const t of SETTINGS_TABLES) {
+      await tx.exec(`CREATE TABLE ${q(into.schema)}.${t} AS SELECT * FROM ${t}`);
+    }
+  });
 }

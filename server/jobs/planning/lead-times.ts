@@ -19,9 +19,6 @@ export const LEAD_TIMES_TABLE = "lt_product";
 /** A product or vendor needs this many lead-time samples for a measurement. */
 const MIN_SAMPLES = 3;
 
-/** Temp tables of measure(): the vendors' rows of vendor_lead_times, the products' figures. */
-const MEASURED = ["lt_vendor", LEAD_TIMES_TABLE] as const;
-
 /**
  * Everything this module computes, into the temp tables lt_vendor and lt_product (ON COMMIT DROP),
  * from the imported purchase orders, their lines and receivings, the products and their vendors
@@ -124,12 +121,29 @@ async function measure(conn: SqlConnection, asOf: Date): Promise<void> {
     [lead_time_source, MIN_SAMPLES],
   );
   await conn.exec("DROP TABLE lt_received, lt_samples");
+  // The D0 they are for: run() measures again for another one.
+  await conn.exec("DROP TABLE IF EXISTS lt_prepared");
+  await conn.query("CREATE TEMP TABLE lt_prepared ON COMMIT DROP AS SELECT $1::date AS d0", [d0]);
   await restore();
+}
+
+/** Whether measure() ran in this transaction for asOf's D0 (its temp tables are there). */
+async function measured(conn: SqlConnection, asOf: Date): Promise<boolean> {
+  const [found] = await conn.query<{ ready: boolean }>(
+    "SELECT to_regclass('pg_temp.lt_prepared') IS NOT NULL AND to_regclass('pg_temp.lt_vendor') IS NOT NULL AS ready",
+  );
+  if (!found?.ready) return false;
+  const [row] = await conn.query<{ ready: boolean }>("SELECT d0 = $1::date AS ready FROM lt_prepared", [
+    utcDay(asOf),
+  ]);
+  return row?.ready === true;
 }
 
 export const leadTimesModule: CalcModule = {
   name: "lead_times",
   tables: ["vendor_lead_times"],
+  // Its per-product figures (lt_product) reach product_metrics through planning's one UPDATE.
+  handsOverTo: "planning",
   prepare: {
     reads: ["products", "vendors", "purchase_orders", "po_lines", "receivings"],
     async run({ conn, asOf }) {
@@ -138,16 +152,13 @@ export const leadTimesModule: CalcModule = {
   },
   async run({ conn, asOf }) {
     const restore = await setLocal(conn, { jit: "off" });
-    const [found] = await conn.query<{ ready: boolean }>(
-      `SELECT ${MEASURED.map((t) => `to_regclass('pg_temp.${t}') IS NOT NULL`).join(" AND ")} AS ready`,
-    );
-    if (!found?.ready) await measure(conn, asOf);
+    if (!(await measured(conn, asOf))) await measure(conn, asOf);
     await conn.exec("TRUNCATE vendor_lead_times");
     await conn.query(
       `INSERT INTO vendor_lead_times (vendor_id, samples, mean_days, std_days, on_time_rate, fill_rate)
        SELECT vendor_id, samples, mean_days, std_days, on_time_rate, fill_rate FROM lt_vendor`,
     );
-    await conn.exec("DROP TABLE lt_vendor");
+    await conn.exec("DROP TABLE lt_vendor, lt_prepared");
     // Its rows are the products this module figured (CREATE TABLE AS reports no count on PGlite).
     const [count] = await conn.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${LEAD_TIMES_TABLE}`);
     await restore();

@@ -101,6 +101,8 @@ async function prepared(conn: SqlConnection, asOf: Date): Promise<boolean> {
 export const stockHistoryModule: CalcModule = {
   name: "stock_history",
   tables: ["product_stock_history"],
+  // Its per-product figures (sh_product) reach product_metrics through planning's one UPDATE.
+  handsOverTo: "planning",
   prepare: {
     reads: ["products", "receivings", "po_lines"],
     run: ({ conn, asOf }) => prepareBase(conn, asOf),
