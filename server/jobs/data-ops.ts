@@ -22,6 +22,7 @@ import {
   analyzeFresh,
   BesideLoader,
   checkFreshReferences,
+  copySettingsFresh,
   createSwapSchema,
   dropSwapSchema,
   indexFresh,
@@ -531,7 +532,7 @@ export class DataOps {
             new Date(),
           );
           // Every module reads the settings as they are now, whatever staff save meanwhile.
-          await snapshotSettings(tx, "transaction");
+          await snapshotSettings(tx);
           await calculate(tx);
           await recordCalculation(
             tx,
@@ -648,7 +649,7 @@ export class DataOps {
     try {
       await createSwapSchema(conn);
       // The settings as they are now, for every module of this run on either connection.
-      await snapshotSettings(conn, { schema: SWAP_SCHEMA });
+      await copySettingsFresh(conn);
       if (db.kind === "postgres") {
         // The largest file (the order lines) loads and gets its indexes on a second connection.
         const big = await largestTable(source);

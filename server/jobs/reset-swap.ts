@@ -14,6 +14,7 @@
 import { CopyError, type SqlConnection } from "../db/database.ts";
 import type { CalcModule } from "./calculate.ts";
 import { fileColumnsOf, type TableCounts } from "./import.ts";
+import { SETTINGS_TABLES } from "./planning/context.ts";
 import type { DataSource } from "./source.ts";
 import type { StepContext, StepProgress } from "./steps.ts";
 import { ENUM_COLUMNS, IMPORTED_TABLES, type TableDef, targetOf } from "./tables.ts";
@@ -131,6 +132,20 @@ export async function createSwapSchema(conn: SqlConnection): Promise<void> {
 
 export async function dropSwapSchema(conn: SqlConnection): Promise<void> {
   await conn.exec(`DROP SCHEMA IF EXISTS ${q(SWAP_SCHEMA)} CASCADE`);
+}
+
+/**
+ * Freezes the forecasting settings for a Full Reset: copies in SWAP_SCHEMA, taken together in one
+ * REPEATABLE READ transaction, outside the run's (call it with the live tables in the search path).
+ * SWAP_SCHEMA comes first in the search path of both connections while they calculate, so every
+ * module of the run reads the same values, whatever staff save meanwhile (it applies from the next
+ * run); the copies go with the schema. Never swapped in: only IMPORTED_TABLES and module tables are.
+ */
+export async function copySettingsFresh(conn: SqlConnection): Promise<void> {
+  await conn.transaction(async (tx) => {
+    await tx.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    for (const t of SETTINGS_TABLES) await tx.exec(`CREATE TABLE ${freshTable(t)} AS SELECT * FROM ${q(t)}`);
+  });
 }
 
 interface LiveColumn {

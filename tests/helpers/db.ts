@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { type Database, openDatabase } from "../../server/db/database.ts";
+import { type Database, openDatabase, type SqlConnection } from "../../server/db/database.ts";
 import { migrate } from "../../server/db/migrate.ts";
 import { syncPermissionCatalogue } from "../../server/modules/auth/auth.service.ts";
 
@@ -69,4 +69,20 @@ export async function createTestDatabase(opts: { migrated?: boolean } = {}): Pro
       await c.end();
     },
   };
+}
+
+const ROLLBACK = new Error("rollback");
+
+/** Runs fn in a transaction on conn that is rolled back afterwards; answers fn's result. */
+export async function rolledBack<T>(conn: SqlConnection, fn: (tx: SqlConnection) => Promise<T>): Promise<T> {
+  let result: T | undefined;
+  await conn
+    .transaction(async (tx) => {
+      result = await fn(tx);
+      throw ROLLBACK;
+    })
+    .catch((err) => {
+      if (err !== ROLLBACK) throw err;
+    });
+  return result as T;
 }

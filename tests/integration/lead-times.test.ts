@@ -5,7 +5,7 @@ import type { SqlConnection } from "../../server/db/database.ts";
 import { leadTimesModule } from "../../server/jobs/planning/lead-times.ts";
 import { planningModule } from "../../server/jobs/planning/planning.ts";
 import { writeSource } from "../helpers/csv-source.ts";
-import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
+import { createTestDatabase, rolledBack, type TestDatabase, testBackend } from "../helpers/db.ts";
 import { FIXTURE_AS_OF, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
 const SOURCE = {
@@ -216,19 +216,12 @@ describe(`lead times (${testBackend})`, () => {
       // 200 days earlier the 365 days hold other purchase orders: that D0's figures differ.
       const otherDay = new Date(FIXTURE_AS_OF.getTime() - 200 * 86_400_000);
       for (const prepareAsOf of [null, FIXTURE_AS_OF, otherDay]) {
-        const ROLLBACK = new Error("rollback");
-        let rows: unknown[] = [];
-        await conn
-          .transaction(async (tx) => {
-            if (prepareAsOf) await leadTimesModule.prepare!.run({ conn: tx, asOf: prepareAsOf });
-            await leadTimesModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
-            await planningModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
-            rows = await written(tx);
-            throw ROLLBACK;
-          })
-          .catch((err) => {
-            if (err !== ROLLBACK) throw err;
-          });
+        const rows = await rolledBack(conn, async (tx) => {
+          if (prepareAsOf) await leadTimesModule.prepare!.run({ conn: tx, asOf: prepareAsOf });
+          await leadTimesModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
+          await planningModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
+          return written(tx);
+        });
         expect(rows, `prepared for ${prepareAsOf?.toISOString() ?? "nothing"}`).toEqual(stored);
       }
     } finally {

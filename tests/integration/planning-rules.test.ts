@@ -15,7 +15,7 @@ import { aggregatesModule } from "../../server/jobs/planning/aggregates.ts";
 import { leadTimesModule } from "../../server/jobs/planning/lead-times.ts";
 import { planningModule } from "../../server/jobs/planning/planning.ts";
 import { stockHistoryModule } from "../../server/jobs/planning/stock-history.ts";
-import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
+import { createTestDatabase, rolledBack, type TestDatabase, testBackend } from "../helpers/db.ts";
 import { FIXTURE_AS_OF, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
 const asOf = FIXTURE_AS_OF;
@@ -199,8 +199,6 @@ interface Inputs {
   revenue_30d?: number;
 }
 
-const ROLLBACK = new Error("rollback");
-
 interface PlanRow {
   pid: number;
   demand_rate: number;
@@ -248,20 +246,6 @@ describe(`planning rules (${testBackend})`, () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Runs fn in a transaction that is rolled back afterwards; answers fn's result. */
-  async function rolledBack<T>(fn: (tx: SqlConnection) => Promise<T>): Promise<T> {
-    let result: T | undefined;
-    await conn
-      .transaction(async (tx) => {
-        result = await fn(tx);
-        throw ROLLBACK;
-      })
-      .catch((err) => {
-        if (err !== ROLLBACK) throw err;
-      });
-    return result as T;
-  }
-
   async function setGlobal(tx: SqlConnection, key: string, value: string) {
     await tx.query(
       `INSERT INTO settings_global (setting_key, setting_value) VALUES ($1, $2)
@@ -296,7 +280,7 @@ describe(`planning rules (${testBackend})`, () => {
     setup: (tx: SqlConnection) => Promise<void>,
     pids: number[],
   ): Promise<Map<number, PlanRow>> {
-    return rolledBack(async (tx) => {
+    return rolledBack(conn, async (tx) => {
       await tx.exec(`
         UPDATE product_metrics SET is_new = false, in_stock_days_90 = 90, avg_daily_sales = 0,
           daily_sales_std = 0, lead_time_days = 14, lead_time_measured_std = NULL, on_hand = 0,
@@ -720,7 +704,7 @@ describe(`planning rules (${testBackend})`, () => {
 
   it("stock_history and lead_times run their statements with JIT off, and put the setting back", async () => {
     for (const module of [stockHistoryModule, leadTimesModule]) {
-      const { seen, after } = await rolledBack(async (tx) => {
+      const { seen, after } = await rolledBack(conn, async (tx) => {
         await tx.exec("SELECT set_config('jit', 'on', true)");
         // The real connection, asked for the session's jit before each statement of the module
         // (except the module's own reads and writes of that setting).
@@ -763,7 +747,7 @@ describe(`planning rules (${testBackend})`, () => {
   // --- §11 Aggregates ---------------------------------------------------------------------------
 
   it("aggregates: brand, vendor and a two-level category tree, each product once", async () => {
-    const rows = await rolledBack(async (tx) => {
+    const rows = await rolledBack(conn, async (tx) => {
       const set = (pid: number, values: Record<string, unknown>) =>
         tx.query(
           `UPDATE product_metrics SET ${Object.keys(values)

@@ -6,7 +6,7 @@ import type { SqlConnection } from "../../server/db/database.ts";
 import { planningModule } from "../../server/jobs/planning/planning.ts";
 import { stockHistoryModule } from "../../server/jobs/planning/stock-history.ts";
 import { writeSource } from "../helpers/csv-source.ts";
-import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
+import { createTestDatabase, rolledBack, type TestDatabase, testBackend } from "../helpers/db.ts";
 import { FIXTURE_AS_OF, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
 const SOURCE = {
@@ -315,23 +315,16 @@ describe(`stock history, demand and margins (${testBackend})`, () => {
       // leaves them in a temp table), so planning runs after it, as in CALC_MODULES, and plans from
       // those figures, not from the stored ones (overwritten here with wrong values first).
       for (const prepareAsOf of [null, FIXTURE_AS_OF, dayBefore]) {
-        const ROLLBACK = new Error("rollback");
-        let rows: unknown[] = [];
-        await conn
-          .transaction(async (tx) => {
-            await tx.exec(
-              `UPDATE product_metrics SET history_start = NULL, out_of_stock_days_365 = -1, is_new = NOT is_new,
-                 in_stock_days_90 = 90 - in_stock_days_90, avg_daily_sales = 7, daily_sales_std = 3`,
-            );
-            if (prepareAsOf) await stockHistoryModule.prepare!.run({ conn: tx, asOf: prepareAsOf });
-            await stockHistoryModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
-            await planningModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
-            rows = await written(tx);
-            throw ROLLBACK;
-          })
-          .catch((err) => {
-            if (err !== ROLLBACK) throw err;
-          });
+        const rows = await rolledBack(conn, async (tx) => {
+          await tx.exec(
+            `UPDATE product_metrics SET history_start = NULL, out_of_stock_days_365 = -1, is_new = NOT is_new,
+               in_stock_days_90 = 90 - in_stock_days_90, avg_daily_sales = 7, daily_sales_std = 3`,
+          );
+          if (prepareAsOf) await stockHistoryModule.prepare!.run({ conn: tx, asOf: prepareAsOf });
+          await stockHistoryModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
+          await planningModule.run({ conn: tx, asOf: FIXTURE_AS_OF });
+          return written(tx);
+        });
         expect(rows).toEqual(stored);
       }
     } finally {

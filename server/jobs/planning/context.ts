@@ -21,8 +21,9 @@ export function utcMidnight(asOf: Date): Date {
  *
  * Built once per transaction: when this session already has the table it is this transaction's
  * (ON COMMIT DROP: a committed or rolled-back transaction leaves none behind) and is reused as it
- * is. The settings it reads are the run's snapshot (snapshotSettings), so a Full Reset's forecast,
- * built in a transaction of its own on the second connection, resolves the same parameters.
+ * is. The settings it reads are the run's copy (snapshotSettings, copySettingsFresh), so a Full
+ * Reset's forecast, built in a transaction of its own on the second connection, resolves the same
+ * parameters.
  */
 export async function createParametersTable(conn: SqlConnection): Promise<void> {
   const [found] = await conn.query<{ exists: boolean }>(
@@ -69,30 +70,35 @@ export async function setLocal(
 export const SETTINGS_TABLES = ["settings_global", "settings_product", "settings_vendor"] as const;
 
 /**
- * Freezes the forecasting settings for one run, so every module of it reads the same values even
- * when staff save a setting while it runs (the change applies from the next run):
- * - `{ schema }`: committed copies in that schema, taken together in one REPEATABLE READ
- *   transaction. A Full Reset by swap puts them in its swap schema, which comes first in the
- *   search path of both its connections while they calculate; they go when that schema is dropped.
- *   Call it outside a transaction, with the live tables first in the search path.
- * - `"transaction"`: temp copies (ON COMMIT DROP) in the caller's transaction; a session's temp
- *   tables come before every schema of the search path, so the rest of the transaction reads them.
+ * Freezes the forecasting settings for the rest of the caller's transaction (a Full Update's
+ * calculations), so every module reads the same values even when staff save a setting meanwhile
+ * (it applies from the next run): temp copies, ON COMMIT DROP. A session's temp tables come before
+ * every schema of the search path. (A Full Reset by swap copies them into its swap schema instead,
+ * for both its connections: reset-swap.ts, copySettingsFresh.)
  */
-export async function snapshotSettings(
-  conn: SqlConnection,
-  into: { schema: string } | "transaction",
-): Promise<void> {
-  const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
-  if (into === "transaction") {
-    for (const t of SETTINGS_TABLES) {
-      await conn.exec(`CREATE TEMP TABLE ${t} ON COMMIT DROP AS SELECT * FROM ${t}`);
-    }
-    return;
+export async function snapshotSettings(tx: SqlConnection): Promise<void> {
+  for (const t of SETTINGS_TABLES) {
+    await tx.exec(`CREATE TEMP TABLE ${t} ON COMMIT DROP AS SELECT * FROM ${t}`);
   }
-  await conn.transaction(async (tx) => {
-    await tx.exec("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
-    for (const t of SETTINGS_TABLES) {
-      await tx.exec(`CREATE TABLE ${q(into.schema)}.${t} AS SELECT * FROM ${t}`);
-    }
-  });
+}
+
+/**
+ * Records, in the temp table `marker` (ON COMMIT DROP), that a module's prepare step left its temp
+ * tables for asOf's D0 in this transaction; preparedFor tells run() whether it may use them.
+ */
+export async function markPrepared(conn: SqlConnection, marker: string, asOf: Date): Promise<void> {
+  await conn.exec(`DROP TABLE IF EXISTS ${marker}`);
+  await conn.query(`CREATE TEMP TABLE ${marker} ON COMMIT DROP AS SELECT $1::date AS d0`, [utcDay(asOf)]);
+}
+
+/** Whether markPrepared(conn, marker, …) ran in this transaction for asOf's D0. */
+export async function preparedFor(conn: SqlConnection, marker: string, asOf: Date): Promise<boolean> {
+  const [found] = await conn.query<{ ready: boolean }>(
+    `SELECT to_regclass('pg_temp.${marker}') IS NOT NULL AS ready`,
+  );
+  if (!found?.ready) return false;
+  const [row] = await conn.query<{ ready: boolean }>(`SELECT d0 = $1::date AS ready FROM ${marker}`, [
+    utcDay(asOf),
+  ]);
+  return row?.ready === true;
 }

@@ -8,7 +8,7 @@
 import type { SqlConnection } from "../../db/database.ts";
 import { loadGlobalSettingValues } from "../../modules/config/planning-parameters.ts";
 import type { CalcModule } from "../calculate.ts";
-import { createParametersTable, setLocal, utcDay } from "./context.ts";
+import { createParametersTable, markPrepared, preparedFor, setLocal, utcDay } from "./context.ts";
 
 /**
  * The temp table of every product's lead-time figures, named as the product_metrics columns they
@@ -122,21 +122,8 @@ async function measure(conn: SqlConnection, asOf: Date): Promise<void> {
   );
   await conn.exec("DROP TABLE lt_received, lt_samples");
   // The D0 they are for: run() measures again for another one.
-  await conn.exec("DROP TABLE IF EXISTS lt_prepared");
-  await conn.query("CREATE TEMP TABLE lt_prepared ON COMMIT DROP AS SELECT $1::date AS d0", [d0]);
+  await markPrepared(conn, "lt_prepared", asOf);
   await restore();
-}
-
-/** Whether measure() ran in this transaction for asOf's D0 (its temp tables are there). */
-async function measured(conn: SqlConnection, asOf: Date): Promise<boolean> {
-  const [found] = await conn.query<{ ready: boolean }>(
-    "SELECT to_regclass('pg_temp.lt_prepared') IS NOT NULL AND to_regclass('pg_temp.lt_vendor') IS NOT NULL AS ready",
-  );
-  if (!found?.ready) return false;
-  const [row] = await conn.query<{ ready: boolean }>("SELECT d0 = $1::date AS ready FROM lt_prepared", [
-    utcDay(asOf),
-  ]);
-  return row?.ready === true;
 }
 
 export const leadTimesModule: CalcModule = {
@@ -152,7 +139,7 @@ export const leadTimesModule: CalcModule = {
   },
   async run({ conn, asOf }) {
     const restore = await setLocal(conn, { jit: "off" });
-    if (!(await measured(conn, asOf))) await measure(conn, asOf);
+    if (!(await preparedFor(conn, "lt_prepared", asOf))) await measure(conn, asOf);
     await conn.exec("TRUNCATE vendor_lead_times");
     await conn.query(
       `INSERT INTO vendor_lead_times (vendor_id, samples, mean_days, std_days, on_time_rate, fill_rate)

@@ -7,7 +7,7 @@
 // (50k products).
 import type { SqlConnection } from "../../db/database.ts";
 import type { CalcModule } from "../calculate.ts";
-import { setLocal, utcDay, utcMidnight } from "./context.ts";
+import { markPrepared, preparedFor, setLocal, utcDay, utcMidnight } from "./context.ts";
 
 const DAY_MS = 86_400_000;
 const WORK_MEM = "128MB";
@@ -61,7 +61,7 @@ function windowOf(asOf: Date) {
  */
 async function prepareBase(conn: SqlConnection, asOf: Date): Promise<void> {
   const { d0, w } = windowOf(asOf);
-  await conn.exec("DROP TABLE IF EXISTS sh_prepared, sh_base, sh_receipts");
+  await conn.exec("DROP TABLE IF EXISTS sh_base, sh_receipts");
   await conn.query(
     `CREATE TEMP TABLE sh_base ON COMMIT DROP AS
      SELECT p.pid, p.cost_price,
@@ -83,19 +83,7 @@ async function prepareBase(conn: SqlConnection, asOf: Date): Promise<void> {
      GROUP BY 1`,
     [w, d0],
   );
-  await conn.query("CREATE TEMP TABLE sh_prepared ON COMMIT DROP AS SELECT $1::date AS d0", [d0]);
-}
-
-/** Whether prepareBase ran in this transaction for this D0. */
-async function prepared(conn: SqlConnection, asOf: Date): Promise<boolean> {
-  const [found] = await conn.query<{ ready: boolean }>(
-    "SELECT to_regclass('pg_temp.sh_prepared') IS NOT NULL AS ready",
-  );
-  if (!found?.ready) return false;
-  const [row] = await conn.query<{ ready: boolean }>("SELECT d0 = $1::date AS ready FROM sh_prepared", [
-    utcDay(asOf),
-  ]);
-  return Boolean(row?.ready);
+  await markPrepared(conn, "sh_prepared", asOf);
 }
 
 export const stockHistoryModule: CalcModule = {
@@ -120,7 +108,7 @@ export const stockHistoryModule: CalcModule = {
     // Per product: life start (§2: created, first_received, first receipt up to D0 from sh_base,
     // and the first sale, product_metrics.first_sold: completed, up to asOf; LEAST skips nulls,
     // created_at is never null) and the figures §10 needs, so the figures below join nothing else.
-    if (!(await prepared(conn, asOf))) await prepareBase(conn, asOf);
+    if (!(await preparedFor(conn, "sh_prepared", asOf))) await prepareBase(conn, asOf);
     await conn.exec(
       `CREATE TEMP TABLE sh_life ON COMMIT DROP AS
        SELECT m.pid, m.on_hand, m.units_30d, m.units_365d, m.revenue_365d, b.cost_price,
