@@ -295,6 +295,43 @@ describe("Products in Chromium", () => {
       );
     });
 
+    it("says a product its setting excludes from forecasting has no forecast, from the next run on", async () => {
+      const pid = (await list({ sort: "units_30d", dir: "desc", pageSize: 10 })).rows[0]!.pid;
+      const config = (method: string, suffix: string, body?: unknown) =>
+        fetch(`${e.t.url}/config/products/${pid}${suffix}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      const saved = await config("PUT", "", {
+        lead_time_days: null,
+        days_of_stock: null,
+        safety_stock: 0,
+        forecast_method: null,
+        exclude_from_forecast: true,
+      });
+      expect(saved.status).toBe(200);
+      try {
+        await e.t.app.services.dataOps.start("update", null);
+        await e.t.app.services.dataOps.idle();
+        const page = await openProducts(`/products/${pid}`);
+        await page.getByTestId("product-detail").waitFor();
+        expect(await page.getByTestId("product-status").first().textContent()).toBe(STATUS_LABELS.excluded);
+        expect(await page.getByTestId("sales-chart-description").textContent()).toBe(
+          "Units sold per week over the last two years. No forecast: the product's setting excludes it from forecasting.",
+        );
+        // Only the history is drawn.
+        await page.locator('[data-testid="chart-sales"] svg.recharts-surface').first().waitFor();
+        await expect.poll(() => page.locator('[data-testid="chart-sales"] .recharts-area').count()).toBe(1);
+      } finally {
+        expect((await config("POST", "/reset")).status).toBe(200);
+        await calculate();
+      }
+    });
+
     it("says so for a product that does not exist", async () => {
       const page = await openProducts("/products/999999");
       await page.getByTestId("product-not-found").getByText("Product 999999 not found").waitFor();

@@ -167,6 +167,7 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
   const forecastTotal = numberOf(figs, "forecast");
   const demandSource = inputOf(figs, "demand_rate", "demand_source");
   const requested = inputOf(figs, "forecast", "requested_method");
+  const excludedFromForecast = inputOf(figs, "status", "excluded") === "yes";
   const untilStockout = stockoutDay ? daysBetween(ex.d0, stockoutDay) : null;
 
   return (
@@ -259,15 +260,21 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
           <CardHeader className="px-5 sm:grid-cols-[1fr_auto]">
             <div className="space-y-1.5">
               <CardTitle className="text-base">Weekly sales and forecast</CardTitle>
-              <CardDescription>
-                Units sold per week over the last two years, and the next 13 weeks as forecast
-                {detail.forecast_method
-                  ? ` by the ${methodLabel(detail.forecast_method).toLowerCase()} method`
-                  : ""}
-                {typeof requested === "string" && requested !== detail.forecast_method
-                  ? ` (${methodLabel(requested).toLowerCase()} was asked for but needs a year of history)`
-                  : ""}
-                .
+              <CardDescription data-testid="sales-chart-description">
+                {detail.forecast_method ? (
+                  <>
+                    Units sold per week over the last two years, and the next 13 weeks as forecast by the{" "}
+                    {methodLabel(detail.forecast_method).toLowerCase()} method
+                    {typeof requested === "string" && requested !== detail.forecast_method
+                      ? ` (${methodLabel(requested).toLowerCase()} was asked for but needs a year of history)`
+                      : ""}
+                    .
+                  </>
+                ) : excludedFromForecast ? (
+                  "Units sold per week over the last two years. No forecast: the product's setting excludes it from forecasting."
+                ) : (
+                  "Units sold per week over the last two years. No forecast is stored yet."
+                )}
               </CardDescription>
             </div>
             {forecastTotal != null && (
