@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   CLIENT_DIST: z.string().default("dist/client"),
   /** Folder of CSV exports the data pipeline imports (docs/data-format.md). Default: DATA_DIR/source */
   SOURCE_DIR: z.string().min(1).optional(),
+  /** Folder of the Rocket.Chat mongoexport files the chat import reads. Default: DATA_DIR/chat-source */
+  CHAT_SOURCE_DIR: z.string().min(1).optional(),
   /** On an empty database, write a demo data set into SOURCE_DIR and run a Full Reset. */
   DEMO_DATA: bool.default(true),
   /** Test hook: pause before each pipeline step so a cancel can arrive mid-run. */
@@ -112,6 +114,7 @@ export type AppConfig = {
   loginLimits: { perIp: number; failuresPerUser: number; windowSeconds: number };
   clientDist: string;
   sourceDir: string;
+  chatSourceDir: string;
   demoData: boolean;
   pipelineStepDelayMs: number;
   imageMaxBytes: number;
@@ -159,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     clientDist: path.resolve(e.CLIENT_DIST),
     sourceDir: path.resolve(e.SOURCE_DIR ?? path.join(e.DATA_DIR, "source")),
+    chatSourceDir: path.resolve(e.CHAT_SOURCE_DIR ?? path.join(e.DATA_DIR, "chat-source")),
     demoData: e.DEMO_DATA,
     pipelineStepDelayMs: e.PIPELINE_STEP_DELAY_MS,
     imageMaxBytes: e.IMAGE_MAX_BYTES,

@@ -4,6 +4,7 @@ import { DataOps } from "./jobs/data-ops.ts";
 import { createProgressBus, type ProgressBus } from "./jobs/progress-bus.ts";
 import { CsvFolderSource } from "./jobs/source.ts";
 import { LoginLimiter } from "./modules/auth/auth.service.ts";
+import { CHAT_STEP_COUNT, runChatImport } from "./modules/chat/import/chat-import.ts";
 import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
 import { S3ImageStorage } from "./storage/s3-image-storage.ts";
 
@@ -28,6 +29,10 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     source: () => new CsvFolderSource(config.sourceDir),
     stepDelayMs: config.pipelineStepDelayMs,
     log,
+    chat: {
+      stepCount: CHAT_STEP_COUNT,
+      run: (ctx) => runChatImport({ ...ctx, dir: config.chatSourceDir }),
+    },
   });
   return {
     db,

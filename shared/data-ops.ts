@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const RunTypeSchema = z.enum(["update", "reset"]);
+export const RunTypeSchema = z.enum(["update", "reset", "chat"]);
 export type RunType = z.infer<typeof RunTypeSchema>;
 
 export const CancelInputSchema = z.object({ type: RunTypeSchema.optional() });

@@ -44,7 +44,7 @@ const DATA_OPS_LOCK_KEY = 72_707_370;
 const RUN_SESSION_SETTINGS =
   "SET TIME ZONE 'UTC'; SET work_mem = '128MB'; SET maintenance_work_mem = '256MB'";
 
-const LABEL: Record<RunType, string> = { update: "Full update", reset: "Full reset" };
+const LABEL: Record<RunType, string> = { update: "Full update", reset: "Full reset", chat: "Chat import" };
 
 /** The last step of the calculation phase: the metrics tables' plain indexes (dropPlainIndexes). */
 export const METRICS_INDEX_STEP = "Index metrics tables";
@@ -59,6 +59,18 @@ export interface DataOpsOptions {
   /** Fixed "as of" moment for calculations (tests); default now. */
   asOf?: () => Date;
   log?: { info(msg: string): void; error(obj: unknown, msg: string): void };
+  /**
+   * The "chat" run type: the chat archive import (server/modules/chat/import). It runs on the run's
+   * connection through the same steps, progress, cancel and history as the other runs.
+   */
+  chat?: {
+    stepCount: number;
+    run(ctx: {
+      conn: SqlConnection;
+      signal: AbortSignal;
+      step: StepRunner["run"];
+    }): Promise<{ counts: Record<string, TableCounts>; details: Record<string, Record<string, unknown>> }>;
+  };
 }
 
 interface ActiveRun {
@@ -116,7 +128,7 @@ export class DataOps {
     } finally {
       await conn.release();
     }
-    for (const type of ["update", "reset"] as const) {
+    for (const type of ["update", "reset", "chat"] as const) {
       const last = await prisma.dataRun.findFirst({
         where: { type },
         orderBy: { id: "desc" },
@@ -345,10 +357,12 @@ export class DataOps {
     // (By swap, a Full Reset also has the modules' prepare steps, and on PostgreSQL the wait for
     // the table loaded beside; through staging it has neither.)
     let stepCount =
-      baseStepCount +
-      (run.type === "reset"
-        ? modules.filter((m) => m.prepare).length + (this.opts.db.kind === "postgres" ? 1 : 0)
-        : 0);
+      run.type === "chat"
+        ? (this.opts.chat?.stepCount ?? 1)
+        : baseStepCount +
+          (run.type === "reset"
+            ? modules.filter((m) => m.prepare).length + (this.opts.db.kind === "postgres" ? 1 : 0)
+            : 0);
     let currentStep = "";
     let stepIndex = 0;
 
@@ -483,7 +497,18 @@ export class DataOps {
       // Full Reset builds complete new tables and swaps them in (reset-swap.ts); should the data
       // fail a check on the way, or the tables not allow a swap, it goes through staging instead.
       let swapped = false;
-      if (run.type === "reset") {
+      if (run.type === "chat") {
+        // The chat archive: its own tables, none of the imported ones, no calculations.
+        if (!this.opts.chat) throw new Error("The chat import is not configured");
+        const chat = await this.opts.chat.run({
+          conn,
+          signal: run.abort.signal,
+          step: (name, fn) => steps.run(name, fn),
+        });
+        Object.assign(counts, chat.counts);
+        Object.assign(extraDetails, chat.details);
+        swapped = true;
+      } else if (run.type === "reset") {
         const blocker = await swapBlocker(
           conn,
           source,
@@ -561,14 +586,15 @@ export class DataOps {
           }),
         },
       });
-      await this.recordCalculationHistory(
-        run,
-        calcSteps(),
-        new Date(calcStarted),
-        ended,
-        "completed",
-        counts,
-      );
+      if (run.type !== "chat")
+        await this.recordCalculationHistory(
+          run,
+          calcSteps(),
+          new Date(calcStarted),
+          ended,
+          "completed",
+          counts,
+        );
       await prisma.dataRun.update({
         where: { id: run.runId },
         data: { status: "completed", endedAt: ended },

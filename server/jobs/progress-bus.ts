@@ -4,7 +4,7 @@
 import { EventEmitter } from "node:events";
 import pg from "pg";
 
-export type RunType = "update" | "reset";
+export type RunType = "update" | "reset" | "chat";
 export type RunStatus = "running" | "complete" | "error" | "cancelled";
 
 /** The progress message of spec section 3, plus what the screen shows of the current step. */

@@ -36,6 +36,16 @@ export const RUN_TEXT = {
     complete: "Full reset complete",
     startFailed: "Failed to start reset",
   },
+  chat: {
+    noun: "Chat import",
+    title: "Import chat archive",
+    description: "Read the Rocket.Chat export in the chat source folder into the Chat Archive",
+    button: "Import chat archive",
+    busy: "Importing...",
+    logTitle: "Importing chat archive...",
+    complete: "Chat import complete",
+    startFailed: "Failed to start chat import",
+  },
 } as const satisfies Record<RunType, Record<string, string>>;
 
 /** The empty and error messages of spec section 2. */
@@ -50,7 +60,7 @@ export const MESSAGES = {
 
 /** Spec section 3: the type field, else an operation text containing 'reset' marks a reset. */
 export function runTypeOf(event: Pick<ProgressEvent, "type" | "operation">): RunType {
-  if (event.type === "update" || event.type === "reset") return event.type;
+  if (event.type === "update" || event.type === "reset" || event.type === "chat") return event.type;
   return /reset/i.test(event.operation) ? "reset" : "update";
 }
 

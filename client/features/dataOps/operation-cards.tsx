@@ -12,7 +12,15 @@ import { Progress } from "@client/components/ui/progress.tsx";
 import { Tooltip, TooltipContent, TooltipTrigger } from "@client/components/ui/tooltip.tsx";
 import { cn } from "@client/lib/utils.ts";
 import { formatDuration } from "@shared/format.ts";
-import { DatabaseZapIcon, Loader2Icon, PlayIcon, RefreshCwIcon, RotateCcwIcon, XIcon } from "lucide-react";
+import {
+  DatabaseZapIcon,
+  Loader2Icon,
+  MessagesSquareIcon,
+  PlayIcon,
+  RefreshCwIcon,
+  RotateCcwIcon,
+  XIcon,
+} from "lucide-react";
 import { useEffect, useState } from "react";
 import { formatCount, type ProgressEvent, RUN_TEXT, type RunType } from "./model.ts";
 import type { DataOperations } from "./use-data-operations.ts";
@@ -169,13 +177,17 @@ function OperationCard({
   );
 }
 
-/** The Full Update and Full Reset cards of spec section 2, with the reset confirmation. */
+/**
+ * The Full Update and Full Reset cards of spec section 2, with the reset confirmation, and the chat
+ * archive import (the same run machinery: one operation at a time).
+ */
 export function OperationCards({ ops }: { ops: DataOperations }) {
   const [confirmReset, setConfirmReset] = useState(false);
   return (
-    <div className="grid gap-4 md:grid-cols-2">
+    <div className="grid gap-4 md:grid-cols-2 xl:grid-cols-3">
       <OperationCard type="update" icon={RefreshCwIcon} ops={ops} onRun={() => ops.start("update")} />
       <OperationCard type="reset" icon={DatabaseZapIcon} ops={ops} onRun={() => setConfirmReset(true)} />
+      <OperationCard type="chat" icon={MessagesSquareIcon} ops={ops} onRun={() => ops.start("chat")} />
       <ConfirmDialog
         open={confirmReset}
         onOpenChange={setConfirmReset}

@@ -232,6 +232,7 @@ export function useDataOperations({ onHistoryChange }: { onHistoryChange: () => 
 
   const startUpdate = useMutation(trpc.dataOps.startFullUpdate.mutationOptions());
   const startReset = useMutation(trpc.dataOps.startFullReset.mutationOptions());
+  const startChat = useMutation(trpc.dataOps.startChatImport.mutationOptions());
   const cancelRun = useMutation(trpc.dataOps.cancel.mutationOptions());
 
   const start = useCallback(
@@ -245,7 +246,7 @@ export function useDataOperations({ onHistoryChange }: { onHistoryChange: () => 
       setCancelling(false);
       historyChange.current();
       const text = RUN_TEXT[type];
-      (type === "update" ? startUpdate : startReset).mutateAsync().then(
+      ({ update: startUpdate, reset: startReset, chat: startChat })[type].mutateAsync().then(
         ({ run_id }) => {
           const current = runRef.current;
           if (current?.type === type && current.runId === null) setRun({ type, runId: run_id });
@@ -257,7 +258,7 @@ export function useDataOperations({ onHistoryChange }: { onHistoryChange: () => 
         },
       );
     },
-    [setRun, startUpdate, startReset],
+    [setRun, startUpdate, startReset, startChat],
   );
 
   const cancel = useCallback(() => {

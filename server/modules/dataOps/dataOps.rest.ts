@@ -29,6 +29,10 @@ export async function dataOpsRestRoutes(app: FastifyInstance, services: AppServi
       const { run_id } = await dataOps.start("reset", req.user!.id);
       return { success: true, message: "Full reset started", run_id };
     });
+    app.post(`${prefix}/csv/chat-import`, opts, async (req) => {
+      const { run_id } = await dataOps.start("chat", req.user!.id);
+      return { success: true, message: "Chat import started", run_id };
+    });
     app.post(`${prefix}/csv/cancel`, opts, async (req) => {
       const { type } = parseBody(CancelQuery, req.query);
       const { run_id } = await dataOps.cancel(type);
@@ -44,6 +48,9 @@ export async function dataOpsRestRoutes(app: FastifyInstance, services: AppServi
     );
     app.get(`${prefix}/csv/reset/progress`, opts, (req, reply) =>
       streamProgress(services, "reset", req, reply),
+    );
+    app.get(`${prefix}/csv/chat/progress`, opts, (req, reply) =>
+      streamProgress(services, "chat", req, reply),
     );
   }
 }

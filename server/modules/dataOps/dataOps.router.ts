@@ -17,6 +17,8 @@ export const dataOpsRouter = router({
   status: dataProcedure.query(({ ctx }) => ctx.dataOps.status()),
   startFullUpdate: dataProcedure.mutation(({ ctx }) => ctx.dataOps.start("update", ctx.user.id)),
   startFullReset: dataProcedure.mutation(({ ctx }) => ctx.dataOps.start("reset", ctx.user.id)),
+  /** The chat archive import (CHAT_SOURCE_DIR), a run like the others. */
+  startChatImport: dataProcedure.mutation(({ ctx }) => ctx.dataOps.start("chat", ctx.user.id)),
   cancel: dataProcedure.input(CancelInputSchema).mutation(({ ctx, input }) => ctx.dataOps.cancel(input.type)),
   importHistory: dataProcedure
     .input(HistoryInputSchema)
@@ -42,7 +44,7 @@ export const dataOpsRouter = router({
       const onAbort = () => wake?.();
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
-        for (const type of input?.type ? [input.type] : (["update", "reset"] as const)) {
+        for (const type of input?.type ? [input.type] : (["update", "reset", "chat"] as const)) {
           const current = ctx.dataOps.latestEvent(type);
           if (current) yield tracked(`${current.run_id}:${current.timestamp}`, current);
         }
