@@ -1,0 +1,386 @@
+// The Chat Archive end to end through the app: the import as a data-pipeline run (both JSON forms,
+// both Extended JSON modes, every message kind, incremental, a bad document), who may read what
+// (rooms, messages, threads, search hits, files, avatars: by any id), and the search operators.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { at, type Docs, sampleArchive, tempDir, writeArchive } from "../helpers/chat-archive.ts";
+import { testBackend } from "../helpers/db.ts";
+
+describe(`chat archive (${testBackend})`, () => {
+  let t: TestApp;
+  const dir = tempDir();
+  const tokens: Record<string, string> = {};
+
+  const call = async (who: string, path: string, init: RequestInit = {}) =>
+    fetch(`${t.url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${tokens[who]}`, ...(init.headers as Record<string, string>) },
+    });
+  const json = async (who: string, path: string, status = 200) => {
+    const res = await call(who, path);
+    const body = await res.json();
+    expect(res.status, `${path}: ${JSON.stringify(body).slice(0, 300)}`).toBe(status);
+    return body;
+  };
+
+  /** Runs a chat import through POST /csv/chat-import and answers its history record. */
+  const runImport = async () => {
+    const res = await call("admin", "/csv/chat-import", { method: "POST" });
+    expect(res.status).toBe(200);
+    const { run_id } = await res.json();
+    await t.app.services.dataOps.idle();
+    const run = await t.tdb.db.prisma.dataRun.findUniqueOrThrow({ where: { id: run_id } });
+    const record = await t.tdb.db.prisma.importHistory.findFirstOrThrow({ where: { runId: run_id } });
+    const info = record.additionalInfo as { details: { tables: Record<string, Record<string, number>> } };
+    return { run, record, tables: info.details?.tables ?? {} };
+  };
+
+  const snapshot = async () => {
+    const q = (s: string) => t.tdb.db.prisma.$queryRawUnsafe<Record<string, unknown>[]>(s);
+    return {
+      users: await q(
+        "SELECT id, mongo_id, username, name, active, avatar_type, length(avatar) AS avatar FROM chat_users ORDER BY mongo_id",
+      ),
+      rooms: await q(
+        "SELECT id, type, name, fname, topic, msgs, message_count, uids, usernames, prid, archived, last_message_at FROM chat_rooms ORDER BY id",
+      ),
+      members: await q("SELECT * FROM chat_room_members ORDER BY 1, 2"),
+      messages: await q(
+        "SELECT id, rid, ts, user_mongo_id, username, user_name, msg, t, tmid, tshow, tcount, tlm, drid, edited_at, edited_by, reactions, attachments, files, file_ids, mentions, updated_at, search::text AS search FROM chat_messages ORDER BY id",
+      ),
+      files: await q(
+        "SELECT id, kind, filename, content_type, length, rid, md5(data) AS data FROM chat_files ORDER BY id",
+      ),
+    };
+  };
+
+  beforeAll(async () => {
+    writeArchive(dir, sampleArchive());
+    t = await startTestApp({ env: { CHAT_SOURCE_DIR: dir, DEMO_DATA: "0" } });
+    tokens.admin = (await t.login("admin")).token;
+    await t.createUser("nolink", ["access:chat"]);
+    tokens.nolink = (await t.login("nolink")).token;
+    await t.createUser("usermgr", ["settings:user_management"]);
+    tokens.usermgr = (await t.login("usermgr")).token;
+  }, 60_000);
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("imports every collection as a run of the data pipeline, with numeric chat user ids", async () => {
+    const { run, record, tables } = await runImport();
+    expect(run.type).toBe("chat");
+    expect(run.status).toBe("completed");
+    expect(record.status).toBe("completed");
+    expect(tables.messages).toMatchObject({ added: 14, updated: 0, deleted: 0, skipped: 0 });
+    expect(tables.users).toMatchObject({ added: 4 });
+    const users = await json("admin", "/chat-api/users");
+    expect(users.users.map((u: { username: string }) => u.username).sort()).toEqual([
+      "alice",
+      "bob",
+      "carol",
+      "vic.vendor",
+    ]);
+    for (const u of users.users) expect(Number.isInteger(u.id)).toBe(true);
+    const status = await json("admin", "/csv/status");
+    expect(status.progress).toMatchObject({
+      type: "chat",
+      status: "complete",
+      operation: "Chat import complete",
+    });
+  });
+
+  it("reads both JSON forms in both Extended JSON modes to the same archive", async () => {
+    const reference = await snapshot();
+    for (const opts of [
+      { canonical: true, jsonArray: false },
+      { canonical: false, jsonArray: true },
+      { canonical: true, jsonArray: true },
+    ]) {
+      for (const table of [
+        "chat_messages",
+        "chat_rooms",
+        "chat_room_members",
+        "chat_subscriptions",
+        "chat_files",
+      ])
+        await t.tdb.db.prisma.$executeRawUnsafe(`DELETE FROM ${table}`);
+      // Users stay: their numeric ids are kept across imports.
+      await t.tdb.db.prisma.$executeRawUnsafe("UPDATE chat_users SET updated_at = NULL, avatar_id = NULL");
+      writeArchive(dir, sampleArchive(), opts);
+      const { run, tables } = await runImport();
+      expect(run.status, JSON.stringify(opts)).toBe("completed");
+      expect(tables.messages, JSON.stringify(opts)).toMatchObject({ added: 14 });
+      expect(await snapshot(), JSON.stringify(opts)).toEqual(reference);
+    }
+    writeArchive(dir, sampleArchive());
+  });
+
+  it("shows every message kind: system lines, threads, edits, reactions, files, discussions", async () => {
+    const page = await json("admin", "/chat-api/rooms/R_general/messages");
+    const ids = page.messages.map((m: { id: string }) => m.id);
+    // Thread replies only in their thread (unless sent to the room too); edit-history copies never.
+    expect(ids).toEqual([
+      "M_join",
+      "M_topic",
+      "M_price",
+      "M_reply2",
+      "M_edit",
+      "M_file",
+      "M_missing",
+      "M_disc",
+      "M_html",
+    ]);
+    const byId = Object.fromEntries(page.messages.map((m: { id: string }) => [m.id, m]));
+    expect(byId.M_join).toMatchObject({ t: "uj" });
+    expect(byId.M_topic).toMatchObject({ t: "room_changed_topic", msg: "Orders and prices" });
+    expect(byId.M_price).toMatchObject({
+      tcount: 2,
+      mentions: ["bob"],
+      reactions: [{ emoji: ":thumbsup:", count: 2, usernames: ["bob", "carol"] }],
+      user: { username: "alice", name: "Alice Archer", has_avatar: false },
+    });
+    expect(byId.M_edit).toMatchObject({ edited_by: "bob", msg: "Warehouse closes at five" });
+    expect(byId.M_edit.edited_at).toBe(at(31).toISOString());
+    expect(byId.M_file.attachments[0]).toMatchObject({
+      title: "shelf.png",
+      description: "Photo of shelf",
+      file: { id: "F_img", image: true, available: true, type: "image/png" },
+    });
+    expect(byId.M_missing.attachments[0].file).toMatchObject({ id: "F_gone", available: false });
+    expect(byId.M_disc).toMatchObject({ t: "discussion-created", drid: "R_disc" });
+    expect(page.room).toMatchObject({
+      id: "R_general",
+      type: "c",
+      name: "general",
+      message_count: 10,
+      members: 3,
+    });
+
+    const thread = await json("admin", "/chat-api/threads/M_price");
+    expect(thread.root.id).toBe("M_price");
+    expect(thread.replies.map((m: { id: string }) => m.id)).toEqual(["M_reply1", "M_reply2"]);
+
+    const rooms = await json("admin", "/chat-api/rooms");
+    const disc = rooms.rooms.find((r: { id: string }) => r.id === "R_disc");
+    expect(disc).toMatchObject({ name: "Q3 plan", prid: "R_general", archived: true });
+    const dm = rooms.rooms.find((r: { id: string }) => r.id === "U_bobU_carol");
+    expect(dm).toMatchObject({ type: "d", name: "bob, carol", members: 2 });
+
+    const img = await call("admin", "/chat-api/files/F_img");
+    expect(img.status).toBe(200);
+    expect(img.headers.get("content-type")).toBe("image/png");
+    expect(
+      Buffer.from(await img.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe("PNG");
+    const thumb = await call("admin", "/chat-api/files/F_img?thumb=1");
+    expect(thumb.status).toBe(200);
+    expect(thumb.headers.get("content-type")).toBe("image/webp");
+    expect((await call("admin", "/chat-api/files/F_gone")).status).toBe(404);
+    const avatar = await call("admin", "/chat-api/avatar/U_bob");
+    expect(avatar.status).toBe(200);
+    expect(avatar.headers.get("content-type")).toBe("image/png");
+  });
+
+  it("pages both ways from a message or a date, and names a bad cursor", async () => {
+    const older = await json("admin", "/chat-api/rooms/R_general/messages?before=M_edit&limit=2");
+    expect(older.messages.map((m: { id: string }) => m.id)).toEqual(["M_price", "M_reply2"]);
+    expect(older.has_older).toBe(true);
+    const newer = await json("admin", "/chat-api/rooms/R_general/messages?after=M_disc");
+    expect(newer.messages.map((m: { id: string }) => m.id)).toEqual(["M_html"]);
+    expect(newer.has_newer).toBe(false);
+    const around = await json("admin", "/chat-api/rooms/R_general/messages?around=M_file&limit=3");
+    expect(around.anchor).toBe("M_file");
+    expect(around.messages.map((m: { id: string }) => m.id)).toEqual(["M_edit", "M_file", "M_missing"]);
+    const day = await json("admin", "/chat-api/rooms/R_general/messages?around=2025-03-01&limit=4");
+    expect(day.anchor).toBe("M_join");
+    const days = await json("admin", "/chat-api/rooms/R_general/days?from=2025-02-01&to=2025-03-31");
+    expect(days.days).toEqual(["2025-03-01"]);
+    const bad = await json("admin", "/chat-api/rooms/R_general/messages?before=NOPE", 400);
+    expect(bad.message).toMatch(/before: no message NOPE in this room/);
+    expect(
+      (await json("admin", "/chat-api/rooms/R_general/messages?around=2025-13-45", 400)).message,
+    ).toMatch(/around/);
+    expect((await json("admin", "/chat-api/rooms/NOPE/messages", 404)).message).toMatch(/NOPE not found/);
+    expect((await json("admin", `/chat-api/search?q=${"x".repeat(501)}`, 400)).message).toMatch(
+      /500 characters/,
+    );
+  });
+
+  it("re-imports incrementally: unchanged documents skipped, changed updated, vanished removed", async () => {
+    const idsBefore = await t.tdb.db.prisma.chatUser.findMany({ select: { id: true, mongoId: true } });
+    const again = await runImport();
+    expect(again.tables.messages).toMatchObject({ added: 0, updated: 0, deleted: 0, skipped: 14 });
+    expect(again.tables.users).toMatchObject({ skipped: 4 });
+
+    const docs: Docs = sampleArchive();
+    const msgs = docs.rocketchat_message!;
+    const buy1 = msgs.find((m) => m._id === "M_buy1")!;
+    buy1.msg = "Acme quote revised: 150 cases of fineliners";
+    buy1._updatedAt = at(500);
+    docs.rocketchat_message = msgs.filter((m) => m._id !== "M_buy2");
+    docs.rocketchat_message.push({
+      _id: "M_new",
+      rid: "R_buyers",
+      msg: "Delivery booked",
+      ts: at(600),
+      u: { _id: "U_alice", username: "alice" },
+      _updatedAt: at(600),
+    });
+    writeArchive(dir, docs);
+    const inc = await runImport();
+    expect(inc.tables.messages).toMatchObject({ added: 1, updated: 1, deleted: 1, skipped: 12 });
+    const buyers = await json("admin", "/chat-api/rooms/R_buyers/messages");
+    expect(buyers.messages.map((m: { id: string; msg: string }) => [m.id, m.msg])).toEqual([
+      ["M_buy1", "Acme quote revised: 150 cases of fineliners"],
+      ["M_new", "Delivery booked"],
+    ]);
+    expect(buyers.room.message_count).toBe(2);
+    expect(await t.tdb.db.prisma.chatUser.findMany({ select: { id: true, mongoId: true } })).toEqual(
+      idsBefore,
+    );
+    writeArchive(dir, sampleArchive());
+    await runImport();
+  });
+
+  it("a bad document fails the run with its file, line and problem, and changes nothing", async () => {
+    const before = await snapshot();
+    const docs = sampleArchive();
+    docs.rocketchat_message![2]!.ts = "yesterday";
+    docs.rocketchat_message![2]!._updatedAt = at(999);
+    writeArchive(dir, docs);
+    const { run } = await runImport();
+    expect(run.status).toBe("failed");
+    expect(run.error).toBe('rocketchat_message.json line 3: ts: not a date ("yesterday")');
+    expect(await snapshot()).toEqual(before);
+    writeArchive(dir, { ...sampleArchive(), rocketchat_room: [] });
+    await import("node:fs").then((fs) => fs.rmSync(`${dir}/rocketchat_room.json`));
+    const missing = await runImport();
+    expect(missing.run.error).toMatch(/rocketchat_room\.json not found/);
+    writeArchive(dir, sampleArchive());
+  });
+
+  describe("who sees what", () => {
+    beforeAll(async () => {
+      const ids = Object.fromEntries(
+        (await t.tdb.db.prisma.chatUser.findMany()).map((u) => [u.username, u.id]),
+      );
+      for (const [name, chat] of [
+        ["alice.staff", "alice"],
+        ["vic.staff", "vic.vendor"],
+      ] as const) {
+        const id = await t.createUser(name, ["access:chat"]);
+        await t.tdb.db.prisma.user.update({ where: { id }, data: { rocketChatUserId: ids[chat] } });
+        tokens[name] = (await t.login(name)).token;
+      }
+    });
+
+    it("a linked user lists the rooms their chat user was in; an unlinked user none, and why", async () => {
+      const alice = await json("alice.staff", "/chat-api/rooms");
+      expect(alice.rooms.map((r: { id: string }) => r.id).sort()).toEqual([
+        "R_buyers",
+        "R_disc",
+        "R_general",
+      ]);
+      expect(alice.access).toMatchObject({ all_rooms: false, linked: true, notice: null });
+      const nolink = await json("nolink", "/chat-api/rooms");
+      expect(nolink.rooms).toEqual([]);
+      expect(nolink.access.notice).toMatch(/not linked to a chat user/);
+      const admin = await json("admin", "/chat-api/rooms");
+      expect(admin.rooms.map((r: { id: string }) => r.id)).toContain("U_bobU_carol");
+    });
+
+    it("a room, message, thread, search hit, file or avatar outside the set is not found, by any id", async () => {
+      // vic.vendor reads only "buyers".
+      expect((await call("vic.staff", "/chat-api/rooms/R_general/messages")).status).toBe(404);
+      expect((await call("vic.staff", "/chat-api/rooms/U_bobU_carol/messages")).status).toBe(404);
+      expect((await call("vic.staff", "/chat-api/rooms/R_general/messages?around=M_price")).status).toBe(404);
+      expect(
+        (await call("vic.staff", "/chat-api/rooms/R_general/days?from=2025-03-01&to=2025-03-02")).status,
+      ).toBe(404);
+      expect((await call("vic.staff", "/chat-api/threads/M_price")).status).toBe(404);
+      expect((await call("vic.staff", "/chat-api/threads/M_reply1")).status).toBe(404);
+      expect((await call("vic.staff", "/chat-api/files/F_img")).status).toBe(404);
+      expect((await call("vic.staff", "/chat-api/files/F_img?thumb=1")).status).toBe(404);
+      expect((await call("vic.staff", "/chat-api/rooms/R_general/export")).status).toBe(404);
+      expect((await call("vic.staff", "/chat-api/avatar/U_bob")).status).toBe(404);
+      const search = await json("vic.staff", "/chat-api/search?q=glue");
+      expect(search.hits).toEqual([]);
+      expect(
+        (await json("vic.staff", "/chat-api/search?q=quote")).hits.map(
+          (h: { message: { id: string } }) => h.message.id,
+        ),
+      ).toEqual(["M_buy2", "M_buy1"]);
+      expect((await call("vic.staff", "/chat-api/search?q=glue%20in:general")).status).toBe(400);
+      // alice shares #general with bob: his avatar is hers to see; the DM is not.
+      expect((await call("alice.staff", "/chat-api/avatar/U_bob")).status).toBe(200);
+      expect((await call("alice.staff", "/chat-api/rooms/U_bobU_carol/messages")).status).toBe(404);
+      expect((await json("alice.staff", "/chat-api/search?q=secret")).hits).toEqual([]);
+      // The user form's chat-user selector shows avatars to user managers.
+      expect((await call("usermgr", "/chat-api/avatar/U_bob")).status).toBe(200);
+      expect((await call("usermgr", "/chat-api/rooms")).status).toBe(403);
+      // tRPC answers the same.
+      const trpc = await call(
+        "vic.staff",
+        `/trpc/chat.thread?input=${encodeURIComponent(JSON.stringify({ json: { tmid: "M_price" } }))}`,
+      );
+      expect(trpc.status).toBe(404);
+    });
+
+    it("an admin's reading of a direct-message room is recorded in the audit log", async () => {
+      await t.tdb.db.prisma.$executeRawUnsafe("DELETE FROM chat_audit_log");
+      await json("admin", "/chat-api/rooms/R_general/messages");
+      expect(await t.tdb.db.prisma.chatAuditLog.count()).toBe(0);
+      await json("admin", "/chat-api/rooms/U_bobU_carol/messages");
+      await json("admin", "/chat-api/rooms/U_bobU_carol/messages");
+      const log = await t.tdb.db.prisma.chatAuditLog.findMany();
+      expect(log).toEqual([expect.objectContaining({ rid: "U_bobU_carol", action: "read_messages" })]);
+    });
+  });
+
+  it("search: words, phrases, from:, in:, has:file, dates, newest or best first, hits highlighted", async () => {
+    const ids = async (q: string, sort = "newest") =>
+      (await json("admin", `/chat-api/search?q=${encodeURIComponent(q)}&sort=${sort}`)).hits.map(
+        (h: { message: { id: string } }) => h.message.id,
+      );
+    expect(await ids("glue")).toEqual(["M_price", "M_dm"]);
+    expect(await ids("from:bob glue")).toEqual(["M_dm"]);
+    expect(await ids("glue in:general")).toEqual(["M_price"]);
+    expect(await ids('"glue sticks"')).toEqual(["M_price"]);
+    expect(await ids('"sticks glue"')).toEqual([]);
+    expect(await ids("has:file")).toEqual(["M_missing", "M_file"]);
+    expect(await ids("shelf")).toEqual(["M_file"]);
+    expect(await ids("warehouse")).toEqual(["M_edit"]);
+    expect(await ids("closes before:2025-03-01")).toEqual([]);
+    expect(await ids("closes after:2025-03-01 before:2025-03-02")).toEqual(["M_edit"]);
+    expect(await ids("ordering")).toEqual(["M_reply1"]);
+    expect(await ids("order")).toEqual(["M_reply1"]);
+    expect(await ids("quote fineliners", "best")).toEqual(["M_buy1"]);
+    const hit = (await json("admin", "/chat-api/search?q=glue%20in:general")).hits[0];
+    expect(hit.room).toEqual({ id: "R_general", name: "general", type: "c" });
+    expect(hit.snippet.filter((p: { hit: boolean }) => p.hit).map((p: { text: string }) => p.text)).toEqual([
+      "glue",
+    ]);
+    expect((await json("admin", "/chat-api/search?q=before:2025-02-30", 400)).message).toMatch(/not a date/);
+    expect((await json("admin", "/chat-api/search?q=has:elephant", 400)).message).toMatch(/has:file/);
+  });
+
+  it("exports a room as JSON lines with thread ids, and as a printable HTML page", async () => {
+    const res = await call("admin", "/chat-api/rooms/R_general/export?format=jsonl");
+    expect(res.status).toBe(200);
+    const lines = (await res.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((m) => m.id)).toContain("M_reply1");
+    expect(lines.find((m) => m.id === "M_reply1").tmid).toBe("M_price");
+    const html = await (
+      await call("admin", "/chat-api/rooms/R_general/export?format=html&from=2025-03-01&to=2025-03-01")
+    ).text();
+    expect(html).toContain("<h1>general</h1>");
+    expect(html).not.toContain("<script>");
+    expect(html).toContain("&#60;script&#62;");
+  });
+});
