@@ -1,5 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
+import { parse } from "csv-parse/sync";
+import { generateChatDemo } from "../../scripts/lib/chat-demo.ts";
 import { generateDemoData } from "../../scripts/lib/demo-data.ts";
 import type { AppServices } from "../services.ts";
 
@@ -8,7 +10,9 @@ type Log = { info(msg: string): void; warn(msg: string): void };
 /**
  * First start on an empty database: write a small demo data set (about 2k products, 2 years) into
  * SOURCE_DIR unless files are already there, and run a Full Reset, so a new user sees real numbers.
- * Runs after the server listens; the Data Management screen shows its progress. DEMO_DATA=0 turns it off.
+ * Then the demo chat archive (20k messages over the same two years, in CHAT_SOURCE_DIR) is written
+ * and imported the same way. Runs after the server listens; the Data Management screen shows the
+ * progress. DEMO_DATA=0 turns it off.
  */
 export async function bootstrapDemoData(services: AppServices, log: Log): Promise<void> {
   const { db, config, dataOps } = services;
@@ -22,4 +26,40 @@ export async function bootstrapDemoData(services: AppServices, log: Log): Promis
   }
   const { run_id } = await dataOps.start("reset", null);
   log.info(`Full reset ${run_id} started to import the data in ${config.sourceDir}`);
+  await bootstrapDemoChat(services, log);
+}
+
+/** The demo chat archive: written (unless files are there) while the reset runs, imported after it. */
+export async function bootstrapDemoChat(services: AppServices, log: Log): Promise<void> {
+  const { db, config, dataOps } = services;
+  if ((await db.prisma.chatRoom.count()) > 0) return;
+  const dir = config.chatSourceDir;
+  if (!fs.existsSync(path.join(dir, "rocketchat_message.json"))) {
+    const started = Date.now();
+    const result = await generateChatDemo({
+      out: dir,
+      messages: 20_000,
+      years: 2,
+      vendors: demoVendors(config.sourceDir),
+    });
+    log.info(
+      `Demo chat archive (${result.messages.toLocaleString("en-US")} messages, ${result.rooms} rooms) written in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+  }
+  // One data operation at a time: the chat import follows the reset.
+  await dataOps.idle();
+  const { run_id } = await dataOps.start("chat", null);
+  log.info(`Chat import ${run_id} started to import the archive in ${dir}`);
+}
+
+/** The demo data's vendor names, for the vendor contacts of the demo chat. */
+function demoVendors(sourceDir: string): string[] {
+  try {
+    const rows = parse(fs.readFileSync(path.join(sourceDir, "vendors.csv")), { columns: true }) as {
+      name?: string;
+    }[];
+    return rows.flatMap((r) => (r.name ? [r.name] : [])).slice(0, 6);
+  } catch {
+    return [];
+  }
 }

@@ -161,7 +161,8 @@ describe("the server process", () => {
 });
 
 describe("first start with demo data", () => {
-  it("writes the demo set into the data directory and runs a Full Reset, so real numbers show", async () => {
+  it("writes the demo set and the demo chat archive, runs a Full Reset then a chat import, so real numbers show", async () => {
+    const started = Date.now();
     const server = await startServer({});
     const { base, dataDir } = server;
     const { token } = await server.login.json();
@@ -170,20 +171,37 @@ describe("first start with demo data", () => {
       active: true,
       progress: null,
     };
-    const until = Date.now() + 90_000;
+    const until = Date.now() + 150_000;
     while (Date.now() < until) {
       status = await (await fetch(`${base}/csv/status`, { headers })).json();
-      if (!status.active && status.progress) break;
+      if (!status.active && status.progress && status.progress.operation !== "Full reset complete") break;
       await new Promise((r) => setTimeout(r, 500));
     }
-    expect(status.progress).toMatchObject({ status: "complete", operation: "Full reset complete" });
+    expect(status.progress).toMatchObject({ status: "complete", operation: "Chat import complete" });
+    console.log(
+      `first start: demo data and chat archive imported ${((Date.now() - started) / 1000).toFixed(1)} s after launch`,
+    );
+    const history = await (await fetch(`${base}/csv/history/import`, { headers })).json();
+    expect(
+      history.map((h: { status: string; additional_info: { type: string } }) => [
+        h.additional_info.type,
+        h.status,
+      ]),
+    ).toEqual([
+      ["chat", "completed"],
+      ["reset", "completed"],
+    ]);
     expect(fs.existsSync(path.join(dataDir, "source", "products.csv"))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, "chat-source", "rocketchat_message.json"))).toBe(true);
     const counts = await (await fetch(`${base}/csv/status/table-counts`, { headers })).json();
     const count = (group: { table_name: string; count: number }[], name: string) =>
       group.find((c) => c.table_name === name)?.count;
     expect(count(counts.core, "products")).toBe(2000);
     expect(count(counts.core, "order_lines")).toBeGreaterThan(100_000);
     expect(count(counts.metrics, "product_metrics")).toBe(2000);
+    expect(count(counts.config, "chat_messages")).toBe(20_000);
+    const rooms = await (await fetch(`${base}/chat-api/rooms`, { headers })).json();
+    expect(rooms.rooms.length).toBeGreaterThan(10);
     await server.stop();
-  }, 120_000);
+  }, 180_000);
 });

@@ -14,6 +14,9 @@ export const CONFIG_TABLES: string[] = [
   "settings_product",
   "settings_vendor",
   "chat_users",
+  "chat_rooms",
+  "chat_messages",
+  "chat_files",
 ];
 
 export interface TableCount {
