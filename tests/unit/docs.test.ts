@@ -17,7 +17,7 @@ describe("README and docs stand alone", () => {
     const text = fs.readFileSync(path.join(root, file), "utf8");
     expect(text).not.toMatch(/\.\.\/shared|back-office-spec/);
     // Every relative Markdown link resolves to a file of the repository.
-    for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+    for (const [, target = ""] of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
       if (/^[a-z]+:/i.test(target)) continue;
       const resolved = path.resolve(path.dirname(path.join(root, file)), target);
       expect(resolved.startsWith(root + path.sep), `${file} → ${target}`).toBe(true);
