@@ -172,4 +172,6 @@ export interface ChatAccessInfo {
   linked: boolean;
   /** Set when the user can read no room: the reason, for the page to show. */
   notice: string | null;
+  /** The linked chat user's username (their mentions stand out). */
+  chat_username: string | null;
 }

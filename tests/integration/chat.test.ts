@@ -284,7 +284,12 @@ describe(`chat archive (${testBackend})`, () => {
         "R_disc",
         "R_general",
       ]);
-      expect(alice.access).toMatchObject({ all_rooms: false, linked: true, notice: null });
+      expect(alice.access).toMatchObject({
+        all_rooms: false,
+        linked: true,
+        notice: null,
+        chat_username: "alice",
+      });
       const nolink = await json("nolink", "/chat-api/rooms");
       expect(nolink.rooms).toEqual([]);
       expect(nolink.access.notice).toMatch(/not linked to a chat user/);

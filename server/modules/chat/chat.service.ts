@@ -79,8 +79,16 @@ async function accessOf(db: Database, viewer: Viewer): Promise<Access> {
 
 export async function getChatAccess(db: Database, viewer: Viewer): Promise<ChatAccessInfo> {
   const access = await accessOf(db, viewer);
-  if (access.all) return { all_rooms: true, linked: true, notice: null };
-  if (!access.mongoId) return { all_rooms: false, linked: false, notice: access.notice };
+  const linked =
+    viewer.rocket_chat_user_id == null
+      ? null
+      : ((
+          await db.prisma.$queryRaw<{ mongo_id: string; username: string }[]>`
+            SELECT mongo_id, username FROM chat_users WHERE id = ${viewer.rocket_chat_user_id}`
+        )[0] ?? null);
+  const chat_username = linked?.username ?? null;
+  if (access.all) return { all_rooms: true, linked: Boolean(linked), notice: null, chat_username };
+  if (!access.mongoId) return { all_rooms: false, linked: false, notice: access.notice, chat_username };
   const [{ n }] = (await db.prisma.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM chat_room_members WHERE user_mongo_id = ${access.mongoId}`) as [
     { n: number },
@@ -89,6 +97,7 @@ export async function getChatAccess(db: Database, viewer: Viewer): Promise<ChatA
     all_rooms: false,
     linked: true,
     notice: n === 0 ? "The chat user linked to your account was not a member of any archived room." : null,
+    chat_username,
   };
 }
 

@@ -1,0 +1,56 @@
+import { Button } from "@client/components/ui/button.tsx";
+import { Popover, PopoverContent, PopoverTrigger } from "@client/components/ui/popover.tsx";
+import { useTRPC } from "@client/lib/trpc.ts";
+import { useQuery } from "@tanstack/react-query";
+import { CalendarIcon } from "lucide-react";
+import { useState } from "react";
+import { DayPicker } from "react-day-picker";
+import "react-day-picker/style.css";
+
+const iso = (d: Date) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+
+/** Jump to a date: a calendar whose days with messages are marked (and the only ones to pick). */
+export function DateJump({ rid, onPick }: { rid: string; onPick: (date: string) => void }) {
+  const trpc = useTRPC();
+  const [open, setOpen] = useState(false);
+  const [month, setMonth] = useState(() => new Date());
+  const from = new Date(month.getFullYear(), month.getMonth(), 1);
+  const to = new Date(month.getFullYear(), month.getMonth() + 1, 0);
+  const days = useQuery({
+    ...trpc.chat.days.queryOptions({ rid, from: iso(from), to: iso(to) }),
+    enabled: open,
+  });
+  const withMessages = new Set(days.data ?? []);
+  return (
+    <Popover open={open} onOpenChange={setOpen}>
+      <PopoverTrigger asChild>
+        <Button variant="outline" size="sm" aria-label="Jump to date">
+          <CalendarIcon aria-hidden /> <span className="hidden sm:inline">Jump to date</span>
+        </Button>
+      </PopoverTrigger>
+      <PopoverContent align="end" className="w-auto p-2" data-testid="date-jump">
+        <DayPicker
+          mode="single"
+          month={month}
+          onMonthChange={setMonth}
+          disabled={(d) => !withMessages.has(iso(d))}
+          modifiers={{ hasMessages: (d) => withMessages.has(iso(d)) }}
+          modifiersClassNames={{ hasMessages: "font-semibold text-primary underline underline-offset-4" }}
+          onSelect={(d) => {
+            if (!d) return;
+            setOpen(false);
+            onPick(iso(d));
+          }}
+        />
+        <p className="px-2 pb-1 text-xs text-muted-foreground">
+          {days.isPending
+            ? "Loading..."
+            : withMessages.size
+              ? "Underlined days have messages."
+              : "No messages this month."}
+        </p>
+      </PopoverContent>
+    </Popover>
+  );
+}
