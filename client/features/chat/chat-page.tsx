@@ -123,7 +123,7 @@ function ExportMenu({ rid }: { rid: string }) {
     <Popover>
       <PopoverTrigger asChild>
         <Button variant="outline" size="sm" aria-label="Export room">
-          <DownloadIcon aria-hidden /> <span className="hidden sm:inline">Export</span>
+          <DownloadIcon aria-hidden /> <span className="hidden lg:inline">Export</span>
         </Button>
       </PopoverTrigger>
       <PopoverContent align="end" className="w-72 space-y-3">
@@ -247,8 +247,10 @@ export function ChatPage({
       <div className="flex min-h-0 flex-1 overflow-hidden rounded-lg border bg-card">
         <aside
           className={cn(
-            "min-h-0 w-full flex-col border-r md:flex md:w-72 md:shrink-0",
+            "min-h-0 w-full flex-col border-r md:w-72 md:shrink-0",
             search.room || searching ? "hidden" : "flex",
+            // With a thread open, the room list makes way below extra-wide screens.
+            search.thread ? "2xl:flex" : "md:flex",
           )}
         >
           <RoomList rooms={rooms} active={search.room} onOpen={(rid) => openRoom(rid)} />
@@ -290,7 +292,12 @@ export function ChatPage({
                     Parent room
                   </Button>
                 )}
-                <DateJump rid={search.room} onPick={(date) => openRoom(search.room!, { date })} />
+                <DateJump
+                  key={search.room}
+                  rid={search.room}
+                  last={room?.last_message_at ?? null}
+                  onPick={(date) => openRoom(search.room!, { date })}
+                />
                 <ExportMenu rid={search.room} />
               </header>
               <MessagePane

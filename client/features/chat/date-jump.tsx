@@ -11,10 +11,19 @@ const iso = (d: Date) =>
   `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 
 /** Jump to a date: a calendar whose days with messages are marked (and the only ones to pick). */
-export function DateJump({ rid, onPick }: { rid: string; onPick: (date: string) => void }) {
+export function DateJump({
+  rid,
+  last,
+  onPick,
+}: {
+  rid: string;
+  /** The room's last activity: the calendar opens on that month. */
+  last: Date | string | null;
+  onPick: (date: string) => void;
+}) {
   const trpc = useTRPC();
   const [open, setOpen] = useState(false);
-  const [month, setMonth] = useState(() => new Date());
+  const [month, setMonth] = useState(() => (last ? new Date(last) : new Date()));
   const from = new Date(month.getFullYear(), month.getMonth(), 1);
   const to = new Date(month.getFullYear(), month.getMonth() + 1, 0);
   const days = useQuery({
@@ -26,7 +35,7 @@ export function DateJump({ rid, onPick }: { rid: string; onPick: (date: string) 
     <Popover open={open} onOpenChange={setOpen}>
       <PopoverTrigger asChild>
         <Button variant="outline" size="sm" aria-label="Jump to date">
-          <CalendarIcon aria-hidden /> <span className="hidden sm:inline">Jump to date</span>
+          <CalendarIcon aria-hidden /> <span className="hidden lg:inline">Jump to date</span>
         </Button>
       </PopoverTrigger>
       <PopoverContent align="end" className="w-auto p-2" data-testid="date-jump">

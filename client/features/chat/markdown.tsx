@@ -208,5 +208,9 @@ export const MessageText = memo(function MessageText({
     return <p className="whitespace-pre-wrap break-words">{text}</p>;
   }
   const mention = (u: string) => Boolean(me) && (u === me || u === "all" || u === "here");
-  return <div className="space-y-1">{ast.map((n, i) => block(n, i, mention))}</div>;
+  return (
+    <div className="space-y-1" data-testid="message-text">
+      {ast.map((n, i) => block(n, i, mention))}
+    </div>
+  );
 });

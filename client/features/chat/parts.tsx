@@ -178,10 +178,12 @@ export function MessageItem({
       </div>
       <div className="min-w-0 flex-1 text-sm">
         {!compact && (
-          <div className="flex items-baseline gap-2">
-            <span className="font-semibold">{m.user.name ?? m.user.username ?? "Unknown user"}</span>
+          <div className="flex min-w-0 items-baseline gap-2">
+            <span className="truncate font-semibold">{m.user.name ?? m.user.username ?? "Unknown user"}</span>
             {m.user.username && m.user.name && (
-              <span className="text-xs text-muted-foreground">@{m.user.username}</span>
+              <span className="hidden truncate text-xs text-muted-foreground sm:inline">
+                @{m.user.username}
+              </span>
             )}
             <time
               dateTime={ts.toISOString()}

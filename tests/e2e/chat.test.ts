@@ -1,0 +1,118 @@
+// The Chat Archive in Chromium: an admin and a linked non-admin read a room, a thread, search with
+// from: and jump to the hit, jump to a date; markup in a message stays text; a room outside the
+// non-admin's set cannot be opened by URL.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sampleArchive, tempDir, writeArchive } from "../helpers/chat-archive.ts";
+import { type E2E, startE2E } from "./harness.ts";
+
+describe("chat archive in the browser", () => {
+  let e: E2E;
+  beforeAll(async () => {
+    const dir = writeArchive(tempDir(), sampleArchive());
+    e = await startE2E({ CHAT_SOURCE_DIR: dir, DEMO_DATA: "0" });
+    await e.t.app.services.dataOps.start("chat", null);
+    await e.t.app.services.dataOps.idle();
+    const alice = await e.t.tdb.db.prisma.chatUser.findUniqueOrThrow({ where: { mongoId: "U_alice" } });
+    const id = await e.t.createUser("alice.staff", ["access:chat"]);
+    await e.t.tdb.db.prisma.user.update({ where: { id }, data: { rocketChatUserId: alice.id } });
+    await e.t.createUser("nolink", ["access:chat"]);
+  }, 90_000);
+  afterAll(() => e?.close());
+
+  it("admin: reads a room safely, opens a thread, searches from: and jumps to the hit, jumps to a date", async () => {
+    const { page } = await e.newPage();
+    await e.signIn(page, "admin");
+    await page.goto("/chat");
+    await page.locator('[data-testid=room][data-room-id="R_general"]').click();
+    await expect.poll(() => page.url()).toContain("room=R_general");
+    const html = page.locator('[data-message-id="M_html"]');
+    await html.waitFor();
+    // Markup is text: nothing ran, no element was made from it, the javascript: link is no link.
+    const text = html.getByTestId("message-text");
+    expect(await text.innerText()).toContain("<script>window.__xss=1</script>");
+    expect(await text.locator("script, img").count()).toBe(0);
+    expect(await text.locator("a").count()).toBe(0);
+    expect(await page.locator("img[onerror]").count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    const link = page.locator('[data-message-id="M_price"] a[href="https://example.com/prices"]');
+    expect(await link.getAttribute("rel")).toBe("noopener noreferrer");
+    expect(await link.getAttribute("target")).toBe("_blank");
+    // Reactions, edited marker, system messages in one line, image and a missing file.
+    expect(await page.locator('[data-message-id="M_price"] [data-testid=reaction]').innerText()).toContain(
+      "2",
+    );
+    expect(await page.locator('[data-message-id="M_edit"]').innerText()).toContain("(edited)");
+    expect(await page.locator("[data-testid=system-line]").first().innerText()).toContain("alice joined");
+    await page.locator('[data-message-id="M_file"] img').waitFor();
+    expect(
+      await page.locator('[data-message-id="M_missing"] [data-testid=file-missing]').innerText(),
+    ).toContain("did not contain this file");
+
+    await page.getByRole("button", { name: "2 replies" }).click();
+    const thread = page.getByTestId("thread-panel");
+    await thread.getByText("Confirmed, ordering tomorrow").waitFor();
+    expect(await thread.getByText("Shipment arrived").count()).toBe(1);
+    await thread.getByRole("button", { name: "Close thread" }).click();
+
+    await page.getByTestId("chat-search").fill("from:bob glue");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const hit = page.locator("[data-testid=search-hit]");
+    await hit.first().waitFor();
+    expect(await hit.count()).toBe(1);
+    expect(await hit.locator("mark").innerText()).toBe("glue");
+    await hit.click();
+    await expect.poll(() => page.url()).toContain("msg=M_dm");
+    const dm = page.locator('[data-message-id="M_dm"]');
+    await dm.waitFor();
+    expect(await dm.getAttribute("class")).toContain("ring-2");
+    expect(await page.getByTestId("room-title").innerText()).toBe("bob, carol");
+
+    await page.locator('[data-testid=room][data-room-id="R_general"]').click();
+    await page.getByRole("button", { name: "Jump to date" }).click();
+    const day = page.locator('[data-testid=date-jump] [data-day="2025-03-01"] button');
+    // Only days with messages can be picked.
+    expect(await page.locator('[data-testid=date-jump] [data-day="2025-03-02"] button').isDisabled()).toBe(true);
+    await day.click();
+    await expect.poll(() => page.url()).toContain("date=2025-03-01");
+    await page.locator('[data-message-id="M_price"]').waitFor();
+  });
+
+  it("a linked non-admin reads their rooms, searches, and cannot open a room outside their set by URL", async () => {
+    const { page } = await e.newPage({ width: 390, height: 844 });
+    await e.signIn(page, "alice.staff");
+    await page.goto("/chat");
+    const rooms = page.locator("[data-testid=room]");
+    await rooms.first().waitFor();
+    expect(
+      (await rooms.evaluateAll((els) => els.map((el) => el.getAttribute("data-room-id")))).sort(),
+    ).toEqual(["R_buyers", "R_disc", "R_general"]);
+
+    await page.goto("/chat?room=U_bobU_carol");
+    await page
+      .getByRole("alert")
+      .getByText(/not found/)
+      .waitFor();
+    expect(await page.locator("[data-testid=message]").count()).toBe(0);
+
+    await page.goto("/chat?room=R_general");
+    await page.getByRole("button", { name: "2 replies" }).click();
+    await page.getByTestId("thread-panel").getByText("Confirmed, ordering tomorrow").waitFor();
+    await page.getByRole("button", { name: "Close thread" }).click();
+
+    await page.getByTestId("chat-search").fill("from:bob glue");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.getByText("No messages match.").waitFor();
+    await page.getByTestId("chat-search").fill("from:alice glue");
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    await page.locator("[data-testid=search-hit]").first().click();
+    await expect.poll(() => page.url()).toContain("msg=M_price");
+    await page.locator('[data-message-id="M_price"]').waitFor();
+  });
+
+  it("a user without a linked chat user is told why nothing shows", async () => {
+    const { page } = await e.newPage();
+    await e.signIn(page, "nolink");
+    await page.goto("/chat");
+    expect(await page.getByTestId("chat-access-notice").innerText()).toMatch(/not linked to a chat user/);
+  });
+});
