@@ -274,7 +274,8 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
     const userCounts = counts();
     result.users = userCounts;
     await ctx.step(`Read ${files.get("users")!.file}`, (s) =>
-      stageCollection(ctx, s, files.get("users")!, STAGING.users, ({ raw }) => {
+      stageCollection(ctx, s, files.get("users")!, STAGING.users, (doc) => {
+        const { raw } = doc;
         userCounts.total++;
         const id = rawId(raw);
         const verdict = users.check(id, updatedAtOf(raw));
@@ -282,7 +283,7 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
           userCounts.skipped++;
           return null;
         }
-        const d = decode(raw);
+        const d = decode(doc);
         const username = text(d.username, "username") ?? text(d.name, "name") ?? id;
         verdict === "new" ? userCounts.added++ : userCounts.updated++;
         return [
@@ -304,7 +305,8 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
     const roomCounts = counts();
     result.rooms = roomCounts;
     await ctx.step(`Read ${files.get("rocketchat_room")!.file}`, (s) =>
-      stageCollection(ctx, s, files.get("rocketchat_room")!, STAGING.rooms, ({ raw }) => {
+      stageCollection(ctx, s, files.get("rocketchat_room")!, STAGING.rooms, (doc) => {
+        const { raw } = doc;
         roomCounts.total++;
         const id = rawId(raw);
         const verdict = rooms.check(id, updatedAtOf(raw));
@@ -312,7 +314,7 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
           roomCounts.skipped++;
           return null;
         }
-        const d = decode(raw);
+        const d = decode(doc);
         const t = text(d.t, "t", true)!;
         verdict === "new" ? roomCounts.added++ : roomCounts.updated++;
         return [
@@ -342,7 +344,8 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
     const subCounts = counts();
     result.subscriptions = subCounts;
     await ctx.step(`Read ${files.get("rocketchat_subscription")!.file}`, (s) =>
-      stageCollection(ctx, s, files.get("rocketchat_subscription")!, STAGING.subscriptions, ({ raw }) => {
+      stageCollection(ctx, s, files.get("rocketchat_subscription")!, STAGING.subscriptions, (doc) => {
+        const { raw } = doc;
         subCounts.total++;
         const id = rawId(raw);
         const verdict = subs.check(id, updatedAtOf(raw));
@@ -350,7 +353,7 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
           subCounts.skipped++;
           return null;
         }
-        const d = decode(raw);
+        const d = decode(doc);
         const u = object(d.u);
         if (!u) throw new FieldError("u: missing (the subscribed user)");
         verdict === "new" ? subCounts.added++ : subCounts.updated++;
@@ -374,9 +377,10 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
       files.get("rocketchat_avatars.files") ?? null,
       "rocketchat_avatars.files",
       (s, cf) =>
-        stageCollection(ctx, s, cf, STAGING.avatars, ({ raw }) => {
+        stageCollection(ctx, s, cf, STAGING.avatars, (doc) => {
+          const { raw } = doc;
           avatarCounts.total++;
-          const d = decode(raw);
+          const d = decode(doc);
           const id = idOf(d._id, "_id", true);
           const version = gridFsVersion(d);
           const verdict = avatarIndex.check(id, versionKey(version));
@@ -417,9 +421,10 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
       files.get("rocketchat_uploads.files") ?? null,
       "rocketchat_uploads.files",
       (s, cf) =>
-        stageCollection(ctx, s, cf, STAGING.uploads, ({ raw }) => {
+        stageCollection(ctx, s, cf, STAGING.uploads, (doc) => {
+          const { raw } = doc;
           uploadCounts.total++;
-          const d = decode(raw);
+          const d = decode(doc);
           const id = idOf(d._id, "_id", true);
           const version = gridFsVersion(d);
           const verdict = uploads.check(id, versionKey(version));
@@ -459,7 +464,19 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
     result.messages = messageCounts;
     let hidden = 0;
     await ctx.step(`Read ${files.get("rocketchat_message")!.file}`, (s) =>
-      stageCollection(ctx, s, files.get("rocketchat_message")!, STAGING.messages, ({ raw }) => {
+      stageCollection(ctx, s, files.get("rocketchat_message")!, STAGING.messages, (doc) => {
+        // A first import reads every document: decoded straight from its text, no plain parse.
+        if (messages.size === 0) {
+          const d = decode(doc);
+          if (d._hidden === true) {
+            hidden++;
+            return null;
+          }
+          messageCounts.total++;
+          messageCounts.added++;
+          return messageRow(idOf(d._id, "_id", true), d);
+        }
+        const { raw } = doc;
         if (raw._hidden === true) {
           hidden++;
           return null;
@@ -472,7 +489,7 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
           return null;
         }
         verdict === "new" ? messageCounts.added++ : messageCounts.updated++;
-        return messageRow(id, decode(raw));
+        return messageRow(id, decode(doc));
       }),
     );
     const deletedMessages = await messages.unseenIds(conn, "chat_messages");
@@ -498,7 +515,13 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
           await rebuildMembers(tx);
         rows += await applyAvatars(tx, droppedAvatars);
         rows += await applyUploads(tx, deletedUploads);
-        rows += await applyMessages(tx, deletedMessages, roomCounts.added + roomCounts.updated > 0);
+        const staged = messageCounts.added + messageCounts.updated;
+        rows += await applyMessages(
+          tx,
+          deletedMessages,
+          roomCounts.added + roomCounts.updated > 0,
+          staged >= BULK_ROWS && staged > messages.size / 2,
+        );
         return rows;
       }),
     );
@@ -537,10 +560,11 @@ async function chunksStep(
   await gridFsStep(ctx, cf, name, (s, file) =>
     wanted.size === 0
       ? Promise.resolve(0)
-      : stageCollection(ctx, s, file, STAGING.chunks, ({ raw }) => {
+      : stageCollection(ctx, s, file, STAGING.chunks, (doc) => {
+          const { raw } = doc;
           const filesId = idOf(decodeValue(raw.files_id), "files_id", true);
           if (!wanted.has(filesId)) return null;
-          const d = decode(raw);
+          const d = decode(doc);
           const n = int(d.n, "n");
           if (n === null) throw new FieldError("n: missing (the chunk's number)");
           return [filesId, n, readBytes(d.data, "data")];
@@ -609,7 +633,7 @@ export interface StoredFile {
 
 const FILE_LINK = /\/file-upload\/([^/]+)\//;
 
-function messageRow(id: string, d: Record<string, unknown>): CsvValue[] {
+export function messageRow(id: string, d: Record<string, unknown>): CsvValue[] {
   const rid = idOf(d.rid, "rid", true);
   const ts = date(d.ts, "ts", true);
   const u = object(d.u);
@@ -801,7 +825,24 @@ async function applyUploads(tx: SqlConnection, deleted: string[]): Promise<numbe
   return n + (await deleteIds(tx, "chat_files", "id", deleted));
 }
 
-async function applyMessages(tx: SqlConnection, deleted: string[], roomsChanged: boolean): Promise<number> {
+/** From this many new or changed messages (and half the table), indexes are built afresh. */
+const BULK_ROWS = 50_000;
+
+async function applyMessages(
+  tx: SqlConnection,
+  deleted: string[],
+  roomsChanged: boolean,
+  /** Drop the secondary indexes for the insert and build them after: far faster for a big load. */
+  bulk: boolean,
+): Promise<number> {
+  const rebuild = bulk
+    ? await tx.query<{ name: string; definition: string }>(
+        `SELECT format('%I', i.relname) AS name, pg_get_indexdef(x.indexrelid) AS definition
+         FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+         WHERE x.indrelid = 'chat_messages'::regclass AND NOT x.indisprimary`,
+      )
+    : [];
+  if (rebuild.length) await tx.exec(rebuild.map((r) => `DROP INDEX ${r.name};`).join("\n"));
   const deletedRids = deleted.length
     ? (
         await tx.query<{ rid: string }>("SELECT DISTINCT rid FROM chat_messages WHERE id = ANY($1::text[])", [
@@ -837,6 +878,8 @@ async function applyMessages(tx: SqlConnection, deleted: string[], roomsChanged:
     throw err;
   }
   n += await deleteIds(tx, "chat_messages", "id", deleted);
+  for (const r of rebuild) await tx.exec(r.definition);
+  if (bulk) await tx.exec("ANALYZE chat_messages");
 
   // Each touched room's count and last activity, from what the archive now holds.
   await tx.execute(

@@ -53,6 +53,34 @@ export interface RawDocument {
   at: number;
   /** Read from a --jsonArray file: `at` counts documents, not lines. */
   array: boolean;
+  /** The line's text (JSON lines): decode() parses it with EJSON directly. */
+  text?: string;
+}
+
+/**
+ * A line of a JSON lines file, parsed only when its `raw` is asked for: a first import decodes
+ * every document with EJSON straight from the text and never needs the plain parse.
+ */
+class LineDocument implements RawDocument {
+  private parsed: Record<string, unknown> | null = null;
+  readonly array = false;
+  constructor(
+    readonly text: string,
+    readonly at: number,
+    private readonly file: string,
+  ) {}
+  get raw(): Record<string, unknown> {
+    if (this.parsed) return this.parsed;
+    let value: unknown;
+    try {
+      value = JSON.parse(this.text);
+    } catch (err) {
+      throw new ChatDocumentError(this.file, `line ${this.at}`, `not valid JSON (${errorText(err)})`);
+    }
+    if (!isPlainObject(value)) throw new ChatDocumentError(this.file, `line ${this.at}`, "not a JSON object");
+    this.parsed = value;
+    return value;
+  }
 }
 
 /** Where a document is, for messages: "line 12" or "document 12". */
@@ -159,14 +187,7 @@ export async function* readDocuments(
       const parseLine = (line: string, batch: RawDocument[]) => {
         at++;
         if (line.length === 0 || line.trim() === "") return;
-        let raw: unknown;
-        try {
-          raw = JSON.parse(line);
-        } catch (err) {
-          throw new ChatDocumentError(cf.file, `line ${at}`, `not valid JSON (${errorText(err)})`);
-        }
-        if (!isPlainObject(raw)) throw new ChatDocumentError(cf.file, `line ${at}`, "not a JSON object");
-        batch.push({ raw, at, array: false });
+        batch.push(new LineDocument(line, at, cf.file));
       };
       for await (const chunk of stream as AsyncIterable<Buffer>) {
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
@@ -206,13 +227,24 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Decodes a whole document's Extended JSON (canonical or relaxed) into plain values. */
-export function decode(raw: Record<string, unknown>): Record<string, unknown> {
+/**
+ * Decodes a whole document's Extended JSON (canonical or relaxed) into plain values: from the
+ * line's text with EJSON.parse when there is one (about twice as fast as deserializing the parsed
+ * object, which EJSON does by printing it again), else from the parsed object.
+ */
+export function decode(doc: RawDocument): Record<string, unknown> {
+  let value: unknown;
   try {
-    return EJSON.deserialize(raw, { relaxed: true }) as Record<string, unknown>;
+    value =
+      doc.text !== undefined
+        ? EJSON.parse(doc.text, { relaxed: true })
+        : EJSON.deserialize(doc.raw, { relaxed: true });
   } catch (err) {
+    if (doc.text !== undefined) void doc.raw; // not JSON at all: its own error
     throw new FieldError(`bad Extended JSON (${errorText(err)})`);
   }
+  if (!isPlainObject(value)) throw new FieldError("not a JSON object");
+  return value;
 }
 
 /** Decodes one Extended JSON value (e.g. only _id and _updatedAt, to decide whether to read the rest). */
