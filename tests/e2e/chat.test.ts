@@ -71,7 +71,9 @@ describe("chat archive in the browser", () => {
     await page.getByRole("button", { name: "Jump to date" }).click();
     const day = page.locator('[data-testid=date-jump] [data-day="2025-03-01"] button');
     // Only days with messages can be picked.
-    expect(await page.locator('[data-testid=date-jump] [data-day="2025-03-02"] button').isDisabled()).toBe(true);
+    expect(await page.locator('[data-testid=date-jump] [data-day="2025-03-02"] button').isDisabled()).toBe(
+      true,
+    );
     await day.click();
     await expect.poll(() => page.url()).toContain("date=2025-03-01");
     await page.locator('[data-message-id="M_price"]').waitFor();
