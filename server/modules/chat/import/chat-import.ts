@@ -378,7 +378,6 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
       "rocketchat_avatars.files",
       (s, cf) =>
         stageCollection(ctx, s, cf, STAGING.avatars, (doc) => {
-          const { raw } = doc;
           avatarCounts.total++;
           const d = decode(doc);
           const id = idOf(d._id, "_id", true);
@@ -422,7 +421,6 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
       "rocketchat_uploads.files",
       (s, cf) =>
         stageCollection(ctx, s, cf, STAGING.uploads, (doc) => {
-          const { raw } = doc;
           uploadCounts.total++;
           const d = decode(doc);
           const id = idOf(d._id, "_id", true);
