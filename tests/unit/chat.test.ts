@@ -61,3 +61,30 @@ describe("version index", () => {
     expect(idx.unseenCount).toBe(0);
   });
 });
+
+describe("skipping unchanged documents from their text", () => {
+  it("reads _id and _updatedAt of the shapes mongoexport writes, and declines anything else", async () => {
+    const { quickKey } = await import("../../server/modules/chat/import/chat-source.ts");
+    const ms = Date.parse("2025-03-01T09:00:00Z");
+    expect(quickKey('{"_id":"abc","msg":"x","_updatedAt":{"$date":"2025-03-01T09:00:00Z"}}')).toEqual({
+      id: "abc",
+      version: ms,
+    });
+    expect(
+      quickKey(`{"_id":{"$oid":"65f0a1b2c3d4e5f601234567"},"_updatedAt":{"$date":{"$numberLong":"${ms}"}}}`),
+    ).toEqual({
+      id: "65f0a1b2c3d4e5f601234567",
+      version: ms,
+    });
+    expect(quickKey(`{"_id":"a","_updatedAt":{"$date":${ms}}}`)).toEqual({ id: "a", version: ms });
+    // A nested _updatedAt (a quoted message) makes it ambiguous: parse instead.
+    expect(
+      quickKey(
+        '{"_id":"a","att":[{"_updatedAt":{"$date":"2024-01-01T00:00:00Z"}}],"_updatedAt":{"$date":"2025-03-01T09:00:00Z"}}',
+      ),
+    ).toBeNull();
+    expect(quickKey('{"_id":"a\\"b","_updatedAt":{"$date":"2025-03-01T09:00:00Z"}}')).toBeNull();
+    expect(quickKey('{"msg":"x","_id":"a","_updatedAt":{"$date":"2025-03-01T09:00:00Z"}}')).toBeNull();
+    expect(quickKey('{"_id":"a"}')).toBeNull();
+  });
+});

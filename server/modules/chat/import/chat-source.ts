@@ -57,6 +57,28 @@ export interface RawDocument {
   text?: string;
 }
 
+// mongoexport writes _id first; _updatedAt is one of Extended JSON's three date forms.
+const LEADING_ID = /^\{"_id":(?:"((?:[^"\\]|\\.)*)"|\{"\$oid":"([0-9a-fA-F]{24})"\})[,}]/;
+const UPDATED_AT = /"_updatedAt":\{"\$date":(?:"([^"\\]+)"|(-?\d+)|\{"\$numberLong":"(-?\d+)"\})\}/g;
+
+/**
+ * A line's _id and _updatedAt (ms) read from its text without parsing it, to skip an unchanged
+ * document at the cost of two pattern matches. Only for the plain shapes mongoexport writes: an
+ * escaped id, no _updatedAt, or more than one (a nested document's) answers null, and the caller
+ * parses the line instead. Deciding to skip is all this is used for; documents read are decoded
+ * by EJSON.
+ */
+export function quickKey(text: string): { id: string; version: number } | null {
+  const id = LEADING_ID.exec(text);
+  if (!id || (id[1] !== undefined && id[1].includes("\\"))) return null;
+  UPDATED_AT.lastIndex = 0;
+  const first = UPDATED_AT.exec(text);
+  if (!first || UPDATED_AT.exec(text)) return null;
+  const version = first[1] !== undefined ? Date.parse(first[1]) : Number(first[2] ?? first[3]);
+  if (!Number.isFinite(version)) return null;
+  return { id: id[1] ?? id[2]!, version };
+}
+
 /**
  * A line of a JSON lines file, parsed only when its `raw` is asked for: a first import decodes
  * every document with EJSON straight from the text and never needs the plain parse.
