@@ -70,7 +70,7 @@ const UPDATED_AT = /"_updatedAt":\{"\$date":(?:"([^"\\]+)"|(-?\d+)|\{"\$numberLo
  */
 export function quickKey(text: string): { id: string; version: number } | null {
   const id = LEADING_ID.exec(text);
-  if (!id || (id[1] !== undefined && id[1].includes("\\"))) return null;
+  if (!id || id[1]?.includes("\\")) return null;
   UPDATED_AT.lastIndex = 0;
   const first = UPDATED_AT.exec(text);
   if (!first || UPDATED_AT.exec(text)) return null;
