@@ -558,7 +558,14 @@ describe(`user management (${testBackend})`, () => {
           avatarType: "text/html",
         },
       });
-      const { cookie } = await t.login("clerk");
+      // Avatars go to user managers (the user form's chat-user selector), admins, and users who
+      // share a room with the owner (tests/integration/chat.test.ts); not to any signed-in user.
+      const clerk = (await t.login("clerk")).cookie;
+      expect(
+        (await t.app.inject({ url: "/chat-api/avatar/mongo78", headers: { cookie: clerk } })).statusCode,
+      ).toBe(403);
+      await t.createUser("avatar.manager", ["settings:user_management"]);
+      const { cookie } = await t.login("avatar.manager");
       const res = await t.app.inject({ url: "/chat-api/avatar/mongo78", headers: { cookie } });
       expect(res.statusCode).toBe(200);
       expect(res.headers["content-type"]).toBe("image/png");
