@@ -573,7 +573,7 @@ export async function searchMessages(
       `(m.user_mongo_id = ANY(${p(ids.map((x) => x.mongo_id))}::text[]) OR lower(m.username) = ANY(${p(parsed.from)}::text[]))`,
     );
   }
-  if (parsed.hasFile) conds.push("cardinality(m.file_ids) > 0");
+  if (parsed.hasFile) conds.push("m.has_file");
   if (parsed.after) conds.push(`m.ts >= ${p(parsed.after)}`);
   if (parsed.before) conds.push(`m.ts < ${p(parsed.before)}`);
   let query = "";

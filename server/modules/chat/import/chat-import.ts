@@ -872,9 +872,10 @@ async function applyMessages(
   try {
     n = await tx.execute(
       `INSERT INTO chat_messages (id, rid, ts, user_mongo_id, username, user_name, msg, t, tmid, tshow, tcount, tlm,
-         drid, edited_at, edited_by, reactions, attachments, files, file_ids, mentions, updated_at, search)
+         drid, edited_at, edited_by, reactions, attachments, files, file_ids, has_file, mentions, updated_at, search)
        SELECT id, rid, ts, user_mongo_id, username, user_name, coalesce(msg, ''), t, tmid, coalesce(tshow, false),
          tcount, tlm, drid, edited_at, edited_by, reactions, attachments, files, coalesce(file_ids, '{}'),
+         coalesce(cardinality(file_ids), 0) > 0,
          coalesce(mentions, '{}'), updated_at, search
        FROM chat_stage_messages
        ON CONFLICT (id) DO UPDATE SET rid = excluded.rid, ts = excluded.ts, user_mongo_id = excluded.user_mongo_id,
@@ -882,7 +883,7 @@ async function applyMessages(
          tmid = excluded.tmid, tshow = excluded.tshow, tcount = excluded.tcount, tlm = excluded.tlm,
          drid = excluded.drid, edited_at = excluded.edited_at, edited_by = excluded.edited_by,
          reactions = excluded.reactions, attachments = excluded.attachments, files = excluded.files,
-         file_ids = excluded.file_ids, mentions = excluded.mentions, updated_at = excluded.updated_at,
+         file_ids = excluded.file_ids, has_file = excluded.has_file, mentions = excluded.mentions, updated_at = excluded.updated_at,
          search = excluded.search`,
     );
   } catch (err) {
