@@ -1,6 +1,7 @@
 // Forecasting parameters (spec sections 2, 3, 5 and 9 "Settings"): the global settings catalogue
 // with its seeded defaults, and the schemas both the screens and the server validate with.
 import { z } from "zod";
+import { idSchema } from "./input.ts";
 
 /** Spec section 9: page size 50, vendor search debounced by 300 ms. */
 export const SETTINGS_PAGE_SIZE = 50;
@@ -269,7 +270,7 @@ export const SettingsPageQuerySchema = z.object({
 });
 export type SettingsPageQuery = z.input<typeof SettingsPageQuerySchema>;
 
-export const ProductPidSchema = z.object({ pid: z.coerce.number().int().min(1).max(2_147_483_647) });
+export const ProductPidSchema = z.object({ pid: idSchema });
 export const VendorNameSchema = z.object({ vendor: z.string().min(1).max(500) });
 
 /** Where an effective value came from. */

@@ -215,7 +215,7 @@ describe(`forecasting configuration (${testBackend})`, () => {
         [{ setting_key: "low_stock_days", setting_value: "500" }],
         "low_stock_days: Low stock days must be below overstock days",
       ],
-      [{ not: "a list" }, expect.stringContaining("expected array")],
+      [{ not: "a list" }, expect.stringContaining("body: expected an array, received an object")],
     ])("PUT /config/global refuses %j with 400 naming the field", async (body, message) => {
       const before = await t.tdb.db.prisma.globalSetting.findMany({ orderBy: { settingKey: "asc" } });
       const res = await call("PUT", "/config/global", body);
