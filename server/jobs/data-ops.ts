@@ -6,6 +6,7 @@
 import type { Database, SqlConnection } from "../db/database.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import { conflict } from "../errors.ts";
+import { assertRunnableSettings } from "../modules/config/planning-parameters.ts";
 import { CALC_MODULES, type CalcModule, checkModuleOrder, recordCalculation } from "./calculate.ts";
 import {
   checkReferences,
@@ -449,6 +450,8 @@ export class DataOps {
         data: { runId: run.runId, startTime: started, status: "running", additionalInfo: { type: run.type } },
         select: { id: true },
       });
+      // Settings a calculation cannot use stop the run here, before anything changes.
+      await assertRunnableSettings(conn);
       await conn.exec(RUN_SESSION_SETTINGS);
       const source = this.opts.source();
       const asOf = this.opts.asOf?.() ?? new Date();
