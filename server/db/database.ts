@@ -100,6 +100,56 @@ export interface Database {
 
 export class DataDirInUseError extends Error {}
 
+const LOST = Symbol("connectionLost");
+
+/**
+ * Every connection a pool hands out (to Prisma, to db.connect(), to the progress bus) gets an
+ * `error` listener the moment the pool opens it: a connection the server terminates while it is
+ * checked out (a failover, a restart of PostgreSQL, pg_terminate_backend, a proxy timeout) would
+ * otherwise raise an unhandled `error` event and end the process. The statement in progress fails
+ * with the error instead; the pool drops the connection and opens a new one for the next caller.
+ */
+export function guardPool(pool: pg.Pool): void {
+  pool.on("error", () => {});
+  pool.on("connect", (client) => {
+    client.on("error", (err) => {
+      (client as unknown as Record<symbol, Error>)[LOST] = err;
+    });
+  });
+}
+
+function connectionLost(client: pg.PoolClient): boolean {
+  return Boolean((client as unknown as Record<symbol, Error>)[LOST]);
+}
+
+/**
+ * Whether an error means the database connection went away (rather than a statement failing):
+ * PostgreSQL's admin/crash shutdown codes, connection exceptions, or the driver's own words.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    depth++
+  ) {
+    const code = typeof e.code === "string" ? e.code : "";
+    if (
+      /^(57P0[1-3]|08\w{3}|P1001|P1017)$/.test(code) ||
+      ["ECONNRESET", "ECONNREFUSED", "EPIPE"].includes(code)
+    )
+      return true;
+    const message = typeof e.message === "string" ? e.message : "";
+    if (
+      /Connection terminated|terminating connection|connection (is )?closed|Client has encountered a connection error|server closed the connection/i.test(
+        message,
+      )
+    )
+      return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
 export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** Embedded mode: where PGlite keeps its files. Omit both for an in-memory PGlite (tests). */
@@ -120,8 +170,7 @@ function openPostgres(url: string, max: number): Database {
     application_name: "back-office",
     options: "-c TimeZone=UTC",
   });
-  // A dropped idle connection must not crash the process; the pool replaces it.
-  pool.on("error", () => {});
+  guardPool(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     kind: "postgres",
@@ -171,7 +220,8 @@ function openPostgres(url: string, max: number): Database {
           return Number(stream.rowCount ?? 0);
         },
         async release(destroy) {
-          client.release(destroy ? true : undefined);
+          // A connection that failed (terminated by the server, network lost) is closed, never reused.
+          client.release(destroy || connectionLost(client) ? true : undefined);
         },
       };
       return conn;

@@ -3,7 +3,7 @@
 // boundary, and history records. A failed or cancelled run changes nothing: staging happens outside
 // the live tables, and the apply + calculations commit in one transaction.
 
-import type { Database, SqlConnection } from "../db/database.ts";
+import { type Database, isConnectionLoss, type SqlConnection } from "../db/database.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import { conflict } from "../errors.ts";
 import { assertRunnableSettings } from "../modules/config/planning-parameters.ts";
@@ -583,7 +583,11 @@ export class DataOps {
     } catch (err) {
       const cancelled = err instanceof CancelledError || run.abort.signal.aborted;
       const status = cancelled ? "cancelled" : "failed";
-      const message = cancelled ? "Cancelled by user" : errorText(err);
+      const message = cancelled
+        ? "Cancelled by user"
+        : isConnectionLoss(err)
+          ? `The database connection was lost during the run (${errorText(err)}); nothing was changed. Start it again.`
+          : errorText(err);
       const ended = new Date();
       if (!cancelled && !(err instanceof Error && err.name === "SourceError")) {
         this.opts.log?.error({ err }, `${label} ${run.runId} failed`);
@@ -595,21 +599,33 @@ export class DataOps {
         status,
         errorMessage: message,
       };
-      if (importRecord) {
-        await prisma.importHistory.update({
-          where: { id: importRecord.id },
-          data: { ...record, additionalInfo: detail },
+      let calcRecorded = false;
+      const recordFailure = async () => {
+        if (importRecord) {
+          await prisma.importHistory.update({
+            where: { id: importRecord.id },
+            data: { ...record, additionalInfo: detail },
+          });
+        } else {
+          importRecord = await prisma.importHistory.create({
+            data: { runId: run.runId, startTime: started, ...record, additionalInfo: detail },
+            select: { id: true },
+          });
+        }
+        if (calcFrom >= 0 && !calcRecorded) {
+          await this.recordCalculationHistory(run, calcSteps(), ended, ended, status, {}, message);
+          calcRecorded = true;
+        }
+        await prisma.dataRun.update({
+          where: { id: run.runId },
+          data: { status, endedAt: ended, error: message },
         });
-      } else {
-        await prisma.importHistory.create({
-          data: { runId: run.runId, startTime: started, ...record, additionalInfo: detail },
-        });
-      }
-      if (calcFrom >= 0)
-        await this.recordCalculationHistory(run, calcSteps(), ended, ended, status, {}, message);
-      await prisma.dataRun.update({
-        where: { id: run.runId },
-        data: { status, endedAt: ended, error: message },
+      };
+      // After a lost connection the pool's other connections may be gone too: once more, on new ones.
+      await recordFailure().catch(async (e: unknown) => {
+        if (!isConnectionLoss(e)) throw e;
+        await new Promise((r) => setTimeout(r, 1000));
+        await recordFailure();
       });
       run.finished = true;
       emit(cancelled ? "cancelled" : "error", cancelled ? `${label} cancelled` : `${label} failed`, {
