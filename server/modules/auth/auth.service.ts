@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterMemory, type RateLimiterRes } from "rate-limiter-flexible";
 import type { CurrentUser, LoginResponse } from "../../../shared/auth.ts";
 import { PERMISSION_CATALOGUE } from "../../../shared/permissions.ts";
 import type { AppConfig } from "../../config.ts";
@@ -70,7 +70,12 @@ function clientKey(ip: string): string {
   return ip.split(":").slice(0, 4).join(":");
 }
 
+/**
+ * Only failed sign-ins count: per address (LOGIN_MAX_PER_IP), per username and address, and per
+ * username from anywhere. An office behind one address can sign in as often as it needs.
+ */
 export class LoginLimiter {
+  /** Failed attempts from one address (IPv6: one /64). */
   private readonly perIp: RateLimiterMemory;
   private readonly failures: RateLimiterMemory;
   /** Failures for one username from anywhere: stops guessing spread over many addresses. */
@@ -93,22 +98,19 @@ export class LoginLimiter {
     });
   }
 
-  /** Counts an attempt from this IP and refuses when the IP or this username has had too many. */
+  /** Refuses when this address, or this username, has failed too often in the window. */
   async check(rawIp: string, usernameKey: string): Promise<void> {
     const ip = clientKey(rawIp);
+    const fromIp = await this.perIp.get(ip);
+    if (fromIp && fromIp.consumedPoints >= this.perIp.points) throw limited(fromIp);
     const failed = await this.failures.get(`${usernameKey}|${ip}`);
     if (failed && failed.consumedPoints >= this.failures.points) throw limited(failed);
     const anywhere = await this.failuresAnywhere.get(usernameKey);
     if (anywhere && anywhere.consumedPoints >= this.failuresAnywhere.points) throw limited(anywhere);
-    try {
-      await this.perIp.consume(ip);
-    } catch (res) {
-      if (res instanceof RateLimiterRes) throw limited(res);
-      throw res;
-    }
   }
 
   async recordFailure(ip: string, usernameKey: string): Promise<void> {
+    await this.perIp.penalty(clientKey(ip), 1);
     await this.failures.penalty(`${usernameKey}|${clientKey(ip)}`, 1);
     await this.failuresAnywhere.penalty(usernameKey, 1);
   }
