@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -99,6 +100,86 @@ export interface Database {
 }
 
 export class DataDirInUseError extends Error {}
+
+/** Who holds the embedded database: written beside proper-lockfile's lock directory. */
+interface LockOwner {
+  pid: number;
+  hostname: string;
+  since: string;
+}
+
+function readOwner(file: string): LockOwner | null {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as LockOwner;
+  } catch {
+    return null;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * One process per DATA_DIR. The lock is proper-lockfile's (a directory refreshed every 10 s, stale
+ * after a minute); beside it, the owner's pid and host. A process killed with -9 leaves the lock
+ * behind: when its owner ran on this host and is gone, the lock is taken over at once instead of
+ * refusing restarts for a minute.
+ */
+async function lockDataDir(dataDir: string, pgdata: string): Promise<() => Promise<void>> {
+  const ownerFile = `${pgdata}.owner.json`;
+  const lock = () =>
+    // PGlite runs SQL on this thread, so a long statement delays the lock's refresh: allow a
+    // minute before another process may call it stale, and only warn if that ever happened.
+    lockfile.lock(pgdata, {
+      stale: 60_000,
+      update: 10_000,
+      realpath: false,
+      onCompromised: (err) => console.warn(`warning: the DATA_DIR lock was compromised: ${err.message}`),
+    });
+  let release: () => Promise<void>;
+  try {
+    release = await lock();
+  } catch (err) {
+    if ((err as { code?: string }).code !== "ELOCKED") throw err;
+    const owner = readOwner(ownerFile);
+    const stale =
+      owner !== null &&
+      owner.hostname === os.hostname() &&
+      owner.pid !== process.pid &&
+      !processAlive(owner.pid);
+    if (!stale) {
+      const who = owner
+        ? `Another process (pid ${owner.pid} on ${owner.hostname}, since ${owner.since})`
+        : "Another process";
+      const stop =
+        owner?.hostname === os.hostname() ? `Stop it first (kill ${owner.pid})` : "Stop that process first";
+      throw new DataDirInUseError(
+        `${who} is already using the embedded database in ${dataDir}. ` +
+          `${stop}, use a different DATA_DIR, or set DATABASE_URL to share a PostgreSQL server.`,
+      );
+    }
+    // Its owner is gone (killed, crashed): take the lock over.
+    fs.rmSync(`${pgdata}.lock`, { recursive: true, force: true });
+    release = await lock().catch((e: unknown) => {
+      if ((e as { code?: string }).code !== "ELOCKED") throw e;
+      throw new DataDirInUseError(
+        `Another process has just started using the embedded database in ${dataDir}.`,
+      );
+    });
+  }
+  const mine: LockOwner = { pid: process.pid, hostname: os.hostname(), since: new Date().toISOString() };
+  fs.writeFileSync(ownerFile, JSON.stringify(mine));
+  return async () => {
+    if (readOwner(ownerFile)?.pid === process.pid) fs.rmSync(ownerFile, { force: true });
+    await release();
+  };
+}
 
 const LOST = Symbol("connectionLost");
 
@@ -240,24 +321,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     fs.mkdirSync(dataDir, { recursive: true });
     const pgdata = path.join(dataDir, "pgdata");
     fs.mkdirSync(pgdata, { recursive: true });
-    try {
-      // PGlite runs SQL on this thread, so a long statement delays the lock's refresh: allow a
-      // minute before another process may call it stale, and only warn if that ever happened.
-      releaseLock = await lockfile.lock(pgdata, {
-        stale: 60_000,
-        update: 10_000,
-        realpath: false,
-        onCompromised: (err) => console.warn(`warning: the DATA_DIR lock was compromised: ${err.message}`),
-      });
-    } catch (err) {
-      if ((err as { code?: string }).code === "ELOCKED") {
-        throw new DataDirInUseError(
-          `Another process is already using the embedded database in ${dataDir}. ` +
-            "Stop that process first, use a different DATA_DIR, or set DATABASE_URL to share a PostgreSQL server.",
-        );
-      }
-      throw err;
-    }
+    releaseLock = await lockDataDir(dataDir, pgdata);
     pglite = new PGlite(pgdata, { extensions: PGLITE_EXTENSIONS });
   } else {
     pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });
