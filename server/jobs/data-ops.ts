@@ -227,7 +227,15 @@ export class DataOps {
     return this.opts.bus.onProgress(fn);
   }
 
-  async start(type: RunType, userId: number | null): Promise<{ run_id: number }> {
+  /**
+   * Starts a run. `prepare` runs once this instance holds the run lock, before the run is recorded:
+   * work only the instance that runs may do (writing the demo files); should it throw, nothing starts.
+   */
+  async start(
+    type: RunType,
+    userId: number | null,
+    opts: { prepare?: () => Promise<void> } = {},
+  ): Promise<{ run_id: number }> {
     // A run that already sent its final event is only releasing its connection.
     if (this.active?.finished && !this.starting) await this.active.done.catch(() => {});
     // `starting` is set before the first await: two clicks on this instance cannot both pass.
@@ -246,6 +254,7 @@ export class DataOps {
       try {
         // Holding the lock proves nothing else runs: rows still "running" belong to a dead instance.
         await this.failStaleRuns();
+        await opts.prepare?.();
         const [{ pid }] = (await conn.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")) as [
           { pid: number },
         ];
