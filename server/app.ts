@@ -82,10 +82,10 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
     hsts: config.cookieSecure === true,
   });
   await app.register(cookie);
-  await app.register(authHooks, services);
   // NUL characters, non-finite numbers, malformed tRPC bodies, multipart fields: checked for every
   // route and procedure before any handler runs (docs/api.md "Input rules").
   await app.register(inputGuard);
+  await app.register(authHooks, services);
   // API answers carry tokens and user data: never stored by a browser or proxy, unless a route
   // says otherwise (image files, avatars).
   app.addHook("onSend", async (req, reply, payload) => {

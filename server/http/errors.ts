@@ -74,7 +74,8 @@ export function inputRefusedByDatabase(err: unknown): string | null {
   return null;
 }
 
-const BUSBOY_MESSAGE = /^(multipart: |unexpected end of (form|multipart data)|malformed part header)/i;
+const BUSBOY_MESSAGE =
+  /^(multipart: |unexpected end of (form|multipart data)|malformed part header|part terminated early)/i;
 
 /** A request body that is not well-formed multipart/form-data: 400 "multipart: …". */
 function multipartProblem(err: FastifyError): { status: number; text: string } | null {
