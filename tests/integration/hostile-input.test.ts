@@ -616,7 +616,7 @@ describe(`hostile input (${testBackend})`, () => {
   it.each(cases.map((c) => [c.label, c] as const))("%s", async (_label, c) => {
     const before = await written();
     const { body, headers } = await bodyFor(c);
-    const auth =
+    const auth: Record<string, string> =
       c.as === "none"
         ? {}
         : c.as === "nobody"
