@@ -6,7 +6,8 @@ export default defineConfig({
     include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
     // Each integration file opens its own database (a fresh PostgreSQL database or an in-memory PGlite).
     pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: on a 2-core machine shared with other work a first PGlite start or a child process can take 30 s.
+    testTimeout: 90_000,
+    hookTimeout: 120_000,
   },
 });

@@ -33,6 +33,11 @@ export function formatDuration(ms: number | null | undefined): string {
   return parts.join(" ");
 }
 
+/** For logs: "5.6 s" under a minute, else as the screens show durations ("1h 5m 3s"). */
+export function formatElapsed(ms: number): string {
+  return ms < 60_000 ? `${(Math.max(0, ms) / 1000).toFixed(1)} s` : formatDuration(ms);
+}
+
 /** 'Xm ago' under 60 minutes, 'Xh ago' under 1440 minutes, then 'Xd ago'. */
 export function formatRelativeAge(date: Date | string | number, now: Date = new Date()): string {
   const then = date instanceof Date ? date : new Date(date);

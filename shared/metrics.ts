@@ -1,4 +1,4 @@
-// Planning metrics (issue #6, docs/metrics.md): the contract between the metrics API
+// Planning metrics (docs/metrics.md): the contract between the metrics API
 // (server/modules/metrics) and the screens that show it. Numbers are plain JS numbers (the server
 // converts Decimals); dates are "YYYY-MM-DD" strings (UTC days).
 import { z } from "zod";

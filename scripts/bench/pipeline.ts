@@ -6,12 +6,12 @@
 // PostgreSQL named by DATABASE_URL times:
 //   (a) the floor: raw COPY of the files into plain tables + one query computing per-product
 //       units and revenue over 30/90/365 days;
-//   (b) our Full Reset through the real job code (--core: with only the modules of issue 3,
+//   (b) our Full Reset through the real job code (--core: with only the core modules,
 //       product_metrics and product_search, not the planning engine's).
 // Prints rows/s per step, each calculation module's time and, as its LAST line, one JSON object:
 //   products, order_lines, floor_s, full_reset_s, ratio (full_reset_s / floor_s), peak_rss_mb,
 //   calc_s (the calculation phase: the modules' steps together), modules ({name: seconds}),
-//   ratio_core ((full_reset_s − the planning modules' seconds) / floor_s: the scope of issue 3).
+//   ratio_core ((full_reset_s − the planning modules' seconds) / floor_s: the import and its core modules).
 // --repeat N times (a) and (b) N times each in turns and reports the fastest of each, adding
 //   floor_range_s and full_reset_range_s: on a shared machine the fastest is the least disturbed.
 import { spawnSync } from "node:child_process";
@@ -194,7 +194,7 @@ async function runFloor(): Promise<number> {
 const db = await openDatabase({ databaseUrl: url, poolSize: 4 });
 await migrate(db);
 const bus = await createProgressBus(url);
-// --core: the calculation modules of issue 3 only (CALC_MODULES without the planning engine's).
+// --core: the core calculation modules only (CALC_MODULES without the planning engine's).
 const planningNames = new Set(PLANNING_MODULES.map((m) => m.name));
 const modules = values.core ? CALC_MODULES.filter((m) => !planningNames.has(m.name)) : CALC_MODULES;
 const ops = new DataOps({ db, bus, source: () => new CsvFolderSource(dir), modules, asOf: () => AS_OF });
@@ -208,9 +208,7 @@ interface ResetResult {
 }
 
 async function runReset(): Promise<ResetResult> {
-  console.log(
-    `\n(b) Full Reset through the job code${values.core ? " (--core: issue 3's modules only)" : ""}`,
-  );
+  console.log(`\n(b) Full Reset through the job code${values.core ? " (--core: core modules only)" : ""}`);
   const t0 = performance.now();
   const { run_id } = await ops.start("reset", null);
   await ops.idle();

@@ -3,6 +3,7 @@
 // boundary, and history records. A failed or cancelled run changes nothing: staging happens outside
 // the live tables, and the apply + calculations commit in one transaction.
 
+import { formatElapsed } from "../../shared/format.ts";
 import { type Database, isConnectionLoss, type SqlConnection } from "../db/database.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import { conflict } from "../errors.ts";
@@ -588,7 +589,9 @@ export class DataOps {
       currentStep = "";
       run.finished = true;
       emit("complete", `${label} complete`, { rows: totals.total });
-      this.opts.log?.info(`${label} ${run.runId} completed in ${minutes(started, ended).toFixed(2)} min`);
+      this.opts.log?.info(
+        `${label} ${run.runId} completed in ${formatElapsed(ended.getTime() - started.getTime())}`,
+      );
     } catch (err) {
       const cancelled = err instanceof CancelledError || run.abort.signal.aborted;
       const status = cancelled ? "cancelled" : "failed";

@@ -1,4 +1,4 @@
-// The Brands, Vendors and Categories pages (issue #6, docs/metrics.md §11) in Chromium, over a small
+// The Brands, Vendors and Categories pages (docs/metrics.md §11) in Chromium, over a small
 // demo data set written for today and calculated by a real Full Reset: rows and figures as the API
 // has them, the top-10 chart, sorting, search, the category tree, the link from a vendor to its
 // products, the phone layout and the page guard.

@@ -1,4 +1,4 @@
-// The Products page and a product's page (issue #6) in Chromium, over a small demo data set written
+// The Products page and a product's page in Chromium, over a small demo data set written
 // for today (so the 30/90/365-day windows have sales) and calculated by a real Full Reset.
 import fs from "node:fs";
 import os from "node:os";

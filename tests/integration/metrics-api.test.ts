@@ -1,4 +1,4 @@
-// The metrics API (issue #6): the product list (paging, sorting, search, filters, status counts),
+// The metrics API: the product list (paging, sorting, search, filters, status counts),
 // one product's figures explained through tRPC and REST, the detail (weekly history, forecast,
 // backtest, stock runs) and the aggregates. A Full Reset of a small CSV folder fills the tables;
 // the figures the assertions depend on are then set by hand, so the expected texts are worked out

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { formatCurrency, formatDuration, formatKilobytes, formatRelativeAge } from "../../shared/format.ts";
+import {
+  formatCurrency,
+  formatDuration,
+  formatElapsed,
+  formatKilobytes,
+  formatRelativeAge,
+} from "../../shared/format.ts";
 
 describe("formatters of spec section 2 and 9", () => {
   it("formats currency as USD with 2 decimals and $0.00 for null", () => {
@@ -7,6 +13,12 @@ describe("formatters of spec section 2 and 9", () => {
     expect(formatCurrency("9.999")).toBe("$10.00");
     expect(formatCurrency(null)).toBe("$0.00");
     expect(formatCurrency(undefined)).toBe("$0.00");
+  });
+
+  it("formats a log's elapsed time as '5.6 s' under a minute, else like the screens", () => {
+    expect(formatElapsed(5_600)).toBe("5.6 s");
+    expect(formatElapsed(90)).toBe("0.1 s");
+    expect(formatElapsed(3_903_000)).toBe("1h 5m 3s");
   });
 
   it("formats durations like '1h 5m 3s' and 'Less than a second'", () => {

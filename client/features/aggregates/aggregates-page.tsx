@@ -1,4 +1,4 @@
-// The Brands, Vendors and Categories pages (issue #6, docs/metrics.md §11): one component, told
+// The Brands, Vendors and Categories pages (docs/metrics.md §11): one component, told
 // which kind it lists. Top 10 by revenue as a chart, then every row, 50 a page, sorted and searched
 // on the server. The whole view lives in the URL (search.ts).
 import { PageHeader } from "@client/components/page-header.tsx";

@@ -1,4 +1,4 @@
-// A product's planning page (issue #6): its figures at a glance, the charts behind them, and how each
+// A product's planning page: its figures at a glance, the charts behind them, and how each
 // figure is worked out (metrics.product = the explanation plus the chart series).
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";

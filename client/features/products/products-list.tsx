@@ -1,4 +1,4 @@
-// The Products page (issue #6): every product's planning figures (docs/metrics.md), 50 a page,
+// The Products page: every product's planning figures (docs/metrics.md), 50 a page,
 // sorted, searched and filtered on the server. The whole view lives in the URL (search.ts).
 import { PageHeader } from "@client/components/page-header.tsx";
 import { Button } from "@client/components/ui/button.tsx";

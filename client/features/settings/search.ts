@@ -1,7 +1,7 @@
 // zod/mini: route search schemas load with the first bundle, so they stay small.
 import * as z from "zod/mini";
 
-/** The tab ids of `?tab=` on /settings (issue 2, "Client"). */
+/** The tab ids of `?tab=` on /settings. */
 export const SETTINGS_TAB_IDS = [
   "global",
   "products",

@@ -66,7 +66,7 @@ export async function setLocal(
   };
 }
 
-/** The forecasting settings' tables (settings issue): every planning module reads these. */
+/** The forecasting settings' tables: every planning module reads these. */
 export const SETTINGS_TABLES = ["settings_global", "settings_product", "settings_vendor"] as const;
 
 /**

@@ -1,4 +1,4 @@
-// Planning metrics for the screens and scripts (issue #6, docs/metrics.md): the product list with
+// Planning metrics for the screens and scripts (docs/metrics.md): the product list with
 // paging, sorting and filters; one product's figures explained; its weekly history, forecast,
 // backtest and stock runs; the brand / vendor / category aggregates. Reads only what the
 // calculation phase stored (plus the raw rows an explanation shows).
