@@ -184,14 +184,18 @@ export async function resolveSession(
   token: string,
 ): Promise<{ user: AuthUser; expiresAt: Date; touched: boolean } | null> {
   if (!token || token.length > 200) return null;
-  const session = await db.prisma.session.findUnique({
-    where: { tokenHash: hashToken(token) },
-    select: { id: true, expiresAt: true, lastSeenAt: true, user: { select: userSelect } },
-  });
+  // Every authenticated request runs this: one query (session, user and permission codes together).
+  const [session] = await db.prisma.$queryRaw<SessionRow[]>`
+    SELECT s.id, s.expires_at, s.last_seen_at, u.id AS user_id, u.username, u.email, u.is_admin,
+           u.is_active, u.rocket_chat_user_id,
+           COALESCE((SELECT array_agg(p.code ORDER BY p.code COLLATE "C") FROM user_permissions up
+                     JOIN permissions p ON p.id = up.permission_id WHERE up.user_id = u.id), '{}') AS codes
+    FROM sessions s JOIN users u ON u.id = s.user_id
+    WHERE s.token_hash = ${hashToken(token)}`;
   const now = Date.now();
-  if (!session || session.expiresAt.getTime() <= now || !session.user.isActive) return null;
-  let expiresAt = session.expiresAt;
-  const touched = now - session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS;
+  if (!session || session.expires_at.getTime() <= now || !session.is_active) return null;
+  let expiresAt = session.expires_at;
+  const touched = now - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS;
   if (touched) {
     expiresAt = new Date(now + config.sessionTtlMs);
     await db.prisma.session.update({
@@ -199,7 +203,28 @@ export async function resolveSession(
       data: { lastSeenAt: new Date(now), expiresAt },
     });
   }
-  return { user: { ...toCurrentUser(session.user), sessionId: session.id }, expiresAt, touched };
+  const user: CurrentUser = {
+    id: session.user_id,
+    username: session.username,
+    email: session.email,
+    is_admin: session.is_admin,
+    permissions: session.codes,
+    rocket_chat_user_id: session.rocket_chat_user_id,
+  };
+  return { user: { ...user, sessionId: session.id }, expiresAt, touched };
+}
+
+interface SessionRow {
+  id: number;
+  expires_at: Date;
+  last_seen_at: Date;
+  user_id: number;
+  username: string;
+  email: string | null;
+  is_admin: boolean;
+  is_active: boolean;
+  rocket_chat_user_id: number | null;
+  codes: string[];
 }
 
 export async function logout(db: Database, token: string): Promise<void> {

@@ -96,6 +96,12 @@ const PRODUCT_ROW_SELECT = `
 const fromFor = (sql: string) =>
   /\bp\./.test(sql) ? "FROM product_metrics m JOIN products p ON p.pid = m.pid" : "FROM product_metrics m";
 
+/** Status counts per filter set (SQL and parameters), valid for one calculation (its timestamp). */
+const statusCountCaches = new WeakMap<
+  Database,
+  Map<string, { version: string; chips: { status: string | null; n: number }[] }>
+>();
+
 /** GET the product metrics list: one page, its total, and the status counts for the filter chips. */
 export async function listProductMetrics(
   db: Database,
@@ -138,6 +144,25 @@ export async function listProductMetrics(
           [q.vendorId ?? null, q.brandId ?? null],
         )
       : Promise.resolve([]);
+  // The chips count over every filter but status; the total is one of them (or their sum). They
+  // change only when a run commits its calculations: kept per filter set and calculation.
+  const chipKey = `${chipWhere}|${JSON.stringify(chipParams)}`;
+  const statusCountCache = statusCountCaches.get(db) ?? new Map();
+  statusCountCaches.set(db, statusCountCache);
+  const chipsOf = async () => {
+    const [version] = await query<{ v: string | null }>(
+      "SELECT max(last_calculation_timestamp)::text AS v FROM calculate_status",
+    );
+    const known = statusCountCache.get(chipKey);
+    if (known && known.version === (version?.v ?? "")) return known.chips;
+    const chips = await query<{ status: string | null; n: number }>(
+      `SELECT m.status, count(*)::int AS n ${fromFor(chipWhere)} ${chipWhere} GROUP BY m.status`,
+      chipParams,
+    );
+    if (statusCountCache.size >= 500) statusCountCache.clear();
+    statusCountCache.set(chipKey, { version: version?.v ?? "", chips });
+    return chips;
+  };
   // The page's pids first (narrow rows, a top-N sort), then their columns and names.
   const [rows, chips, [names]] = await Promise.all([
     query<ProductMetricsRow>(
@@ -150,11 +175,7 @@ export async function listProductMetrics(
        ${order}`,
       params,
     ),
-    // The chips count over every filter but status; the total is one of them (or their sum).
-    query<{ status: string | null; n: number }>(
-      `SELECT m.status, count(*)::int AS n ${fromFor(chipWhere)} ${chipWhere} GROUP BY m.status`,
-      chipParams,
-    ),
+    chipsOf(),
     filterNames,
   ]);
   const status_counts = zeroCounts(PRODUCT_STATUSES);
