@@ -25,15 +25,18 @@ import {
   BesideLoader,
   checkFreshReferences,
   copySettingsFresh,
+  createFreshModuleTables,
   createSwapSchema,
   dropSwapSchema,
   indexFresh,
   largestTable,
   loadFresh,
+  lockForSwap,
   RetryWithStaging,
   SWAP_SCHEMA,
   settleFresh,
   swapBlocker,
+  swapModuleTables,
   swapTable,
 } from "./reset-swap.ts";
 import type { DataSource } from "./source.ts";
@@ -546,7 +549,20 @@ export class DataOps {
           );
           // Every module reads the settings as they are now, whatever staff save meanwhile.
           await snapshotSettings(tx);
+          // The calculations fill new tables, swapped in just before the commit, so readers of the
+          // live ones never wait for them (see createFreshModuleTables).
+          const moduleTables = modules.flatMap((m) => m.tables);
+          await createSwapSchema(tx);
+          await createFreshModuleTables(tx, moduleTables);
+          const [{ path }] = (await tx.query<{ path: string }>(
+            "SELECT current_setting('search_path') AS path",
+          )) as [{ path: string }];
+          await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
           await calculate(tx);
+          await tx.query("SELECT set_config('search_path', $1, true)", [path]);
+          await lockForSwap(tx, moduleTables);
+          await swapModuleTables(tx, moduleTables);
+          await dropSwapSchema(tx);
           await recordCalculation(
             tx,
             modules.map((m) => m.name),
@@ -727,6 +743,10 @@ export class DataOps {
           const [{ path }] = (await tx.query<{ path: string }>(
             "SELECT current_setting('search_path') AS path",
           )) as [{ path: string }];
+          // The calculation tables this connection fills are new ones too, so readers of the live
+          // ones never wait for the calculations.
+          const moduleTables = ctx.modules.filter((m) => !b?.runs(m.name)).flatMap((m) => m.tables);
+          await createFreshModuleTables(tx, moduleTables);
           await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
           // What the modules can do with the tables loaded so far, while the largest still loads.
           for (const module of ctx.modules) {
@@ -757,6 +777,7 @@ export class DataOps {
               modules_s: b.moduleSeconds,
             };
           }
+          await lockForSwap(tx, [...IMPORTED_TABLES.map((d) => d.table), ...moduleTables]);
           for (const def of IMPORTED_TABLES) {
             await steps.run(`Replace ${def.table}`, async () => {
               const c = await swapTable(
@@ -769,6 +790,7 @@ export class DataOps {
               return c.added;
             });
           }
+          await swapModuleTables(tx, moduleTables);
           await recordSync(
             tx,
             IMPORTED_TABLES.map((d) => d.table),
