@@ -383,7 +383,9 @@ describe(`hostile input (${testBackend})`, () => {
       body: '--x\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n\u0089PNG',
       headers: { "content-type": "multipart/form-data; boundary=x" },
       status: 400,
-      message: "multipart: part terminated early due to unexpected end of multipart data",
+      // busboy notices the end in the part or in the form, depending on how the bytes arrive.
+      message:
+        /^multipart: (part terminated early due to unexpected end of multipart data|unexpected end of (form|multipart data))$/,
     },
 
     // Methods and malformed tRPC bodies.
