@@ -154,13 +154,11 @@ async function lockDataDir(dataDir: string, pgdata: string): Promise<() => Promi
       owner.pid !== process.pid &&
       !processAlive(owner.pid);
     if (!stale) {
-      const who = owner
-        ? `Another process (pid ${owner.pid} on ${owner.hostname}, since ${owner.since})`
-        : "Another process";
+      const who = owner ? ` (pid ${owner.pid} on ${owner.hostname}, since ${owner.since})` : "";
       const stop =
         owner?.hostname === os.hostname() ? `Stop it first (kill ${owner.pid})` : "Stop that process first";
       throw new DataDirInUseError(
-        `${who} is already using the embedded database in ${dataDir}. ` +
+        `Another process is already using the embedded database in ${dataDir}${who}. ` +
           `${stop}, use a different DATA_DIR, or set DATABASE_URL to share a PostgreSQL server.`,
       );
     }

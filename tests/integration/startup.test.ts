@@ -191,7 +191,9 @@ describe("a restart after the server was killed (kill -9)", () => {
       encoding: "utf8",
     });
     expect(third.status).toBe(1);
-    expect(third.stderr).toContain(`Another process (pid ${again.pid} on ${os.hostname()}, since `);
+    expect(third.stderr).toContain(
+      `Another process is already using the embedded database in ${server.dataDir} (pid ${again.pid} on ${os.hostname()}, since `,
+    );
     expect(third.stderr).toMatch(/Stop it first \(kill \d+\), use a different DATA_DIR, or set DATABASE_URL/);
     again.kill("SIGTERM");
     await new Promise((r) => again.once("exit", r));
