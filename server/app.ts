@@ -7,8 +7,10 @@ import { type FastifyTRPCPluginOptions, fastifyTRPCPlugin } from "@trpc/server/a
 import Fastify, { type FastifyInstance } from "fastify";
 import type { AppConfig } from "./config.ts";
 import type { Database } from "./db/database.ts";
-import authHooks from "./http/auth-hooks.ts";
-import { registerErrorHandling } from "./http/errors.ts";
+import { AppError } from "./errors.ts";
+import authHooks, { isApiPath } from "./http/auth-hooks.ts";
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./http/errors.ts";
+import inputGuard from "./http/input-guard.ts";
 import { authRestRoutes } from "./modules/auth/auth.rest.ts";
 import { chatRestRoutes } from "./modules/chat/chat.rest.ts";
 import { configRestRoutes } from "./modules/config/config.rest.ts";
@@ -48,6 +50,9 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
     bodyLimit: 5 * 1024 * 1024,
     // tRPC batches put many procedure names in one path.
     routerOptions: { maxParamLength: 5000 },
+    // Errors Fastify answers itself (a URL too long, a malformed request) keep the { error, message } body.
+    frameworkErrors,
+    clientErrorHandler,
   });
   const services = await createServices(db, config, {
     info: (m) => app.log.info(m),
@@ -77,7 +82,16 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
     hsts: config.cookieSecure === true,
   });
   await app.register(cookie);
+  // NUL characters, non-finite numbers, malformed tRPC bodies, multipart fields: checked for every
+  // route and procedure before any handler runs (docs/api.md "Input rules").
+  await app.register(inputGuard);
   await app.register(authHooks, services);
+  // API answers carry tokens and user data: never stored by a browser or proxy, unless a route
+  // says otherwise (image files, avatars).
+  app.addHook("onSend", async (req, reply, payload) => {
+    if (isApiPath(req.url) && !reply.hasHeader("cache-control")) reply.header("Cache-Control", "no-store");
+    return payload;
+  });
 
   app.get("/healthz", { config: { auth: "public" } }, async () => ({ status: "ok" }));
   app.get("/readyz", { config: { auth: "public" } }, async (_req, reply) => {
@@ -99,6 +113,13 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
     trpcOptions: {
       router: appRouter,
       createContext: createContextFactory(services),
+      responseMeta({ errors }) {
+        // A refused login says when to try again, as the REST route does.
+        const wait = errors
+          .map((e) => (e.cause instanceof AppError ? e.cause.retryAfter : undefined))
+          .find(Boolean);
+        return wait ? { headers: { "Retry-After": String(wait) } } : {};
+      },
       onError({ error, path, req }) {
         if (error.code === "INTERNAL_SERVER_ERROR")
           req.log.error({ err: error.cause ?? error, path }, "tRPC procedure failed");

@@ -1,12 +1,14 @@
 // Domain errors thrown by services. One table maps them to HTTP statuses (REST adapters) and to
 // tRPC codes (the router's error middleware); nothing else decides a status.
 import type { TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import { ECHO_MAX } from "../shared/input.ts";
 
 export type ErrorKind =
   | "BAD_REQUEST"
   | "UNAUTHORIZED"
   | "FORBIDDEN"
   | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
@@ -17,6 +19,7 @@ export const ERROR_STATUS: Record<ErrorKind, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
@@ -28,6 +31,7 @@ export const ERROR_TRPC_CODE: Record<ErrorKind, TRPC_ERROR_CODE_KEY> = {
   UNAUTHORIZED: "UNAUTHORIZED",
   FORBIDDEN: "FORBIDDEN",
   NOT_FOUND: "NOT_FOUND",
+  METHOD_NOT_ALLOWED: "METHOD_NOT_SUPPORTED",
   CONFLICT: "CONFLICT",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
@@ -61,9 +65,56 @@ export const conflict = (message: string) => new AppError("CONFLICT", message);
 export const tooManyRequests = (message: string, retryAfter?: number) =>
   new AppError("TOO_MANY_REQUESTS", message, undefined, retryAfter);
 
-/** Zod-style issues → one message naming each bad field, e.g. "username: Too small". */
-export function describeIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+/**
+ * Zod-style issues → one message naming each bad field, e.g. "username: at most 100 characters".
+ * An issue about the whole input (no path) names it as `whole` ("body", "input"), and a type
+ * mismatch says what was expected: "body: expected an object, received text".
+ */
+export function describeIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; expected?: unknown }[],
+  whole = "input",
+): string {
   return issues
-    .map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message))
+    .map((i) => {
+      const field = i.path.length ? i.path.map(String).join(".") : whole;
+      return `${field}: ${issueText(i)}`;
+    })
     .join("; ");
+}
+
+const RECEIVED: Record<string, string> = {
+  string: "text",
+  number: "a number",
+  boolean: "true/false",
+  object: "an object",
+  array: "an array",
+};
+const EXPECTED: Record<string, string> = {
+  object: "an object",
+  array: "an array",
+  string: "text",
+  number: "a number",
+  boolean: "true or false",
+};
+
+/** Zod 4's default type message ("Invalid input: expected object, received string") in plain words. */
+function issueText(i: { message: string; code?: string; expected?: unknown }): string {
+  const m = /^Invalid input: expected (\w+), received (\w+)$/.exec(i.message);
+  if (i.code === "invalid_type" && m) {
+    const expected = EXPECTED[m[1]!] ?? m[1]!;
+    if (m[2] === "undefined") return `is required (${expected})`;
+    return `expected ${expected}, received ${RECEIVED[m[2]!] ?? m[2]}`;
+  }
+  return i.message;
+}
+
+/**
+ * A message that may quote the caller's input: any quoted part longer than ECHO_MAX characters is
+ * cut, so no answer echoes more than that of what was sent (services quote with echo() too).
+ */
+export function capEcho(text: string): string {
+  return text.replace(
+    /(["'])([^"']{201,})\1/g,
+    (_m, q: string, inner: string) => `${q}${inner.slice(0, ECHO_MAX)}…${q}`,
+  );
 }

@@ -4,6 +4,7 @@ import { DataOps } from "./jobs/data-ops.ts";
 import { createProgressBus, type ProgressBus } from "./jobs/progress-bus.ts";
 import { CsvFolderSource } from "./jobs/source.ts";
 import { LoginLimiter } from "./modules/auth/auth.service.ts";
+import { SessionWatch } from "./modules/auth/session-watch.ts";
 import { CHAT_STEP_COUNT, runChatImport } from "./modules/chat/import/chat-import.ts";
 import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
 import { S3ImageStorage } from "./storage/s3-image-storage.ts";
@@ -17,6 +18,8 @@ export interface AppServices {
   dataOps: DataOps;
   /** Reusable image files (disk under IMAGE_DIR, or the IMAGE_S3_BUCKET bucket when set). */
   images: ImageStorage;
+  /** Closes open requests (progress streams) of sessions that were revoked or whose user left. */
+  sessions: SessionWatch;
 }
 
 type Log = { info(msg: string): void; error(obj: unknown, msg: string): void };
@@ -41,10 +44,12 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     bus,
     dataOps,
     images: config.imageS3 ? new S3ImageStorage(config.imageS3) : new DiskImageStorage(config.imageDir),
+    sessions: new SessionWatch(db),
   };
 }
 
 export async function closeServices(services: AppServices): Promise<void> {
+  services.sessions.close();
   await services.dataOps.close();
   await services.bus.close();
 }

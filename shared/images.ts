@@ -1,5 +1,6 @@
 // Reusable images (spec sections 2 "Reusable Images tab", 3 "Reusable image", 4, 5, 7, 9).
 import { z } from "zod";
+import { idSchema, text } from "./input.ts";
 
 /** Spec section 5: the accepted types (the server checks the bytes, not the name). */
 export const IMAGE_MIME_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const;
@@ -24,14 +25,11 @@ const flag = z.preprocess(
 );
 
 const ImageMetaFields = z.object({
-  name: z.preprocess(
-    (v) => (typeof v === "string" ? v.trim() : v),
-    z.string({ error: "Image name is required" }).min(1, "Image name is required").max(200),
-  ),
+  name: text({ max: 200, required: "Image name is required" }),
   is_global: flag.default(false),
   company: z.preprocess(
     (v) => (typeof v === "number" ? String(v) : typeof v === "string" && v.trim() === "" ? null : v),
-    z.string().trim().nullable().optional(),
+    text({ max: 200 }).nullable().optional(),
   ),
 });
 
@@ -50,12 +48,12 @@ function scoped<T extends z.output<typeof ImageMetaFields>>(v: T, ctx: z.Refinem
 /** Name, scope and company of an image. */
 export const ImageMetaSchema = ImageMetaFields.transform(scoped);
 export const ImageUpdateSchema = ImageMetaFields.extend({
-  id: z.coerce.number({ error: "must be a number" }).int().positive(),
+  id: idSchema,
 }).transform(scoped);
 export type ImageMetaInput = z.input<typeof ImageMetaSchema>;
 export type ImageMeta = z.output<typeof ImageMetaSchema>;
 
-export const ImageIdSchema = z.coerce.number({ error: "must be a number" }).int().positive();
+export const ImageIdSchema = idSchema;
 
 export interface ReusableImage {
   id: number;

@@ -2,6 +2,7 @@
 // (server/modules/metrics) and the screens that show it. Numbers are plain JS numbers (the server
 // converts Decimals); dates are "YYYY-MM-DD" strings (UTC days).
 import { z } from "zod";
+import { idSchema } from "./input.ts";
 
 export const PRODUCT_STATUSES = [
   "critical",
@@ -68,8 +69,8 @@ export const productMetricsListInput = z.object({
   ...pageFields,
   status: z.enum(PRODUCT_STATUSES).optional(),
   abc: z.enum(ABC_CLASSES).optional(),
-  vendorId: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-  brandId: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  vendorId: idSchema.optional(),
+  brandId: idSchema.optional(),
   sort: z.enum(PRODUCT_METRIC_SORTS).default("reorder_value"),
 });
 export type ProductMetricsListInput = z.input<typeof productMetricsListInput>;
@@ -119,7 +120,7 @@ export interface ProductMetricsPage {
 // ---------------------------------------------------------------------------------------------
 // Explanation of one product's figures
 
-export const metricsPidInput = z.object({ pid: z.coerce.number().int().min(1).max(2_147_483_647) });
+export const metricsPidInput = z.object({ pid: idSchema });
 export type MetricsPidInput = z.input<typeof metricsPidInput>;
 
 /** The keys of MetricsExplanation.figures, in their order. */

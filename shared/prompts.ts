@@ -1,5 +1,6 @@
 // AI validation prompts (spec sections 2, 3 "AI prompt", 4 "Prompts", 5 "Prompt form", 9).
 import { z } from "zod";
+import { idSchema, text } from "./input.ts";
 
 export const PROMPT_TYPES = ["general", "system", "company_specific"] as const;
 export type PromptType = (typeof PROMPT_TYPES)[number];
@@ -19,13 +20,13 @@ export const PromptInputSchema = z.object({
   prompt_type: z.enum(PROMPT_TYPES, { error: "must be general, system or company_specific" }),
   company: z.preprocess(
     (v) => (typeof v === "number" ? String(v) : typeof v === "string" && v.trim() === "" ? null : v),
-    z.string().trim().nullable().optional(),
+    text({ max: 200 }).nullable().optional(),
   ),
 });
 export type PromptInput = z.input<typeof PromptInputSchema>;
 export type PromptData = z.output<typeof PromptInputSchema>;
 
-export const PromptIdSchema = z.coerce.number({ error: "must be a number" }).int().positive();
+export const PromptIdSchema = idSchema;
 
 export interface AiPrompt {
   id: number;

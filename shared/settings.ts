@@ -1,6 +1,7 @@
 // Forecasting parameters (spec sections 2, 3, 5 and 9 "Settings"): the global settings catalogue
 // with its seeded defaults, and the schemas both the screens and the server validate with.
 import { z } from "zod";
+import { idSchema } from "./input.ts";
 
 /** Spec section 9: page size 50, vendor search debounced by 300 ms. */
 export const SETTINGS_PAGE_SIZE = 50;
@@ -26,9 +27,26 @@ export interface GlobalSettingChoice {
  * - `choice`: one of `options`;
  * - `share`: a number from 0 to 1, step 0.01 (only keys containing "threshold" are shares);
  * - `probability`: a number above 0 and below 1 (entered like any other number, minimum 0);
- * - `days`: a whole number of days, minimum 0.
+ * - `days`: a whole number of days, 0–3650 unless the setting narrows its range.
+ * Numeric kinds have a range (globalSettingRange); other kinds are checked by their own rule.
  */
 export type GlobalSettingKind = "choice" | "share" | "probability" | "days";
+
+/** The range of a numeric setting; `exclusive` ends are not allowed themselves. */
+export interface GlobalSettingRange {
+  min: number;
+  max: number;
+  exclusive?: boolean;
+  /** Whole numbers only. */
+  integer?: boolean;
+}
+
+/** Each numeric kind's range, unless a setting gives its own (`range`). */
+const KIND_RANGES: Partial<Record<GlobalSettingKind, GlobalSettingRange>> = {
+  share: { min: 0, max: 1 },
+  probability: { min: 0, max: 1, exclusive: true },
+  days: { min: 0, max: 3650, integer: true },
+};
 
 export interface GlobalSettingDefinition {
   key: string;
@@ -38,6 +56,8 @@ export interface GlobalSettingDefinition {
   /** Seeded at start when the key is missing; never overwrites a value staff changed. */
   defaultValue: string;
   options?: readonly GlobalSettingChoice[];
+  /** Narrows the kind's range (e.g. a lead time of at least 1 day). */
+  range?: GlobalSettingRange;
   /** The card it appears in: keys starting with abc_ under ABC Classification, the rest under Default. */
   card: "abc" | "default";
 }
@@ -85,12 +105,14 @@ export const GLOBAL_SETTINGS: readonly GlobalSettingDefinition[] = [
       "Days from ordering to receiving, for products whose product and vendor settings give none and whose vendor quotes none",
     kind: "days",
     defaultValue: "14",
+    range: { min: 1, max: 3650, integer: true },
   }),
   define("default_days_of_stock", {
     label: "Default Days of Stock",
     description: "Days of demand an order should cover, unless a product or vendor sets its own",
     kind: "days",
     defaultValue: "30",
+    range: { min: 1, max: 3650, integer: true },
   }),
   define("default_safety_stock_days", {
     label: "Default Safety Stock (days)",
@@ -147,30 +169,57 @@ const numeric = (message: string) =>
     return n;
   });
 
+/** A numeric setting's range (its own, else its kind's); null for settings that are not numbers. */
+export function globalSettingRange(def: GlobalSettingDefinition): GlobalSettingRange | null {
+  return def.range ?? KIND_RANGES[def.kind] ?? null;
+}
+
+/** What a numeric setting must be, in words: "a whole number of days from 1 to 3650". */
+export function describeGlobalSettingRange(def: GlobalSettingDefinition): string | null {
+  const r = globalSettingRange(def);
+  if (!r) return null;
+  const what = def.kind === "days" ? "a whole number of days" : r.integer ? "a whole number" : "a number";
+  return r.exclusive
+    ? `${what} between ${r.min} and ${r.max} (not ${r.min} or ${r.max})`
+    : `${what} from ${r.min} to ${r.max}`;
+}
+
 /** The schema of one setting's value; the result is the text stored in setting_value. */
 export function globalSettingValueSchema(def: GlobalSettingDefinition): z.ZodType<string, unknown> {
-  switch (def.kind) {
-    case "choice": {
-      const values = (def.options ?? []).map((o) => o.value);
-      return z.string().refine((v) => values.includes(v), {
-        message: `must be one of ${values.join(", ")}`,
-      });
-    }
-    case "share":
-      return numeric("must be a number from 0 to 1")
-        .refine((n) => n >= 0 && n <= 1, { message: "must be a number from 0 to 1" })
-        .transform(String);
-    case "probability":
-      return numeric("must be a number between 0 and 1")
-        .refine((n) => n > 0 && n < 1, { message: "must be a number between 0 and 1, e.g. 0.95" })
-        .transform(String);
-    case "days":
-      return numeric("must be a whole number of days, 0 or more")
-        .refine((n) => Number.isInteger(n) && n >= 0, {
-          message: "must be a whole number of days, 0 or more",
-        })
-        .transform(String);
+  if (def.kind === "choice") {
+    const values = (def.options ?? []).map((o) => o.value);
+    return z.string().refine((v) => values.includes(v), {
+      message: `must be one of ${values.join(", ")}`,
+    });
   }
+  const r = globalSettingRange(def)!;
+  const message = `must be ${describeGlobalSettingRange(def)}${def.kind === "probability" ? ", e.g. 0.95" : ""}`;
+  return numeric(message)
+    .refine(
+      (n) =>
+        (!r.integer || Number.isInteger(n)) &&
+        (r.exclusive ? n > r.min && n < r.max : n >= r.min && n <= r.max),
+      { message },
+    )
+    .transform(String);
+}
+
+/**
+ * Stored values that break their setting's rule (saved before the rule existed, or written by
+ * hand): each with the key and what it must be. A run refuses to start on any of them.
+ */
+export function storedGlobalSettingProblems(
+  stored: Record<string, string>,
+): { key: string; value: string; message: string }[] {
+  const problems: { key: string; value: string; message: string }[] = [];
+  for (const def of GLOBAL_SETTINGS) {
+    const value = stored[def.key];
+    if (value === undefined) continue;
+    const parsed = globalSettingValueSchema(def).safeParse(value);
+    if (!parsed.success)
+      problems.push({ key: def.key, value, message: parsed.error.issues[0]?.message ?? "is invalid" });
+  }
+  return problems;
 }
 
 /** A row of spec section 3 "Global setting". */
@@ -269,7 +318,7 @@ export const SettingsPageQuerySchema = z.object({
 });
 export type SettingsPageQuery = z.input<typeof SettingsPageQuerySchema>;
 
-export const ProductPidSchema = z.object({ pid: z.coerce.number().int().min(1).max(2_147_483_647) });
+export const ProductPidSchema = z.object({ pid: idSchema });
 export const VendorNameSchema = z.object({ vendor: z.string().min(1).max(500) });
 
 /** Where an effective value came from. */

@@ -1,6 +1,7 @@
 // Import templates (spec sections 3 "Import template", "Field options", "Product search result";
 // 5 "Template form"; 7 "Import templates"). Shared by the form and the server.
 import { z } from "zod";
+import { decimal, INT4_MAX, idSchema, int, text } from "./input.ts";
 
 /** Spec section 9: defaults of a new template. */
 export const DEFAULT_TAX_CAT = 0;
@@ -91,26 +92,15 @@ const listField = z.preprocess(
   z.array(z.union([z.string(), z.number()]).transform((x) => String(x).trim())).max(500),
 );
 
-/** A number given as a number or numeric text; empty means absent; anything else is a 400. */
-function numberField(opts: { int?: boolean; min?: number } = {}) {
-  return z.preprocess(
-    (v) => {
-      if (v === null || v === undefined) return undefined;
-      if (typeof v === "string") {
-        const s = v.trim();
-        if (s === "") return undefined;
-        return /^-?(\d+\.?\d*|\.\d+)$/.test(s) ? Number(s) : v;
-      }
-      return v;
-    },
-    (() => {
-      let n = z.number({ error: "must be a number" }).finite();
-      if (opts.int) n = n.int({ error: "must be a whole number" });
-      if (opts.min !== undefined) n = n.min(opts.min, { error: `must be at least ${opts.min}` });
-      return n.optional();
-    })(),
-  );
-}
+/** Blank (null, undefined, "") means absent. */
+const blankToUndefined = (v: unknown) =>
+  v === null || v === undefined || (typeof v === "string" && v.trim() === "") ? undefined : v;
+
+/** A whole number for an `integer` column, as a number or numeric text; blank means absent. */
+const intField = () => z.preprocess(blankToUndefined, int({ min: 0 }).optional());
+/** A number for a `numeric(precision, scale)` column, as a number or numeric text; blank means absent. */
+const decimalField = (precision: number, scale: number) =>
+  z.preprocess(blankToUndefined, decimal(precision, scale).optional());
 
 /** Optional text: trimmed, empty means absent. */
 const textField = (max: number) =>
@@ -125,25 +115,22 @@ const textField = (max: number) =>
 
 export const TemplateInputSchema = z.object({
   company: z.preprocess(
-    (v) => (typeof v === "number" ? String(v) : typeof v === "string" ? v.trim() : v),
-    z.string({ error: "Company is required" }).min(1, "Company is required"),
+    (v) => (typeof v === "number" ? String(v) : v),
+    text({ max: 200, required: "Company is required" }),
   ),
-  product_type: z.preprocess(
-    (v) => (typeof v === "string" ? v.trim() : v),
-    z.string({ error: "Product Type is required" }).min(1, "Product Type is required").max(200),
-  ),
-  supplier: numberField({ int: true, min: 0 }),
-  msrp: numberField({ min: 0 }),
-  cost_each: numberField({ min: 0 }),
-  qty_per_unit: numberField({ int: true, min: 0 }),
-  case_qty: numberField({ int: true, min: 0 }),
+  product_type: text({ max: 200, required: "Product Type is required" }),
+  supplier: intField(),
+  msrp: decimalField(12, 2),
+  cost_each: decimalField(12, 2),
+  qty_per_unit: intField(),
+  case_qty: intField(),
   hts_code: textField(50),
   description: textField(10_000),
-  weight: numberField({ min: 0 }),
-  length: numberField({ min: 0 }),
-  width: numberField({ min: 0 }),
-  height: numberField({ min: 0 }),
-  tax_cat: numberField({ int: true, min: 0 }),
+  weight: decimalField(10, 2),
+  length: decimalField(10, 2),
+  width: decimalField(10, 2),
+  height: decimalField(10, 2),
+  tax_cat: intField(),
   size_cat: textField(50),
   categories: listField.optional(),
   ship_restrictions: listField.optional(),
@@ -151,7 +138,7 @@ export const TemplateInputSchema = z.object({
 export type TemplateInput = z.input<typeof TemplateInputSchema>;
 export type TemplateData = z.output<typeof TemplateInputSchema>;
 
-export const TemplateIdSchema = z.coerce.number({ error: "must be a number" }).int().positive();
+export const TemplateIdSchema = idSchema;
 
 export interface Template {
   id: number;
@@ -215,7 +202,14 @@ export const ProductSearchInputSchema = z.object({
     .trim()
     .optional()
     .transform((v) => (v === "" || v === "all" ? undefined : v))
-    .pipe(z.string().regex(/^\d+$/, "must be a company id").optional()),
+    .pipe(
+      z
+        .string()
+        .refine((v) => /^\d{1,10}$/.test(v) && Number(v) <= INT4_MAX, {
+          message: `must be a company id (a whole number from 0 to ${INT4_MAX})`,
+        })
+        .optional(),
+    ),
   dateRange: z.enum(DATE_RANGES, { error: `must be one of ${DATE_RANGES.join(", ")}` }).optional(),
 });
 export type ProductSearchInput = z.input<typeof ProductSearchInputSchema>;
@@ -250,4 +244,4 @@ export interface ProductSearchResult {
   categories: string[];
 }
 
-export const PidSchema = z.coerce.number({ error: "must be a number" }).int().positive();
+export const PidSchema = idSchema;

@@ -1,6 +1,7 @@
 // User administration (spec sections 3 "User (administration)", 5 "User form", 7 "Users"): the
 // schemas the form and the server both validate with, and the shapes the server answers.
 import { z } from "zod";
+import { idSchema, int } from "./input.ts";
 
 /** Spec section 9: username minimum 3, password minimum 6 characters. */
 export const USERNAME_MIN = 3;
@@ -29,12 +30,14 @@ export const UserFieldsSchema = z.object({
 });
 
 /** Permission ids (numbers or numeric text) or codes; the server answers codes. */
-export const PermissionRefSchema = z.union([z.number().int(), z.string().min(1).max(100)]);
+export const PermissionRefSchema = z.union([int({ min: 1, coerce: false }), z.string().min(1).max(100)], {
+  error: "must be a permission id (a whole number from 1 to 2147483647) or a permission code",
+});
 
 const userWriteShape = {
   ...UserFieldsSchema.shape,
   /** The linked chat user (chat_users.id); absent or null for none. */
-  rocket_chat_user_id: z.number().int().nullish(),
+  rocket_chat_user_id: int({ min: 1, coerce: false }).nullish(),
   permissions: z.array(PermissionRefSchema).max(500).default([]),
 };
 
@@ -45,10 +48,13 @@ export const CreateUserInputSchema = z.object(userWriteShape).superRefine((v, ct
 export type CreateUserInput = z.input<typeof CreateUserInputSchema>;
 
 /** PUT: the same body plus id (which must match the path when given). */
-export const UpdateUserInputSchema = z.object({ ...userWriteShape, id: z.number().int().optional() });
+export const UpdateUserInputSchema = z.object({
+  ...userWriteShape,
+  id: int({ min: 1, coerce: false }).optional(),
+});
 export type UpdateUserInput = z.input<typeof UpdateUserInputSchema>;
 
-export const UserIdSchema = z.object({ id: z.coerce.number().int().min(1).max(2_147_483_647) });
+export const UserIdSchema = z.object({ id: idSchema });
 
 /** A user as the administration screens see it; permissions are codes. */
 export interface AdminUser {

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -100,6 +101,134 @@ export interface Database {
 
 export class DataDirInUseError extends Error {}
 
+/** Who holds the embedded database: written beside proper-lockfile's lock directory. */
+interface LockOwner {
+  pid: number;
+  hostname: string;
+  since: string;
+}
+
+function readOwner(file: string): LockOwner | null {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as LockOwner;
+  } catch {
+    return null;
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * One process per DATA_DIR. The lock is proper-lockfile's (a directory refreshed every 10 s, stale
+ * after a minute); beside it, the owner's pid and host. A process killed with -9 leaves the lock
+ * behind: when its owner ran on this host and is gone, the lock is taken over at once instead of
+ * refusing restarts for a minute.
+ */
+async function lockDataDir(dataDir: string, pgdata: string): Promise<() => Promise<void>> {
+  const ownerFile = `${pgdata}.owner.json`;
+  const lock = () =>
+    // PGlite runs SQL on this thread, so a long statement delays the lock's refresh: allow a
+    // minute before another process may call it stale, and only warn if that ever happened.
+    lockfile.lock(pgdata, {
+      stale: 60_000,
+      update: 10_000,
+      realpath: false,
+      onCompromised: (err) => console.warn(`warning: the DATA_DIR lock was compromised: ${err.message}`),
+    });
+  let release: () => Promise<void>;
+  try {
+    release = await lock();
+  } catch (err) {
+    if ((err as { code?: string }).code !== "ELOCKED") throw err;
+    const owner = readOwner(ownerFile);
+    const stale =
+      owner !== null &&
+      owner.hostname === os.hostname() &&
+      owner.pid !== process.pid &&
+      !processAlive(owner.pid);
+    if (!stale) {
+      const who = owner ? ` (pid ${owner.pid} on ${owner.hostname}, since ${owner.since})` : "";
+      const stop =
+        owner?.hostname === os.hostname() ? `Stop it first (kill ${owner.pid})` : "Stop that process first";
+      throw new DataDirInUseError(
+        `Another process is already using the embedded database in ${dataDir}${who}. ` +
+          `${stop}, use a different DATA_DIR, or set DATABASE_URL to share a PostgreSQL server.`,
+      );
+    }
+    // Its owner is gone (killed, crashed): take the lock over.
+    fs.rmSync(`${pgdata}.lock`, { recursive: true, force: true });
+    release = await lock().catch((e: unknown) => {
+      if ((e as { code?: string }).code !== "ELOCKED") throw e;
+      throw new DataDirInUseError(
+        `Another process has just started using the embedded database in ${dataDir}.`,
+      );
+    });
+  }
+  const mine: LockOwner = { pid: process.pid, hostname: os.hostname(), since: new Date().toISOString() };
+  fs.writeFileSync(ownerFile, JSON.stringify(mine));
+  return async () => {
+    if (readOwner(ownerFile)?.pid === process.pid) fs.rmSync(ownerFile, { force: true });
+    await release();
+  };
+}
+
+const LOST = Symbol("connectionLost");
+
+/**
+ * Every connection a pool hands out (to Prisma, to db.connect(), to the progress bus) gets an
+ * `error` listener the moment the pool opens it: a connection the server terminates while it is
+ * checked out (a failover, a restart of PostgreSQL, pg_terminate_backend, a proxy timeout) would
+ * otherwise raise an unhandled `error` event and end the process. The statement in progress fails
+ * with the error instead; the pool drops the connection and opens a new one for the next caller.
+ */
+export function guardPool(pool: pg.Pool): void {
+  pool.on("error", () => {});
+  pool.on("connect", (client) => {
+    client.on("error", (err) => {
+      (client as unknown as Record<symbol, Error>)[LOST] = err;
+    });
+  });
+}
+
+function connectionLost(client: pg.PoolClient): boolean {
+  return Boolean((client as unknown as Record<symbol, Error>)[LOST]);
+}
+
+/**
+ * Whether an error means the database connection went away (rather than a statement failing):
+ * PostgreSQL's admin/crash shutdown codes, connection exceptions, or the driver's own words.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    depth++
+  ) {
+    const code = typeof e.code === "string" ? e.code : "";
+    if (
+      /^(57P0[1-3]|08\w{3}|P1001|P1017)$/.test(code) ||
+      ["ECONNRESET", "ECONNREFUSED", "EPIPE"].includes(code)
+    )
+      return true;
+    const message = typeof e.message === "string" ? e.message : "";
+    if (
+      /Connection terminated|terminating connection|connection (is )?closed|Client has encountered a connection error|server closed the connection/i.test(
+        message,
+      )
+    )
+      return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
 export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** Embedded mode: where PGlite keeps its files. Omit both for an in-memory PGlite (tests). */
@@ -120,8 +249,7 @@ function openPostgres(url: string, max: number): Database {
     application_name: "back-office",
     options: "-c TimeZone=UTC",
   });
-  // A dropped idle connection must not crash the process; the pool replaces it.
-  pool.on("error", () => {});
+  guardPool(pool);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     kind: "postgres",
@@ -171,7 +299,8 @@ function openPostgres(url: string, max: number): Database {
           return Number(stream.rowCount ?? 0);
         },
         async release(destroy) {
-          client.release(destroy ? true : undefined);
+          // A connection that failed (terminated by the server, network lost) is closed, never reused.
+          client.release(destroy || connectionLost(client) ? true : undefined);
         },
       };
       return conn;
@@ -190,24 +319,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     fs.mkdirSync(dataDir, { recursive: true });
     const pgdata = path.join(dataDir, "pgdata");
     fs.mkdirSync(pgdata, { recursive: true });
-    try {
-      // PGlite runs SQL on this thread, so a long statement delays the lock's refresh: allow a
-      // minute before another process may call it stale, and only warn if that ever happened.
-      releaseLock = await lockfile.lock(pgdata, {
-        stale: 60_000,
-        update: 10_000,
-        realpath: false,
-        onCompromised: (err) => console.warn(`warning: the DATA_DIR lock was compromised: ${err.message}`),
-      });
-    } catch (err) {
-      if ((err as { code?: string }).code === "ELOCKED") {
-        throw new DataDirInUseError(
-          `Another process is already using the embedded database in ${dataDir}. ` +
-            "Stop that process first, use a different DATA_DIR, or set DATABASE_URL to share a PostgreSQL server.",
-        );
-      }
-      throw err;
-    }
+    releaseLock = await lockDataDir(dataDir, pgdata);
     pglite = new PGlite(pgdata, { extensions: PGLITE_EXTENSIONS });
   } else {
     pglite = new PGlite({ extensions: PGLITE_EXTENSIONS });

@@ -47,10 +47,12 @@ function bearerToken(req: FastifyRequest): string | null {
   return match ? match[1]! : null;
 }
 
+/** The server's own origin is the request's scheme and host together: https://host is not http://host. */
 function isAllowedOrigin(req: FastifyRequest, origin: string, allowed: readonly string[]): boolean {
   if (allowed.includes(origin)) return true;
   try {
-    return new URL(origin).host === req.headers.host;
+    const url = new URL(origin);
+    return url.host === req.headers.host && url.protocol === `${req.protocol}:`;
   } catch {
     return false;
   }
@@ -102,6 +104,12 @@ async function authHooks(app: FastifyInstance, services: AppServices) {
       if (session) {
         req.user = session.user;
         req.authToken = token;
+        // While this request is open (a progress stream may stay open for hours), it ends with its session.
+        const unwatch = services.sessions.watch(session.user.sessionId, () => {
+          reply.raw.destroy();
+          req.raw.destroy();
+        });
+        reply.raw.once("close", unwatch);
         // The session slid forward: so does the cookie (subscriptions and SSE rely on it).
         if (session.touched && !bearer)
           setSessionCookie(req, reply, services.config, token, session.expiresAt);

@@ -4,9 +4,10 @@
 // the live tables, and the apply + calculations commit in one transaction.
 
 import { formatElapsed } from "../../shared/format.ts";
-import type { Database, SqlConnection } from "../db/database.ts";
+import { type Database, isConnectionLoss, type SqlConnection } from "../db/database.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import { conflict } from "../errors.ts";
+import { assertRunnableSettings } from "../modules/config/planning-parameters.ts";
 import { CALC_MODULES, type CalcModule, checkModuleOrder, recordCalculation } from "./calculate.ts";
 import {
   checkReferences,
@@ -24,15 +25,18 @@ import {
   BesideLoader,
   checkFreshReferences,
   copySettingsFresh,
+  createFreshModuleTables,
   createSwapSchema,
   dropSwapSchema,
   indexFresh,
   largestTable,
   loadFresh,
+  lockForSwap,
   RetryWithStaging,
   SWAP_SCHEMA,
   settleFresh,
   swapBlocker,
+  swapModuleTables,
   swapTable,
 } from "./reset-swap.ts";
 import type { DataSource } from "./source.ts";
@@ -239,7 +243,15 @@ export class DataOps {
     return this.opts.bus.onProgress(fn);
   }
 
-  async start(type: RunType, userId: number | null): Promise<{ run_id: number }> {
+  /**
+   * Starts a run. `prepare` runs once this instance holds the run lock, before the run is recorded:
+   * work only the instance that runs may do (writing the demo files); should it throw, nothing starts.
+   */
+  async start(
+    type: RunType,
+    userId: number | null,
+    opts: { prepare?: () => Promise<void> } = {},
+  ): Promise<{ run_id: number }> {
     // A run that already sent its final event is only releasing its connection.
     if (this.active?.finished && !this.starting) await this.active.done.catch(() => {});
     // `starting` is set before the first await: two clicks on this instance cannot both pass.
@@ -258,6 +270,7 @@ export class DataOps {
       try {
         // Holding the lock proves nothing else runs: rows still "running" belong to a dead instance.
         await this.failStaleRuns();
+        await opts.prepare?.();
         const [{ pid }] = (await conn.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")) as [
           { pid: number },
         ];
@@ -464,6 +477,8 @@ export class DataOps {
         data: { runId: run.runId, startTime: started, status: "running", additionalInfo: { type: run.type } },
         select: { id: true },
       });
+      // Settings a calculation cannot use stop the run here, before anything changes.
+      await assertRunnableSettings(conn);
       await conn.exec(RUN_SESSION_SETTINGS);
       const source = this.opts.source();
       const asOf = this.opts.asOf?.() ?? new Date();
@@ -559,7 +574,20 @@ export class DataOps {
           );
           // Every module reads the settings as they are now, whatever staff save meanwhile.
           await snapshotSettings(tx);
+          // The calculations fill new tables, swapped in just before the commit, so readers of the
+          // live ones never wait for them (see createFreshModuleTables).
+          const moduleTables = modules.flatMap((m) => m.tables);
+          await createSwapSchema(tx);
+          await createFreshModuleTables(tx, moduleTables);
+          const [{ path }] = (await tx.query<{ path: string }>(
+            "SELECT current_setting('search_path') AS path",
+          )) as [{ path: string }];
+          await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
           await calculate(tx);
+          await tx.query("SELECT set_config('search_path', $1, true)", [path]);
+          await lockForSwap(tx, moduleTables);
+          await swapModuleTables(tx, moduleTables);
+          await dropSwapSchema(tx);
           await recordCalculation(
             tx,
             modules.map((m) => m.name),
@@ -609,7 +637,11 @@ export class DataOps {
     } catch (err) {
       const cancelled = err instanceof CancelledError || run.abort.signal.aborted;
       const status = cancelled ? "cancelled" : "failed";
-      const message = cancelled ? "Cancelled by user" : errorText(err);
+      const message = cancelled
+        ? "Cancelled by user"
+        : isConnectionLoss(err)
+          ? `The database connection was lost during the run (${errorText(err)}); nothing was changed. Start it again.`
+          : errorText(err);
       const ended = new Date();
       if (!cancelled && !(err instanceof Error && err.name === "SourceError")) {
         this.opts.log?.error({ err }, `${label} ${run.runId} failed`);
@@ -621,21 +653,33 @@ export class DataOps {
         status,
         errorMessage: message,
       };
-      if (importRecord) {
-        await prisma.importHistory.update({
-          where: { id: importRecord.id },
-          data: { ...record, additionalInfo: detail },
+      let calcRecorded = false;
+      const recordFailure = async () => {
+        if (importRecord) {
+          await prisma.importHistory.update({
+            where: { id: importRecord.id },
+            data: { ...record, additionalInfo: detail },
+          });
+        } else {
+          importRecord = await prisma.importHistory.create({
+            data: { runId: run.runId, startTime: started, ...record, additionalInfo: detail },
+            select: { id: true },
+          });
+        }
+        if (calcFrom >= 0 && !calcRecorded) {
+          await this.recordCalculationHistory(run, calcSteps(), ended, ended, status, {}, message);
+          calcRecorded = true;
+        }
+        await prisma.dataRun.update({
+          where: { id: run.runId },
+          data: { status, endedAt: ended, error: message },
         });
-      } else {
-        await prisma.importHistory.create({
-          data: { runId: run.runId, startTime: started, ...record, additionalInfo: detail },
-        });
-      }
-      if (calcFrom >= 0)
-        await this.recordCalculationHistory(run, calcSteps(), ended, ended, status, {}, message);
-      await prisma.dataRun.update({
-        where: { id: run.runId },
-        data: { status, endedAt: ended, error: message },
+      };
+      // After a lost connection the pool's other connections may be gone too: once more, on new ones.
+      await recordFailure().catch(async (e: unknown) => {
+        if (!isConnectionLoss(e)) throw e;
+        await new Promise((r) => setTimeout(r, 1000));
+        await recordFailure();
       });
       run.finished = true;
       emit(cancelled ? "cancelled" : "error", cancelled ? `${label} cancelled` : `${label} failed`, {
@@ -725,6 +769,10 @@ export class DataOps {
           const [{ path }] = (await tx.query<{ path: string }>(
             "SELECT current_setting('search_path') AS path",
           )) as [{ path: string }];
+          // The calculation tables this connection fills are new ones too, so readers of the live
+          // ones never wait for the calculations.
+          const moduleTables = ctx.modules.filter((m) => !b?.runs(m.name)).flatMap((m) => m.tables);
+          await createFreshModuleTables(tx, moduleTables);
           await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
           // What the modules can do with the tables loaded so far, while the largest still loads.
           for (const module of ctx.modules) {
@@ -755,6 +803,7 @@ export class DataOps {
               modules_s: b.moduleSeconds,
             };
           }
+          await lockForSwap(tx, [...IMPORTED_TABLES.map((d) => d.table), ...moduleTables]);
           for (const def of IMPORTED_TABLES) {
             await steps.run(`Replace ${def.table}`, async () => {
               const c = await swapTable(
@@ -767,6 +816,7 @@ export class DataOps {
               return c.added;
             });
           }
+          await swapModuleTables(tx, moduleTables);
           await recordSync(
             tx,
             IMPORTED_TABLES.map((d) => d.table),

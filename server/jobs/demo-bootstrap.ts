@@ -3,9 +3,21 @@ import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { generateChatDemo } from "../../scripts/lib/chat-demo.ts";
 import { generateDemoData } from "../../scripts/lib/demo-data.ts";
+import { AppError } from "../errors.ts";
 import type { AppServices } from "../services.ts";
 
 type Log = { info(msg: string): void; warn(msg: string): void };
+
+/** Writes the demo files into `dir` (the 2,000-product set; tests pass a smaller writer). */
+export type DemoWriter = (dir: string, log: Log) => Promise<void>;
+
+const writeDemoSet: DemoWriter = async (dir, log) => {
+  log.info(`Writing demo data (2,000 products, 2 years) into ${dir}…`);
+  const { ms } = await generateDemoData({ out: dir, products: 2000, years: 2 });
+  log.info(`Demo data written in ${(ms / 1000).toFixed(1)} s`);
+};
+
+class AlreadyImported extends Error {}
 
 /**
  * First start on an empty database: write a small demo data set (about 2k products, 2 years) into
@@ -13,19 +25,36 @@ type Log = { info(msg: string): void; warn(msg: string): void };
  * Then the demo chat archive (20k messages over the same two years, in CHAT_SOURCE_DIR) is written
  * and imported the same way. Runs after the server listens; the Data Management screen shows the
  * progress. DEMO_DATA=0 turns it off.
+ * Several instances may start at once on one database (and one shared data folder): only the one
+ * that wins the run lock writes the files and imports them; the others leave it to that one.
  */
-export async function bootstrapDemoData(services: AppServices, log: Log): Promise<void> {
+export async function bootstrapDemoData(
+  services: AppServices,
+  log: Log,
+  write: DemoWriter = writeDemoSet,
+): Promise<void> {
   const { db, config, dataOps } = services;
   if (!config.demoData) return;
-  const [products, runs] = await Promise.all([db.prisma.product.count(), db.prisma.dataRun.count()]);
-  if (products > 0 || runs > 0) return;
-  if (!fs.existsSync(path.join(config.sourceDir, "products.csv"))) {
-    log.info(`Writing demo data (2,000 products, 2 years) into ${config.sourceDir}…`);
-    const { ms } = await generateDemoData({ out: config.sourceDir, products: 2000, years: 2 });
-    log.info(`Demo data written in ${(ms / 1000).toFixed(1)} s`);
+  const imported = async () => {
+    const [products, runs] = await Promise.all([db.prisma.product.count(), db.prisma.dataRun.count()]);
+    return products > 0 || runs > 0;
+  };
+  if (await imported()) return;
+  try {
+    const { run_id } = await dataOps.start("reset", null, {
+      // Under the run lock: another instance may have imported while this one waited.
+      async prepare() {
+        if (await imported()) throw new AlreadyImported();
+        if (!fs.existsSync(path.join(config.sourceDir, "products.csv"))) await write(config.sourceDir, log);
+      },
+    });
+    log.info(`Full reset ${run_id} started to import the data in ${config.sourceDir}`);
+  } catch (err) {
+    // Another instance holds the lock (it writes and imports) or already did.
+    if (err instanceof AlreadyImported || (err instanceof AppError && err.kind === "CONFLICT")) return;
+    throw err;
   }
-  const { run_id } = await dataOps.start("reset", null);
-  log.info(`Full reset ${run_id} started to import the data in ${config.sourceDir}`);
+  // Only the instance that started the reset gets here: it writes and imports the demo chat too.
   await bootstrapDemoChat(services, log);
 }
 

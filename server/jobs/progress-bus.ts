@@ -3,6 +3,7 @@
 // in-process emitter for embedded PGlite (one process by construction).
 import { EventEmitter } from "node:events";
 import pg from "pg";
+import { guardPool } from "../db/database.ts";
 
 export type RunType = "update" | "reset" | "chat";
 export type RunStatus = "running" | "complete" | "error" | "cancelled";
@@ -88,7 +89,7 @@ class PostgresBus extends LocalBus {
 
   static async connect(url: string): Promise<PostgresBus> {
     const notifier = new pg.Pool({ connectionString: url, max: 1, application_name: "back-office-notify" });
-    notifier.on("error", () => {});
+    guardPool(notifier);
     const bus = new PostgresBus(url, notifier);
     await bus.listen();
     return bus;

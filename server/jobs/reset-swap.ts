@@ -661,6 +661,64 @@ export async function checkFreshReferences(
 }
 
 /**
+ * The calculation tables a Full Reset fills in its transaction (the modules it runs on its own
+ * connection) are new tables in SWAP_SCHEMA too, shaped like the live ones with the live indexes
+ * and key constraints under their names, created before the modules run (call this with the live
+ * tables first in the search path). The modules then TRUNCATE, fill and UPDATE those, and the
+ * live tables are left alone until swapModuleTables: readers keep reading the last calculation,
+ * without waiting, until the run commits (a TRUNCATE or DROP INDEX on a live table would hold
+ * every reader of it for the whole calculation phase).
+ */
+export async function createFreshModuleTables(tx: SqlConnection, tables: readonly string[]): Promise<void> {
+  for (const table of tables) {
+    const indexes = await indexStatements(tx, table);
+    await tx.exec(
+      `CREATE TABLE ${freshTable(table)} (LIKE ${q(table)} INCLUDING ALL EXCLUDING INDEXES EXCLUDING STATISTICS)
+         WITH (autovacuum_enabled = false)`,
+    );
+    for (const s of indexes) {
+      await tx.exec(s.build);
+      if (s.attach) await tx.exec(s.attach);
+    }
+  }
+}
+
+/**
+ * Takes the exclusive locks the swap needs on the live tables, all at once, before any swap. A
+ * reader that joins several of them (the products list reads product_metrics, products, vendors,
+ * brands) takes its shared locks one by one; a run that took its exclusive ones one by one could
+ * hold one a reader waits for while waiting for one that reader holds: a deadlock, which PostgreSQL
+ * breaks by failing one of the two (the run, possibly). Instead the run waits at most a moment for
+ * all of them together; when it cannot have them, it lets go of the ones it got and tries again,
+ * so readers finish and no cycle forms.
+ */
+export async function lockForSwap(tx: SqlConnection, tables: readonly string[]): Promise<void> {
+  if (tables.length === 0) return;
+  const list = [...new Set(tables)].map(q).join(", ");
+  for (let attempt = 0; ; attempt++) {
+    await tx.exec("SAVEPOINT swap_locks");
+    try {
+      // Below deadlock_timeout (1 s), so the run gives way before a deadlock is even looked for;
+      // longer after many tries, so a steady stream of readers cannot starve the run.
+      await tx.exec(
+        `SET LOCAL lock_timeout = '${attempt < 40 ? 200 : 2000}ms'; LOCK TABLE ${list} IN ACCESS EXCLUSIVE MODE`,
+      );
+      await tx.exec("RELEASE SAVEPOINT swap_locks; SET LOCAL lock_timeout TO DEFAULT");
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "55P03") throw err;
+      await tx.exec("ROLLBACK TO SAVEPOINT swap_locks");
+      await new Promise((r) => setTimeout(r, 10 + Math.random() * 40));
+    }
+  }
+}
+
+/** Inside the run's transaction: the calculation tables of createFreshModuleTables take the live ones' places. */
+export async function swapModuleTables(tx: SqlConnection, tables: readonly string[]): Promise<void> {
+  for (const table of tables) await swapIn(tx, table, []);
+}
+
+/**
  * Inside the run's transaction: the new table takes the live one's place, after `attach` (the
  * IndexBuilder's attachments) made its key indexes its constraints.
  */

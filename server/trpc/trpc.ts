@@ -2,7 +2,9 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { hasPermission, type Requirement } from "../../shared/permissions.ts";
-import { AppError, describeIssues, ERROR_TRPC_CODE } from "../errors.ts";
+import { AppError, badRequest, capEcho, describeIssues, ERROR_TRPC_CODE } from "../errors.ts";
+import { inputRefusedByDatabase } from "../http/errors.ts";
+import { findInputProblem } from "../http/input-guard.ts";
 import type { Context } from "./context.ts";
 
 export interface Meta {
@@ -20,13 +22,13 @@ const t = initTRPC
       // Input validation: one readable message naming each bad field.
       if (error.code === "BAD_REQUEST" && error.cause instanceof ZodError) {
         const field = error.cause.issues[0]?.path.join(".") ?? null;
-        return { ...shape, message: describeIssues(error.cause.issues), data: { ...data, field } };
+        return { ...shape, message: describeIssues(error.cause.issues, "input"), data: { ...data, field } };
       }
       // Never leak internals (SQL, stack traces) to callers; the server log has them.
       if (error.code === "INTERNAL_SERVER_ERROR")
         return { ...shape, message: "Internal server error", data: { ...data, field: null } };
       const field = error.cause instanceof AppError ? (error.cause.field ?? null) : null;
-      return { ...shape, data: { ...data, field } };
+      return { ...shape, message: capEcho(shape.message), data: { ...data, field } };
     },
   });
 
@@ -37,10 +39,24 @@ const mapDomainErrors = t.middleware(async ({ next }) => {
     const cause = result.error.cause;
     throw new TRPCError({ code: ERROR_TRPC_CODE[cause.kind], message: cause.message, cause });
   }
+  // A value the database refused for its column is the caller's input: 400, not 500.
+  const refused = !result.ok ? inputRefusedByDatabase(result.error.cause) : null;
+  if (refused && !result.ok)
+    throw new TRPCError({ code: "BAD_REQUEST", message: refused, cause: result.error.cause });
   return result;
 });
 
-const base = t.procedure.use(mapDomainErrors);
+/**
+ * Every procedure's raw input, however it arrived, passes the input guard (server/http/input-guard.ts:
+ * no NUL character, no infinite number) before its schema runs: a 400 naming the field.
+ */
+const guardInput = t.middleware(async ({ getRawInput, next }) => {
+  const problem = findInputProblem(await getRawInput().catch(() => undefined));
+  if (problem) throw badRequest(problem.message, problem.field || "input");
+  return next();
+});
+
+const base = t.procedure.use(mapDomainErrors).use(guardInput);
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;

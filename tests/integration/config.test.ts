@@ -192,15 +192,36 @@ describe(`forecasting configuration (${testBackend})`, () => {
       ],
       [
         [{ setting_key: "default_days_of_stock", setting_value: "-1" }],
-        "default_days_of_stock: must be a whole number of days, 0 or more",
+        "default_days_of_stock: must be a whole number of days from 1 to 3650",
       ],
       [
         [{ setting_key: "default_days_of_stock", setting_value: "" }],
-        "default_days_of_stock: must be a whole number of days, 0 or more",
+        "default_days_of_stock: must be a whole number of days from 1 to 3650",
+      ],
+      // Values that fit no column of the calculations: each setting has a range.
+      [
+        [{ setting_key: "default_lead_time_days", setting_value: 2147483648 }],
+        "default_lead_time_days: must be a whole number of days from 1 to 3650",
+      ],
+      [
+        [{ setting_key: "default_lead_time_days", setting_value: "0" }],
+        "default_lead_time_days: must be a whole number of days from 1 to 3650",
+      ],
+      [
+        [{ setting_key: "default_safety_stock_days", setting_value: "1e308" }],
+        "default_safety_stock_days: must be a whole number of days from 0 to 3650",
+      ],
+      [
+        [{ setting_key: "overstock_days", setting_value: 3651 }],
+        "overstock_days: must be a whole number of days from 0 to 3650",
+      ],
+      [
+        [{ setting_key: "abc_b_threshold", setting_value: "1.5" }],
+        "abc_b_threshold: must be a number from 0 to 1",
       ],
       [
         [{ setting_key: "default_service_level", setting_value: "1" }],
-        "default_service_level: must be a number between 0 and 1, e.g. 0.95",
+        "default_service_level: must be a number between 0 and 1 (not 0 or 1), e.g. 0.95",
       ],
       [
         [{ setting_key: "default_forecast_method", setting_value: "magic" }],
@@ -215,7 +236,7 @@ describe(`forecasting configuration (${testBackend})`, () => {
         [{ setting_key: "low_stock_days", setting_value: "500" }],
         "low_stock_days: Low stock days must be below overstock days",
       ],
-      [{ not: "a list" }, expect.stringContaining("expected array")],
+      [{ not: "a list" }, expect.stringContaining("body: expected an array, received an object")],
     ])("PUT /config/global refuses %j with 400 naming the field", async (body, message) => {
       const before = await t.tdb.db.prisma.globalSetting.findMany({ orderBy: { settingKey: "asc" } });
       const res = await call("PUT", "/config/global", body);

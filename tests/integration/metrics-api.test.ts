@@ -256,7 +256,7 @@ describe(`metrics API (${testBackend})`, () => {
     token = (await t.login("planner")).token;
     await t.createUser("brandviewer", ["access:brands"]);
     brandsOnly = (await t.login("brandviewer")).token;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await harness?.close();
     await t?.close();

@@ -160,6 +160,47 @@ describe("the server process", () => {
   }, 60_000);
 });
 
+describe("a restart after the server was killed (kill -9)", () => {
+  it("takes over the lock its dead process left at once", async () => {
+    const server = await startServer({ DEMO_DATA: "0" });
+    const child = children.at(-1)!;
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    const started = Date.now();
+    const again = spawn(tsx, ["server/main.ts"], { env: server.env, stdio: "pipe" });
+    children.push(again);
+    let stderr = "";
+    again.stderr.on("data", (d) => {
+      stderr += String(d);
+    });
+    await waitFor(`${server.base}/readyz`).catch((err) => {
+      throw new Error(`${err}; stderr: ${stderr}`);
+    });
+    // Well within the lock's one-minute staleness.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const login = await fetch(`${server.base}/auth-inv/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "admin", password: "secret123" }),
+    });
+    expect(login.status).toBe(200);
+
+    // While it runs, a third start is refused, naming the process that holds the directory.
+    const third = spawnSync(tsx, ["server/main.ts"], {
+      env: { ...server.env, PORT: String(server.port + 1) },
+      encoding: "utf8",
+    });
+    expect(third.status).toBe(1);
+    expect(third.stderr).toContain(
+      `Another process is already using the embedded database in ${server.dataDir} (pid ${again.pid} on ${os.hostname()}, since `,
+    );
+    expect(third.stderr).toMatch(/Stop it first \(kill \d+\), use a different DATA_DIR, or set DATABASE_URL/);
+    again.kill("SIGTERM");
+    await new Promise((r) => again.once("exit", r));
+    fs.rmSync(server.dataDir, { recursive: true });
+  }, 90_000);
+});
+
 describe("first start with demo data", () => {
   it("writes the demo set and the demo chat archive, runs a Full Reset then a chat import, so real numbers show", async () => {
     const started = Date.now();

@@ -179,7 +179,10 @@ describe(`import templates (${testBackend})`, () => {
     it("refuses malformed numbers and lists, and missing company or product type, with 400", async () => {
       const cases: [object, RegExp][] = [
         [{ company: "1", product_type: "X", msrp: "12,5" }, /^msrp: must be a number/],
-        [{ company: "1", product_type: "X", supplier: "ten" }, /^supplier: must be a number/],
+        [
+          { company: "1", product_type: "X", supplier: "ten" },
+          /^supplier: must be a whole number from 0 to 2147483647$/,
+        ],
         [{ company: "1", product_type: "X", case_qty: 1.5 }, /^case_qty: must be a whole number/],
         [{ company: "1", product_type: "X", categories: "{a,b" }, /^categories: must be a list/],
         [{ company: "1", product_type: "X", categories: "[1," }, /^categories: is not a valid JSON array/],

@@ -18,6 +18,7 @@ import {
   GLOBAL_SETTINGS,
   type GlobalSetting,
   type GlobalSettingDefinition,
+  globalSettingRange,
   globalSettingValueSchema,
 } from "@shared/settings.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -37,16 +38,11 @@ const CARDS = [
   { id: "default", title: "Default Settings", description: "Configure system-wide default values" },
 ] as const;
 
-/** Browser-level limits of spec section 5: thresholds 0–1 step 0.01, other numbers minimum 0. */
+/** Browser-level limits of spec section 5 (thresholds step 0.01), bounded by each setting's range. */
 function numberProps(def: GlobalSettingDefinition) {
-  switch (def.kind) {
-    case "share":
-      return { min: 0, max: 1, step: 0.01 };
-    case "probability":
-      return { min: 0, step: 0.01 };
-    default:
-      return { min: 0, step: 1 };
-  }
+  const range = globalSettingRange(def);
+  const step = def.kind === "share" || def.kind === "probability" ? 0.01 : 1;
+  return { min: range?.min ?? 0, ...(range ? { max: range.max } : {}), step };
 }
 
 function SettingField({

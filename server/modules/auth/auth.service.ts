@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterMemory, type RateLimiterRes } from "rate-limiter-flexible";
 import type { CurrentUser, LoginResponse } from "../../../shared/auth.ts";
 import { PERMISSION_CATALOGUE } from "../../../shared/permissions.ts";
 import type { AppConfig } from "../../config.ts";
@@ -70,7 +70,12 @@ function clientKey(ip: string): string {
   return ip.split(":").slice(0, 4).join(":");
 }
 
+/**
+ * Only failed sign-ins count: per address (LOGIN_MAX_PER_IP), per username and address, and per
+ * username from anywhere. An office behind one address can sign in as often as it needs.
+ */
 export class LoginLimiter {
+  /** Failed attempts from one address (IPv6: one /64). */
   private readonly perIp: RateLimiterMemory;
   private readonly failures: RateLimiterMemory;
   /** Failures for one username from anywhere: stops guessing spread over many addresses. */
@@ -93,22 +98,19 @@ export class LoginLimiter {
     });
   }
 
-  /** Counts an attempt from this IP and refuses when the IP or this username has had too many. */
+  /** Refuses when this address, or this username, has failed too often in the window. */
   async check(rawIp: string, usernameKey: string): Promise<void> {
     const ip = clientKey(rawIp);
+    const fromIp = await this.perIp.get(ip);
+    if (fromIp && fromIp.consumedPoints >= this.perIp.points) throw limited(fromIp);
     const failed = await this.failures.get(`${usernameKey}|${ip}`);
     if (failed && failed.consumedPoints >= this.failures.points) throw limited(failed);
     const anywhere = await this.failuresAnywhere.get(usernameKey);
     if (anywhere && anywhere.consumedPoints >= this.failuresAnywhere.points) throw limited(anywhere);
-    try {
-      await this.perIp.consume(ip);
-    } catch (res) {
-      if (res instanceof RateLimiterRes) throw limited(res);
-      throw res;
-    }
   }
 
   async recordFailure(ip: string, usernameKey: string): Promise<void> {
+    await this.perIp.penalty(clientKey(ip), 1);
     await this.failures.penalty(`${usernameKey}|${clientKey(ip)}`, 1);
     await this.failuresAnywhere.penalty(usernameKey, 1);
   }
@@ -182,14 +184,18 @@ export async function resolveSession(
   token: string,
 ): Promise<{ user: AuthUser; expiresAt: Date; touched: boolean } | null> {
   if (!token || token.length > 200) return null;
-  const session = await db.prisma.session.findUnique({
-    where: { tokenHash: hashToken(token) },
-    select: { id: true, expiresAt: true, lastSeenAt: true, user: { select: userSelect } },
-  });
+  // Every authenticated request runs this: one query (session, user and permission codes together).
+  const [session] = await db.prisma.$queryRaw<SessionRow[]>`
+    SELECT s.id, s.expires_at, s.last_seen_at, u.id AS user_id, u.username, u.email, u.is_admin,
+           u.is_active, u.rocket_chat_user_id,
+           COALESCE((SELECT array_agg(p.code ORDER BY p.code COLLATE "C") FROM user_permissions up
+                     JOIN permissions p ON p.id = up.permission_id WHERE up.user_id = u.id), '{}') AS codes
+    FROM sessions s JOIN users u ON u.id = s.user_id
+    WHERE s.token_hash = ${hashToken(token)}`;
   const now = Date.now();
-  if (!session || session.expiresAt.getTime() <= now || !session.user.isActive) return null;
-  let expiresAt = session.expiresAt;
-  const touched = now - session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS;
+  if (!session || session.expires_at.getTime() <= now || !session.is_active) return null;
+  let expiresAt = session.expires_at;
+  const touched = now - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS;
   if (touched) {
     expiresAt = new Date(now + config.sessionTtlMs);
     await db.prisma.session.update({
@@ -197,7 +203,28 @@ export async function resolveSession(
       data: { lastSeenAt: new Date(now), expiresAt },
     });
   }
-  return { user: { ...toCurrentUser(session.user), sessionId: session.id }, expiresAt, touched };
+  const user: CurrentUser = {
+    id: session.user_id,
+    username: session.username,
+    email: session.email,
+    is_admin: session.is_admin,
+    permissions: session.codes,
+    rocket_chat_user_id: session.rocket_chat_user_id,
+  };
+  return { user: { ...user, sessionId: session.id }, expiresAt, touched };
+}
+
+interface SessionRow {
+  id: number;
+  expires_at: Date;
+  last_seen_at: Date;
+  user_id: number;
+  username: string;
+  email: string | null;
+  is_admin: boolean;
+  is_active: boolean;
+  rocket_chat_user_id: number | null;
+  codes: string[];
 }
 
 export async function logout(db: Database, token: string): Promise<void> {

@@ -160,11 +160,31 @@ export async function listProductSettings(
   const where = search
     ? Prisma.sql`WHERE (p.pid::text LIKE ${`${likeEscape(search)}%`} OR p.title ILIKE ${`%${likeEscape(search)}%`})`
     : Prisma.empty;
+  const [total, rows] = await Promise.all([
+    search ? countProducts(db, where) : countAllProducts(db),
+    db.prisma.$queryRaw<ProductRow[]>`
+      ${productSelect} ${where} ORDER BY p.pid LIMIT ${limit} OFFSET ${offset}`,
+  ]);
+  return { items: await productRows(db, rows), total };
+}
+
+async function countProducts(db: Database, where: Prisma.Sql): Promise<number> {
   const [count] = await db.prisma.$queryRaw<{ total: number }[]>`
     SELECT count(*)::int AS total FROM products p ${where}`;
-  const rows = await db.prisma.$queryRaw<ProductRow[]>`
-    ${productSelect} ${where} ORDER BY p.pid LIMIT ${limit} OFFSET ${offset}`;
-  return { items: await productRows(db, rows), total: count?.total ?? 0 };
+  return count?.total ?? 0;
+}
+
+/** Every page of the unfiltered list shows the same total: counted once per import (sync_status). */
+const productTotals = new WeakMap<Database, { version: string; total: number }>();
+async function countAllProducts(db: Database): Promise<number> {
+  const [v] = await db.prisma.$queryRaw<{ version: string | null }[]>`
+    SELECT max(last_sync_timestamp)::text AS version FROM sync_status WHERE table_name = 'products'`;
+  const version = v?.version ?? "";
+  const known = productTotals.get(db);
+  if (known && known.version === version && version !== "") return known.total;
+  const total = await countProducts(db, Prisma.empty);
+  productTotals.set(db, { version, total });
+  return total;
 }
 
 async function getProductSetting(db: Database, pid: number): Promise<ProductSettingRow> {

@@ -1,11 +1,15 @@
 // A product's effective planning parameters: its own override, else its vendor's default, else the
 // global default (spec sections 2 "Product-/Vendor-Specific Settings" and 3). One set-based query,
 // so the planning engine can resolve every product at once and the screens one page of them.
+
+import { echo } from "../../../shared/input.ts";
 import {
   type ForecastMethod,
   GLOBAL_SETTINGS,
   globalSettingDefinition,
+  globalSettingRange,
   type ParameterSource,
+  storedGlobalSettingProblems,
 } from "../../../shared/settings.ts";
 import type { Database, SqlConnection } from "../../db/database.ts";
 
@@ -79,15 +83,32 @@ interface Row {
 
 const fallback = (key: string) => globalSettingDefinition(key)!.defaultValue;
 
+/**
+ * A numeric global setting as SQL: the stored text when it is a number within the setting's range,
+ * else the catalogue default (parameter `param`). A value stored out of range (from before ranges
+ * were checked) so cannot break the screens that read it; a run refuses to start on it
+ * (assertRunnableSettings).
+ */
+function settingSql(key: string, param: string, type: "int" | "float8"): string {
+  const def = globalSettingDefinition(key)!;
+  const r = globalSettingRange(def)!;
+  const x = `max(setting_value) FILTER (WHERE setting_key = '${key}')`;
+  const inRange = r.exclusive ? `x > ${r.min} AND x < ${r.max}` : `x BETWEEN ${r.min} AND ${r.max}`;
+  const value = type === "int" ? "round(x)::int" : "x::float8";
+  const fromText = type === "int" ? `round(${param}::numeric)::int` : `${param}::float8`;
+  return `COALESCE((SELECT CASE WHEN ${inRange} THEN ${value} END
+      FROM (SELECT CASE WHEN ${x} ~ '^\\s*([0-9]{1,9}(\\.[0-9]*)?|\\.[0-9]+)\\s*$' THEN (${x})::numeric END AS x) v), ${fromText})`;
+}
+
 // Global values come from settings_global, falling back to the catalogue's defaults ($1–$5) for a
 // key not seeded yet. A vendor quote of 0 days counts as no quote.
 export const PLANNING_PARAMETERS_SQL = `
 WITH g AS (
   SELECT
-    round(COALESCE(max(setting_value) FILTER (WHERE setting_key = 'default_lead_time_days'), $1)::numeric)::int AS lead_time_days,
-    round(COALESCE(max(setting_value) FILTER (WHERE setting_key = 'default_days_of_stock'), $2)::numeric)::int AS days_of_stock,
-    round(COALESCE(max(setting_value) FILTER (WHERE setting_key = 'default_safety_stock_days'), $3)::numeric)::int AS safety_stock_days,
-    COALESCE(max(setting_value) FILTER (WHERE setting_key = 'default_service_level'), $4)::float8 AS service_level,
+    ${settingSql("default_lead_time_days", "$1", "int")} AS lead_time_days,
+    ${settingSql("default_days_of_stock", "$2", "int")} AS days_of_stock,
+    ${settingSql("default_safety_stock_days", "$3", "int")} AS safety_stock_days,
+    ${settingSql("default_service_level", "$4", "float8")} AS service_level,
     COALESCE(max(setting_value) FILTER (WHERE setting_key = 'default_forecast_method'), $5) AS forecast_method
   FROM settings_global
 ),
@@ -208,4 +229,22 @@ export async function loadGlobalSettingValues(source: SqlSource): Promise<Global
     values[def.key] = def.kind === "choice" ? text : Number(text);
   }
   return values as unknown as GlobalSettingValues;
+}
+
+/**
+ * Refuses a run whose global settings break their rules (a value stored before ranges were
+ * checked): the run fails before it changes anything, naming the key and what it must be.
+ */
+export async function assertRunnableSettings(source: SqlSource): Promise<void> {
+  const rows = await runner(source).query<{ setting_key: string; setting_value: string }>(
+    "SELECT setting_key, setting_value FROM settings_global",
+  );
+  const [first] = storedGlobalSettingProblems(
+    Object.fromEntries(rows.map((r) => [r.setting_key, r.setting_value])),
+  );
+  if (first)
+    throw new Error(
+      `Global setting ${first.key} is ${echo(first.value)}: it ${first.message}. ` +
+        "Fix it under Settings → Global Settings, then run again.",
+    );
 }

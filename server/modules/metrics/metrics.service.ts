@@ -96,6 +96,15 @@ const PRODUCT_ROW_SELECT = `
 const fromFor = (sql: string) =>
   /\bp\./.test(sql) ? "FROM product_metrics m JOIN products p ON p.pid = m.pid" : "FROM product_metrics m";
 
+const PAGE_CACHE_SIZE = 2000;
+const pageCaches = new WeakMap<Database, Map<string, { version: string; page: ProductMetricsPage }>>();
+
+/** Status counts per filter set (SQL and parameters), valid for one calculation (its timestamp). */
+const statusCountCaches = new WeakMap<
+  Database,
+  Map<string, { version: string; chips: { status: string | null; n: number }[] }>
+>();
+
 /** GET the product metrics list: one page, its total, and the status counts for the filter chips. */
 export async function listProductMetrics(
   db: Database,
@@ -103,6 +112,17 @@ export async function listProductMetrics(
 ): Promise<ProductMetricsPage> {
   const q = productMetricsListInput.parse(input);
   const query = runner(db);
+  // Every figure here comes from the last calculation: a page is kept until the next one commits
+  // (its timestamp in calculate_status, one index read), per database, at most PAGE_CACHE_SIZE pages.
+  const [calculated] = await query<{ v: string | null }>(
+    "SELECT max(last_calculation_timestamp)::text AS v FROM calculate_status",
+  );
+  const version = calculated?.v ?? "";
+  const pages = pageCaches.get(db) ?? new Map<string, { version: string; page: ProductMetricsPage }>();
+  pageCaches.set(db, pages);
+  const pageKey = JSON.stringify(q);
+  const kept = version ? pages.get(pageKey) : undefined;
+  if (kept && kept.version === version) return kept.page;
   const params: unknown[] = [];
   const param = (v: unknown) => {
     params.push(v);
@@ -138,6 +158,22 @@ export async function listProductMetrics(
           [q.vendorId ?? null, q.brandId ?? null],
         )
       : Promise.resolve([]);
+  // The chips count over every filter but status; the total is one of them (or their sum). They
+  // change only when a run commits its calculations: kept per filter set and calculation.
+  const chipKey = `${chipWhere}|${JSON.stringify(chipParams)}`;
+  const statusCountCache = statusCountCaches.get(db) ?? new Map();
+  statusCountCaches.set(db, statusCountCache);
+  const chipsOf = async () => {
+    const known = version ? statusCountCache.get(chipKey) : undefined;
+    if (known && known.version === version) return known.chips;
+    const chips = await query<{ status: string | null; n: number }>(
+      `SELECT m.status, count(*)::int AS n ${fromFor(chipWhere)} ${chipWhere} GROUP BY m.status`,
+      chipParams,
+    );
+    if (statusCountCache.size >= 500) statusCountCache.clear();
+    statusCountCache.set(chipKey, { version, chips });
+    return chips;
+  };
   // The page's pids first (narrow rows, a top-N sort), then their columns and names.
   const [rows, chips, [names]] = await Promise.all([
     query<ProductMetricsRow>(
@@ -150,11 +186,7 @@ export async function listProductMetrics(
        ${order}`,
       params,
     ),
-    // The chips count over every filter but status; the total is one of them (or their sum).
-    query<{ status: string | null; n: number }>(
-      `SELECT m.status, count(*)::int AS n ${fromFor(chipWhere)} ${chipWhere} GROUP BY m.status`,
-      chipParams,
-    ),
+    chipsOf(),
     filterNames,
   ]);
   const status_counts = zeroCounts(PRODUCT_STATUSES);
@@ -163,7 +195,7 @@ export async function listProductMetrics(
     if (c.status && c.status in status_counts) status_counts[c.status as ProductStatus] = c.n;
     if (!q.status || c.status === q.status) total += c.n;
   }
-  return {
+  const page: ProductMetricsPage = {
     rows,
     total,
     page: q.page,
@@ -172,6 +204,11 @@ export async function listProductMetrics(
     ...(q.vendorId ? { vendor_name: names?.vendor_name ?? null } : {}),
     ...(q.brandId ? { brand_name: names?.brand_name ?? null } : {}),
   };
+  if (version) {
+    if (pages.size >= PAGE_CACHE_SIZE) pages.clear();
+    pages.set(pageKey, { version, page });
+  }
+  return page;
 }
 
 // ---------------------------------------------------------------------------------------------
