@@ -16,12 +16,19 @@ describe.skipIf(testBackend !== "postgres")("demo data on a first start of two i
   let tdb: TestDatabase;
   let other: Database;
   let sourceDir: string;
+  let chatDir: string;
   const instances: AppServices[] = [];
   beforeAll(async () => {
     tdb = await createTestDatabase();
     other = await tdb.openAnother();
     sourceDir = fs.mkdtempSync(path.join(os.tmpdir(), "demo-shared-"));
-    const config = loadConfig({ SOURCE_DIR: sourceDir, DEMO_DATA: "1", LOG_LEVEL: "silent" });
+    chatDir = fs.mkdtempSync(path.join(os.tmpdir(), "demo-chat-shared-"));
+    const config = loadConfig({
+      SOURCE_DIR: sourceDir,
+      CHAT_SOURCE_DIR: chatDir,
+      DEMO_DATA: "1",
+      LOG_LEVEL: "silent",
+    });
     for (const db of [tdb.db, other]) {
       const services = await createServices(db, config);
       await services.dataOps.init();
@@ -32,9 +39,10 @@ describe.skipIf(testBackend !== "postgres")("demo data on a first start of two i
     for (const s of instances) await closeServices(s);
     await tdb.drop();
     fs.rmSync(sourceDir, { recursive: true, force: true });
+    fs.rmSync(chatDir, { recursive: true, force: true });
   });
 
-  it("writes the files once and runs one Full Reset", async () => {
+  it("writes the files once and runs one Full Reset (then one chat import)", async () => {
     const writers: number[] = [];
     const log = { info: () => {}, warn: () => {} };
     await Promise.all(
@@ -51,8 +59,14 @@ describe.skipIf(testBackend !== "postgres")("demo data on a first start of two i
     );
     for (const s of instances) await s.dataOps.idle();
     expect(writers).toHaveLength(1);
-    const runs = await tdb.db.prisma.dataRun.findMany({ select: { type: true, status: true } });
-    expect(runs).toEqual([{ type: "reset", status: "completed" }]);
+    const runs = await tdb.db.prisma.dataRun.findMany({
+      select: { type: true, status: true },
+      orderBy: { id: "asc" },
+    });
+    expect(runs).toEqual([
+      { type: "reset", status: "completed" },
+      { type: "chat", status: "completed" },
+    ]);
     expect(await tdb.db.prisma.product.count()).toBeGreaterThan(0);
 
     // A later start of either finds the data and does nothing.

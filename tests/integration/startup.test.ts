@@ -9,7 +9,10 @@ import { DataDirInUseError, openDatabase } from "../../server/db/database.ts";
 import { prepareDatabase } from "../../server/startup.ts";
 import { createTestDatabase } from "../helpers/db.ts";
 
-const tsx = path.resolve("node_modules/.bin/tsx");
+// The server runs in this very process (node with tsx's loader), not under the tsx CLI, which would
+// spawn it as a grandchild: a kill -9 must reach the server and the pid it records must be its own.
+const node = process.execPath;
+const serverArgs = ["--import", "tsx", "server/main.ts"];
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const c of children) c.kill("SIGKILL");
@@ -24,7 +27,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function waitFor(url: string, ms = 30_000): Promise<void> {
+async function waitFor(url: string, ms = 80_000): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     try {
@@ -37,7 +40,7 @@ async function waitFor(url: string, ms = 30_000): Promise<void> {
 
 describe("configuration", () => {
   it("names the bad variable and exits 1", () => {
-    const res = spawnSync(tsx, ["server/main.ts"], {
+    const res = spawnSync(node, serverArgs, {
       env: { ...process.env, PORT: "not-a-port", DATABASE_URL: "mysql://x" },
       encoding: "utf8",
     });
@@ -113,7 +116,7 @@ async function startServer(extraEnv: Record<string, string>) {
   };
   for (const key of ["DATABASE_URL", "SOURCE_DIR", ...(extraEnv.DEMO_DATA ? [] : ["DEMO_DATA"])])
     delete env[key];
-  const child = spawn(tsx, ["server/main.ts"], { env, stdio: "pipe" });
+  const child = spawn(node, serverArgs, { env, stdio: "pipe" });
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/readyz`);
@@ -149,7 +152,7 @@ describe("the server process", () => {
     expect(await me.json()).toMatchObject({ username: "admin" });
 
     // A second server on the same DATA_DIR refuses to start.
-    const second = spawnSync(tsx, ["server/main.ts"], {
+    const second = spawnSync(node, serverArgs, {
       env: { ...env, PORT: String(port + 1) },
       encoding: "utf8",
     });
@@ -167,7 +170,7 @@ describe("a restart after the server was killed (kill -9)", () => {
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     const started = Date.now();
-    const again = spawn(tsx, ["server/main.ts"], { env: server.env, stdio: "pipe" });
+    const again = spawn(node, serverArgs, { env: server.env, stdio: "pipe" });
     children.push(again);
     let stderr = "";
     again.stderr.on("data", (d) => {
@@ -186,7 +189,7 @@ describe("a restart after the server was killed (kill -9)", () => {
     expect(login.status).toBe(200);
 
     // While it runs, a third start is refused, naming the process that holds the directory.
-    const third = spawnSync(tsx, ["server/main.ts"], {
+    const third = spawnSync(node, serverArgs, {
       env: { ...server.env, PORT: String(server.port + 1) },
       encoding: "utf8",
     });
