@@ -5,6 +5,7 @@ import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
 import { imagesRouter } from "../modules/images/images.router.ts";
 import { metricsRouter } from "../modules/metrics/metrics.router.ts";
 import { promptsRouter } from "../modules/prompts/prompts.router.ts";
+import { purchasingRouter } from "../modules/purchasing/purchasing.router.ts";
 import { templatesRouter } from "../modules/templates/templates.router.ts";
 import { usersRouter } from "../modules/users/users.router.ts";
 import { router } from "./trpc.ts";
@@ -19,6 +20,7 @@ export const appRouter = router({
   prompts: promptsRouter,
   images: imagesRouter,
   metrics: metricsRouter,
+  purchasing: purchasingRouter,
 });
 
 export type AppRouter = typeof appRouter;
