@@ -65,8 +65,12 @@ describe("AI Validation Debug in Chromium", () => {
     const detail = page.getByTestId("run-detail");
     await detail.getByText(`Run #${firstCall}`).waitFor();
     await expect(page.getByTestId("run-summary").textContent()).resolves.toContain("Import 3");
-    await expect(page.getByTestId("layer-general").textContent()).resolves.toContain("Titles use title case.");
-    await expect(page.getByTestId("layer-template").textContent()).resolves.toContain("Company: Paper Co (id 1)");
+    await expect(page.getByTestId("layer-general").textContent()).resolves.toContain(
+      "Titles use title case.",
+    );
+    await expect(page.getByTestId("layer-template").textContent()).resolves.toContain(
+      "Company: Paper Co (id 1)",
+    );
     const verdicts = page.getByTestId("verdicts");
     await verdicts.getByText("Red Stapler").waitFor();
     await verdicts.getByText("Title should be in title case").waitFor();
