@@ -214,7 +214,7 @@ describe("a new user's first steps in Chromium", () => {
       const page = await signInAs("admin", PHONE);
       await page.waitForURL("**/dashboard");
       await page.goto("/settings?tab=products");
-      const select = page.getByTestId("settings-tab-select");
+      const select = page.getByTestId("compact-settings-tabs");
       await select.waitFor();
       expect(await page.getByTestId("settings-nav").isVisible()).toBe(false);
       const cards = page.getByTestId("product-row");

@@ -13,6 +13,7 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "@client/components/ui/
 import { canAccess } from "@client/features/auth/access.ts";
 import { AccessDenied } from "@client/features/auth/access-denied.tsx";
 import { useAuth } from "@client/lib/session.ts";
+import { useIsMobile } from "@client/lib/use-mobile.ts";
 import type { CurrentUser } from "@shared/auth.ts";
 import { Suspense, useId } from "react";
 import type { SettingsTabId } from "./search.ts";
@@ -62,9 +63,9 @@ function CompactTabSelect({
   onChange: (tab: SettingsTabId) => void;
 }) {
   return (
-    <div className="md:hidden">
+    <div>
       <Select value={value} onValueChange={(v) => onChange(v as SettingsTabId)}>
-        <SelectTrigger className="w-full" aria-label="Settings tab" data-testid="settings-tab-select">
+        <SelectTrigger className="w-full" aria-label="Settings tab" data-testid="compact-settings-tabs">
           <SelectValue />
         </SelectTrigger>
         <SelectContent>
@@ -94,6 +95,7 @@ export interface SettingsPageProps {
 /** The Settings page of spec section 2: a vertical tab list in three sections beside the open tab. */
 export function SettingsPage({ tab, onTabChange }: SettingsPageProps) {
   const { user } = useAuth();
+  const isMobile = useIsMobile();
   if (!user) return null;
 
   const sections = permittedSections(user);
@@ -112,7 +114,7 @@ export function SettingsPage({ tab, onTabChange }: SettingsPageProps) {
           onValueChange={(value) => onTabChange(value as SettingsTabId)}
           className="flex-col gap-4 md:flex-row md:items-start md:gap-6"
         >
-          <CompactTabSelect sections={sections} value={active.id} onChange={onTabChange} />
+          {isMobile && <CompactTabSelect sections={sections} value={active.id} onChange={onTabChange} />}
           <nav
             aria-label="Settings"
             data-testid="settings-nav"
