@@ -680,6 +680,8 @@ export async function listAggregates(db: Database, input: AggregateListInput): P
   const conditions: string[] = [];
   if (search) conditions.push(`e.name ILIKE ${param(`%${likeEscape(search)}%`)}`);
   if (q.kind === "category" && q.level !== undefined) conditions.push(`e.level = ${param(q.level)}::int`);
+  // Only product categories (product_category_types), also when the setting changed since the run.
+  if (q.kind === "category") conditions.push(isProductCategorySql("e"));
   const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
   const tree = q.sort === "tree";
   // The tree's order has its direction in the sibling ranks: the paths always ascend.
