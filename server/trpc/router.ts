@@ -1,3 +1,4 @@
+import { aiValidationRouter } from "../modules/aiValidation/aiValidation.router.ts";
 import { authRouter } from "../modules/auth/auth.router.ts";
 import { chatRouter } from "../modules/chat/chat.router.ts";
 import { configRouter } from "../modules/config/config.router.ts";
@@ -19,6 +20,7 @@ export const appRouter = router({
   prompts: promptsRouter,
   images: imagesRouter,
   metrics: metricsRouter,
+  aiValidation: aiValidationRouter,
 });
 
 export type AppRouter = typeof appRouter;
