@@ -5,6 +5,7 @@ import { configRouter } from "../modules/config/config.router.ts";
 import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
 import { imagesRouter } from "../modules/images/images.router.ts";
 import { metricsRouter } from "../modules/metrics/metrics.router.ts";
+import { productImportRouter } from "../modules/productImport/productImport.router.ts";
 import { promptsRouter } from "../modules/prompts/prompts.router.ts";
 import { templatesRouter } from "../modules/templates/templates.router.ts";
 import { usersRouter } from "../modules/users/users.router.ts";
@@ -20,6 +21,7 @@ export const appRouter = router({
   prompts: promptsRouter,
   images: imagesRouter,
   metrics: metricsRouter,
+  productImport: productImportRouter,
   aiValidation: aiValidationRouter,
 });
 
