@@ -8,6 +8,7 @@ import { type Database, isConnectionLoss, type SqlConnection } from "../db/datab
 import type { Prisma } from "../db/generated/client.ts";
 import { conflict } from "../errors.ts";
 import { assertRunnableSettings, loadGlobalSettingValues } from "../modules/config/planning-parameters.ts";
+import { ABSORB_RECEIPTS_SQL } from "../modules/purchasing/open-orders.ts";
 import { CALC_MODULES, type CalcModule, checkModuleOrder, recordCalculation } from "./calculate.ts";
 import {
   checkReferences,
@@ -508,6 +509,8 @@ export class DataOps {
         calcTo = -1;
         calcStarted = Date.now();
         asOf = await findAsOf(tx);
+        // Receipts recorded here before this run started are in the source's stock from now on.
+        await tx.query(ABSORB_RECEIPTS_SQL, [started]);
         const away = (m: CalcModule) => Boolean(beside?.runs(m.name));
         const deferred = await dropPlainIndexes(
           tx,
