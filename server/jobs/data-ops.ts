@@ -43,7 +43,7 @@ import type { DataSource } from "./source.ts";
 import { CancelledError, type StepResult, StepRunner } from "./steps.ts";
 import { IMPORTED_TABLES } from "./tables.ts";
 
-const DATA_OPS_LOCK_KEY = 72_707_370;
+export const DATA_OPS_LOCK_KEY = 72_707_370;
 
 /** The run's session: UTC dates, and memory for big sorts, hash aggregates and index builds. */
 const RUN_SESSION_SETTINGS =
