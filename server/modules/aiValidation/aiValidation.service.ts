@@ -3,7 +3,7 @@
 // answer by a hash of what was asked. Every call is stored (never the key) so the AI Validation
 // Debug page can show and replay it; calls older than AI_LOG_RETENTION_DAYS are deleted.
 import { createHash } from "node:crypto";
-import { EventEmitter } from "node:events";
+import { EventEmitter, setMaxListeners } from "node:events";
 import {
   AI_NOT_CONFIGURED,
   type AiCallDetail,
@@ -32,6 +32,7 @@ import type { Database } from "../../db/database.ts";
 import type { Prisma } from "../../db/generated/client.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { getFieldOptions } from "../templates/templates.service.ts";
+import { CallWriter } from "./call-writer.ts";
 import { type ModelCallResult, ModelClient } from "./model-client.ts";
 import {
   buildLayers,
@@ -136,9 +137,12 @@ export interface AiValidationOptions {
 export class AiValidation {
   readonly client: ModelClient | null;
   private readonly slots: Semaphore;
+  private readonly writer: CallWriter;
   private readonly batches = new Map<number, Batch>();
   private readonly retention: NodeJS.Timeout;
   private readonly firstSweep: NodeJS.Timeout;
+  /** Told of each stored call's timings (the bench reads the app's own share from it). */
+  observe: ((t: CallTimings & { store_ms: number }) => void) | null = null;
 
   constructor(
     private readonly db: Database,
@@ -152,6 +156,7 @@ export class AiValidation {
         })
       : null;
     this.slots = new Semaphore(config.ai?.concurrency ?? 1);
+    this.writer = new CallWriter(db);
     this.retention = setInterval(() => void this.purgeOld().catch(() => {}), 3_600_000);
     this.retention.unref();
     this.firstSweep = setTimeout(() => void this.purgeOld().catch(() => {}), 10_000);
@@ -342,6 +347,8 @@ export class AiValidation {
       },
     });
     const abort = new AbortController();
+    // Every call of the batch listens to the one signal.
+    setMaxListeners(0, abort.signal);
     const events = new EventEmitter<{ progress: [BatchProgress] }>();
     const progress: BatchProgress = {
       batch_id: stored.id,
@@ -418,7 +425,7 @@ export class AiValidation {
       progress.tokens_out += call.result.tokensOut;
       progress.cost = Math.round((progress.cost + call.cost) * 1e6) / 1e6;
       const byRow = new Map((call.result.verdicts ?? []).map((v) => [v.row_id, v]));
-      const cacheRows: Prisma.AiValidationCacheCreateManyInput[] = [];
+      const cacheRows: { key: string; verdict: RowVerdict; call_id: number }[] = [];
       for (const p of group) {
         const verdict = byRow.get(p.row.row_id);
         if (verdict) {
@@ -429,11 +436,7 @@ export class AiValidation {
             error: null,
             call_id: call.id,
           });
-          cacheRows.push({
-            key: p.key,
-            verdict: verdict as unknown as Prisma.InputJsonValue,
-            callId: call.id,
-          });
+          cacheRows.push({ key: p.key, verdict, call_id: call.id });
         } else {
           progress.failed++;
           results.set(p.row.row_id, {
@@ -447,7 +450,12 @@ export class AiValidation {
         progress.done++;
       }
       if (cacheRows.length)
-        await this.db.prisma.aiValidationCache.createMany({ data: cacheRows, skipDuplicates: true });
+        await this.db.prisma.$executeRawUnsafe(
+          `INSERT INTO ai_validation_cache (key, verdict, call_id)
+           SELECT x.key, x.verdict, x.call_id FROM jsonb_to_recordset($1::jsonb) AS x(key text, verdict jsonb, call_id int)
+           ON CONFLICT (key) DO NOTHING`,
+          JSON.stringify(cacheRows),
+        );
       await emit();
     };
 
@@ -530,40 +538,38 @@ export class AiValidation {
       model_ms: Math.round(result.modelMs * 10) / 10,
       overhead_ms: Math.max(0, Math.round((total - result.modelMs - result.waitMs) * 100) / 100),
     };
-    const row = await this.db.prisma.aiValidationCall.create({
-      data: {
-        kind: args.kind,
-        batchId: args.batchId ?? null,
-        importId: args.ctx.importId ?? null,
-        rowIds: args.rowIds,
-        replayOf: args.replayOf ?? null,
-        company: args.ctx.company ?? null,
-        productType: args.ctx.productType ?? null,
-        templateId: args.ctx.templateId ?? null,
-        promptVersions: args.versions as Prisma.InputJsonValue,
-        baseUrl: safeUrl(ai.baseUrl),
-        model: args.model ?? ai.model,
-        mode: result.ok ? result.mode : null,
-        status: result.ok ? "ok" : "failed",
-        latencyMs: Math.round(total),
-        tokensIn: result.tokensIn,
-        tokensOut: result.tokensOut,
-        cost,
-        fieldsChecked: fields,
-        issuesFound: issues,
-        layers: args.layers as unknown as Prisma.InputJsonValue,
-        request: result.request as Prisma.InputJsonValue,
-        responseRaw: result.responseRaw,
-        verdicts: result.verdicts ? (result.verdicts as unknown as Prisma.InputJsonValue) : undefined,
-        error: result.error,
-        attempts: result.attempts as unknown as Prisma.InputJsonValue,
-        timings: timings as unknown as Prisma.InputJsonValue,
-        createdBy: args.ctx.userId ?? null,
-        finishedAt: new Date(),
-      },
-      select: { id: true },
+    const storeStart = performance.now();
+    const id = await this.writer.write({
+      kind: args.kind,
+      batch_id: args.batchId ?? null,
+      import_id: args.ctx.importId ?? null,
+      row_ids: args.rowIds,
+      replay_of: args.replayOf ?? null,
+      company: args.ctx.company ?? null,
+      product_type: args.ctx.productType ?? null,
+      template_id: args.ctx.templateId ?? null,
+      prompt_versions: args.versions,
+      base_url: safeUrl(ai.baseUrl),
+      model: args.model ?? ai.model,
+      mode: result.ok ? result.mode : null,
+      status: result.ok ? "ok" : "failed",
+      latency_ms: Math.round(total),
+      tokens_in: result.tokensIn,
+      tokens_out: result.tokensOut,
+      cost,
+      fields_checked: fields,
+      issues_found: issues,
+      layers: args.layers,
+      request: result.request,
+      response_raw: result.responseRaw,
+      verdicts: result.verdicts,
+      error: result.error,
+      attempts: result.attempts,
+      timings,
+      created_by: args.ctx.userId ?? null,
     });
-    return { id: row.id, result, cost, timings };
+    this.observe?.({ ...timings, store_ms: performance.now() - storeStart });
+    return { id, result, cost, timings };
   }
 
   // ---- replay and connection test ----------------------------------------------------------
