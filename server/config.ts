@@ -50,6 +50,8 @@ const EnvSchema = z.object({
     .default(10 * 1024 * 1024),
   /** Where image files go. Default: DATA_DIR/images */
   IMAGE_DIR: z.string().min(1).optional(),
+  /** Set → each submitted product import's export files are also written here. */
+  EXPORT_DIR: z.string().min(1).optional(),
   /** Set → image files go to this S3-compatible bucket instead of IMAGE_DIR. */
   IMAGE_S3_BUCKET: optionalText.pipe(
     z
@@ -148,6 +150,8 @@ export type AppConfig = {
   clientDist: string;
   sourceDir: string;
   chatSourceDir: string;
+  /** Where submitted imports' export files are written (products.csv, product_categories.csv, images/); null: only downloads. */
+  exportDir: string | null;
   demoData: boolean;
   pipelineStepDelayMs: number;
   imageMaxBytes: number;
@@ -215,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     clientDist: path.resolve(e.CLIENT_DIST),
     sourceDir: path.resolve(e.SOURCE_DIR ?? path.join(e.DATA_DIR, "source")),
     chatSourceDir: path.resolve(e.CHAT_SOURCE_DIR ?? path.join(e.DATA_DIR, "chat-source")),
+    exportDir: e.EXPORT_DIR ? path.resolve(e.EXPORT_DIR) : null,
     demoData: e.DEMO_DATA,
     pipelineStepDelayMs: e.PIPELINE_STEP_DELAY_MS,
     imageMaxBytes: e.IMAGE_MAX_BYTES,

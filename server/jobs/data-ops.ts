@@ -65,6 +65,11 @@ export interface DataOpsOptions {
   asOf?: () => Date;
   log?: { info(msg: string): void; error(obj: unknown, msg: string): void };
   /**
+   * After a Full Update or Full Reset has committed: work that reads the new data (the created
+   * products the source now carries are marked). A failure is logged; the run stays completed.
+   */
+  afterImport?: () => Promise<unknown>;
+  /**
    * The "chat" run type: the chat archive import (server/modules/chat/import). It runs on the run's
    * connection through the same steps, progress, cancel and history as the other runs.
    */
@@ -629,6 +634,10 @@ export class DataOps {
         data: { status: "completed", endedAt: ended },
       });
       currentStep = "";
+      if (run.type !== "chat" && this.opts.afterImport)
+        await this.opts
+          .afterImport()
+          .catch((err) => this.opts.log?.error({ err }, "after-import step failed"));
       run.finished = true;
       emit("complete", `${label} complete`, { rows: totals.total });
       this.opts.log?.info(

@@ -6,6 +6,7 @@ import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
 import { forecastingRouter } from "../modules/forecasting/forecasting.router.ts";
 import { imagesRouter } from "../modules/images/images.router.ts";
 import { metricsRouter } from "../modules/metrics/metrics.router.ts";
+import { productImportRouter } from "../modules/productImport/productImport.router.ts";
 import { promptsRouter } from "../modules/prompts/prompts.router.ts";
 import { templatesRouter } from "../modules/templates/templates.router.ts";
 import { usersRouter } from "../modules/users/users.router.ts";
@@ -22,6 +23,7 @@ export const appRouter = router({
   images: imagesRouter,
   metrics: metricsRouter,
   forecasting: forecastingRouter,
+  productImport: productImportRouter,
   aiValidation: aiValidationRouter,
 });
 
