@@ -8,6 +8,7 @@ import { type Database, isConnectionLoss, type SqlConnection } from "../db/datab
 import type { Prisma } from "../db/generated/client.ts";
 import { conflict } from "../errors.ts";
 import { assertRunnableSettings } from "../modules/config/planning-parameters.ts";
+import { ABSORB_RECEIPTS_SQL } from "../modules/purchasing/open-orders.ts";
 import { CALC_MODULES, type CalcModule, checkModuleOrder, recordCalculation } from "./calculate.ts";
 import {
   checkReferences,
@@ -43,7 +44,7 @@ import type { DataSource } from "./source.ts";
 import { CancelledError, type StepResult, StepRunner } from "./steps.ts";
 import { IMPORTED_TABLES } from "./tables.ts";
 
-export const DATA_OPS_LOCK_KEY = 72_707_370;
+const DATA_OPS_LOCK_KEY = 72_707_370;
 
 /** The run's session: UTC dates, and memory for big sorts, hash aggregates and index builds. */
 const RUN_SESSION_SETTINGS =
@@ -494,6 +495,8 @@ export class DataOps {
         calcFrom = steps.results.length;
         calcTo = -1;
         calcStarted = Date.now();
+        // Receipts recorded here before this run started are in the source's stock from now on.
+        await tx.query(ABSORB_RECEIPTS_SQL, [started]);
         const away = (m: CalcModule) => Boolean(beside?.runs(m.name));
         const deferred = await dropPlainIndexes(
           tx,

@@ -12,6 +12,7 @@ import {
   loadGlobalSettingValues,
 } from "../../modules/config/planning-parameters.ts";
 import { activeOverridesSql, calendarWeeks } from "../../modules/forecasting/forecast-weeks.ts";
+import { APP_OPEN_LINES_SQL } from "../../modules/purchasing/open-orders.ts";
 import type { CalcModule } from "../calculate.ts";
 import { createParametersTable, setLocal, utcDay } from "./context.ts";
 import { LEAD_TIMES_TABLE } from "./lead-times.ts";
@@ -41,7 +42,7 @@ const ABC_BASIS_COLUMN: Record<GlobalSettingValues["abc_calculation_basis"], str
  * min(max(hw − (i − 1), 0), 1) (whole weeks 1, the week H ends in its fraction, later weeks 0), and
  * week 13 repeats for the max(hw − 13, 0) weeks beyond it. One expression, no per-row subquery.
  */
-const HORIZON_FORECAST = [
+export const HORIZON_FORECAST = [
   ...Array.from({ length: 13 }, (_, i) => `f.weekly[${i + 1}] * LEAST(GREATEST(dm.hw - ${i}, 0), 1)`),
   "f.weekly[13] * GREATEST(dm.hw - 13, 0)",
 ].join("\n               + ");
@@ -53,7 +54,7 @@ const TEMP_TABLES = ["calc_plan_base", "calc_plan_arrivals", "calc_plan_stockout
  * overridden calendar week adds (final − system) × the share of its 7 days inside the horizon
  * (days D0 + 1 … D0 + H; the week starts s days after D0 + 1).
  */
-const OVERRIDE_ADJUSTMENT = `COALESCE((SELECT sum(u.delta * LEAST(GREATEST(dm.h - u.s, 0), 7) / 7.0)
+export const OVERRIDE_ADJUSTMENT = `COALESCE((SELECT sum(u.delta * LEAST(GREATEST(dm.h - u.s, 0), 7) / 7.0)
   FROM unnest(ov.s, ov.delta) AS u(s, delta)), 0)`;
 
 export const planningModule: CalcModule = {
@@ -200,14 +201,21 @@ export const planningModule: CalcModule = {
          SELECT po_line_id, SUM(qty) AS qty FROM receivings
          WHERE received_date <= $1::date AND po_line_id IN (SELECT id FROM open_lines)
          GROUP BY po_line_id
+       ),
+       -- Imported open lines, then the open lines of app POs that count (open-orders.ts).
+       incoming AS (
+         SELECT l.pid, l.date_expected, l.date_ordered, l.ordered_qty - COALESCE(r.qty, 0) AS qty
+         FROM open_lines l
+         LEFT JOIN received r ON r.po_line_id = l.id
+         WHERE l.ordered_qty > COALESCE(r.qty, 0)
+         UNION ALL
+         SELECT pid, date_expected, date_ordered, open_qty FROM (${APP_OPEN_LINES_SQL}) app
        )
        SELECT l.pid,
          GREATEST(COALESCE(l.date_expected, l.date_ordered + ceil(b.lt)::int), $1::date + 1) AS day,
-         SUM(l.ordered_qty - COALESCE(r.qty, 0)) AS qty
-       FROM open_lines l
+         SUM(l.qty) AS qty
+       FROM incoming l
        JOIN calc_plan_base b ON b.pid = l.pid AND b.on_hand > 0 AND b.d > 0
-       LEFT JOIN received r ON r.po_line_id = l.id
-       WHERE l.ordered_qty > COALESCE(r.qty, 0)
        GROUP BY 1, 2`,
       [d0],
     );

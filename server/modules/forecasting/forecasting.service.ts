@@ -34,7 +34,7 @@ import {
   overrideInput,
   overrideListInput,
 } from "../../../shared/forecasting.ts";
-import type { Database, SqlConnection } from "../../db/database.ts";
+import type { Database } from "../../db/database.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import {
   activeOverridesSql,
@@ -699,77 +699,68 @@ function parseOverride(raw: unknown): OverrideInput {
   return parsed.data;
 }
 
+const TX_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
+
 /**
- * POST an override: one group and its per-product rows in one transaction (nothing is half-saved),
- * then the edited products' planning rows are recomputed (refreshPlanningRows).
+ * POST an override: one group and its per-product rows, and the edited products' planning rows
+ * recomputed (refreshPlanningRows), in one transaction: nothing is half-saved.
  */
 export async function createOverride(db: Database, user: CurrentUser, raw: unknown): Promise<OverrideResult> {
   const input = parseOverride(raw);
-  const { scope, products } = await planOverride(db, input);
-  const conn = await db.connect();
-  let id: number;
-  try {
-    id = await conn.transaction(async (tx) => {
-      const [group] = await tx.query<{ id: number }>(
-        `INSERT INTO forecast_override_groups (scope_kind, scope_id, scope_name, weeks, reason, expires_on, created_by, created_by_name)
-         VALUES ($1, $2::int, $3, $4::jsonb, $5, $6::date, $7::int, $8) RETURNING id`,
-        [
-          scope.kind,
-          scope.id,
-          scope.name,
-          JSON.stringify(input.weeks),
-          input.reason,
-          input.expires_on ?? null,
-          user.id,
-          user.username,
-        ],
-      );
-      const pids: number[] = [];
-      const weeks: string[] = [];
-      const units: (number | null)[] = [];
-      const pcts: (number | null)[] = [];
-      for (const p of products)
-        for (const w of p.weeks) {
-          pids.push(p.pid);
-          weeks.push(w.week_start);
-          units.push(w.units);
-          pcts.push(w.pct);
-        }
-      await tx.query(
-        `INSERT INTO forecast_overrides (group_id, pid, week_start, units, pct)
-         SELECT $1::int, * FROM unnest($2::int[], $3::date[], $4::float8[], $5::float8[])`,
-        [group!.id, pids, weeks, units, pcts],
-      );
-      return group!.id;
-    });
-  } finally {
-    await conn.release();
-  }
-  await refreshPlanningRows(
-    db,
-    products.map((p) => p.pid),
-  );
+  const { cal, scope, products } = await planOverride(db, input);
+  const pids: number[] = [];
+  const weeks: string[] = [];
+  const units: (number | null)[] = [];
+  const pcts: (number | null)[] = [];
+  for (const p of products)
+    for (const w of p.weeks) {
+      pids.push(p.pid);
+      weeks.push(w.week_start);
+      units.push(w.units);
+      pcts.push(w.pct);
+    }
+  const id = await db.prisma.$transaction(async (tx) => {
+    const [group] = await tx.$queryRawUnsafe<{ id: number }[]>(
+      `INSERT INTO forecast_override_groups (scope_kind, scope_id, scope_name, weeks, reason, expires_on, created_by, created_by_name)
+       VALUES ($1, $2::int, $3, $4::jsonb, $5, $6::date, $7::int, $8) RETURNING id`,
+      scope.kind,
+      scope.id,
+      scope.name,
+      JSON.stringify(input.weeks),
+      input.reason,
+      input.expires_on ?? null,
+      user.id,
+      user.username,
+    );
+    await tx.$executeRawUnsafe(
+      `INSERT INTO forecast_overrides (group_id, pid, week_start, units, pct)
+       SELECT $1::int, * FROM unnest($2::int[], $3::date[], $4::float8[], $5::float8[])`,
+      group!.id,
+      pids,
+      weeks,
+      units,
+      pcts,
+    );
+    await refreshPlanningRows(tx, cal, scope.pids);
+    return group!.id;
+  }, TX_OPTIONS);
   return { id, products };
 }
 
 /** DELETE an override group (all its products' weeks); the products' planning rows are recomputed. */
 export async function deleteOverride(db: Database, id: number): Promise<{ id: number; products: number[] }> {
-  const conn = await db.connect();
-  let pids: number[];
-  try {
-    pids = await conn.transaction(async (tx) => {
-      const rows = await tx.query<{ pid: number }>(
-        "SELECT DISTINCT pid FROM forecast_overrides WHERE group_id = $1::int ORDER BY pid",
-        [id],
-      );
-      const gone = await tx.execute("DELETE FROM forecast_override_groups WHERE id = $1::int", [id]);
-      if (gone === 0) throw notFound(`Override ${id} not found`);
-      return rows.map((r) => r.pid);
-    });
-  } finally {
-    await conn.release();
-  }
-  await refreshPlanningRows(db, pids);
+  const cal = await forecastCalendar(db);
+  const pids = await db.prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRawUnsafe<{ pid: number }[]>(
+      "SELECT DISTINCT pid FROM forecast_overrides WHERE group_id = $1::int ORDER BY pid",
+      id,
+    );
+    const gone = await tx.$executeRawUnsafe("DELETE FROM forecast_override_groups WHERE id = $1::int", id);
+    if (gone === 0) throw notFound(`Override ${id} not found`);
+    const pids = rows.map((r) => r.pid);
+    if (cal) await refreshPlanningRows(tx, cal, pids);
+    return pids;
+  }, TX_OPTIONS);
   return { id, products: pids };
 }
 
@@ -882,5 +873,3 @@ export async function forecastAccuracy(db: Database, raw: AccuracyInput): Promis
     trend,
   };
 }
-
-export type { SqlConnection };
