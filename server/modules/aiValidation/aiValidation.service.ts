@@ -738,7 +738,32 @@ export class AiValidation {
 
 // ---- reading the log ---------------------------------------------------------------------
 
-type CallRow = Awaited<ReturnType<Database["prisma"]["aiValidationCall"]["findFirstOrThrow"]>>;
+/** The columns of the runs list: never the layers, request or response of 50 calls at once. */
+const SUMMARY_SELECT = {
+  id: true,
+  createdAt: true,
+  kind: true,
+  importId: true,
+  batchId: true,
+  rowIds: true,
+  replayOf: true,
+  company: true,
+  productType: true,
+  templateId: true,
+  promptVersions: true,
+  model: true,
+  mode: true,
+  status: true,
+  latencyMs: true,
+  tokensIn: true,
+  tokensOut: true,
+  cost: true,
+  fieldsChecked: true,
+  issuesFound: true,
+  error: true,
+} satisfies Prisma.AiValidationCallSelect;
+
+type CallRow = Prisma.AiValidationCallGetPayload<{ select: typeof SUMMARY_SELECT }>;
 
 function toSummary(r: CallRow, names: Map<string, string>): AiCallSummary {
   return {
@@ -798,6 +823,7 @@ export async function listCalls(db: Database, input: ListCallsInput): Promise<Ai
   const [total, rows] = await Promise.all([
     db.prisma.aiValidationCall.count({ where }),
     db.prisma.aiValidationCall.findMany({
+      select: SUMMARY_SELECT,
       where,
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       skip: (q.page - 1) * q.pageSize,
