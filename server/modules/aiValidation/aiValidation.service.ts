@@ -75,6 +75,8 @@ export interface BatchProgress {
   tokens_in: number;
   tokens_out: number;
   cost: number;
+  /** Set on the last event of an import's run: the verdicts are in the import's rows. */
+  saved?: boolean;
 }
 
 export interface Estimate {
@@ -90,6 +92,9 @@ export interface Estimate {
 
 export interface Batch {
   id: number;
+  importId: number | null;
+  /** When an import's run has written its verdicts into the rows. */
+  savedAt?: Date;
   progress: BatchProgress;
   events: EventEmitter<{ progress: [BatchProgress] }>;
   results: Promise<RowResult[]>;
@@ -190,6 +195,21 @@ export class AiValidation {
 
   getBatch(id: number): Batch | undefined {
     return this.batches.get(id);
+  }
+
+  /** The run in progress on this instance for an import, if any. */
+  runningBatchFor(importId: number): Batch | undefined {
+    for (const b of this.batches.values())
+      if (b.importId === importId && b.progress.status === "running") return b;
+    return undefined;
+  }
+
+  /** The latest run of an import on this instance (running or finished in the last minute). */
+  latestBatchFor(importId: number): Batch | undefined {
+    let latest: Batch | undefined;
+    for (const b of this.batches.values())
+      if (b.importId === importId && (!latest || b.id > latest.id)) latest = b;
+    return latest;
   }
 
   /** Calls and cache entries older than AI_LOG_RETENTION_DAYS go. Returns the calls deleted. */
@@ -488,6 +508,7 @@ export class AiValidation {
 
     const batch: Batch = {
       id: stored.id,
+      importId: ctx.importId ?? null,
       progress,
       events,
       results: finished,
