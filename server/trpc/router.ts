@@ -3,6 +3,7 @@ import { authRouter } from "../modules/auth/auth.router.ts";
 import { chatRouter } from "../modules/chat/chat.router.ts";
 import { configRouter } from "../modules/config/config.router.ts";
 import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
+import { forecastingRouter } from "../modules/forecasting/forecasting.router.ts";
 import { imagesRouter } from "../modules/images/images.router.ts";
 import { metricsRouter } from "../modules/metrics/metrics.router.ts";
 import { productImportRouter } from "../modules/productImport/productImport.router.ts";
@@ -22,6 +23,7 @@ export const appRouter = router({
   prompts: promptsRouter,
   images: imagesRouter,
   metrics: metricsRouter,
+  forecasting: forecastingRouter,
   purchasing: purchasingRouter,
   productImport: productImportRouter,
   aiValidation: aiValidationRouter,
