@@ -2,7 +2,7 @@ import { Button } from "@client/components/ui/button.tsx";
 import { Logo, PRODUCT_NAME } from "@client/features/layout/logo.tsx";
 import { Link } from "@tanstack/react-router";
 
-/** /small: a compact dashboard outside the layout (its content is filled by a later issue). */
+/** /small: a compact dashboard outside the layout. */
 export function CompactDashboard() {
   return (
     <div className="min-h-svh bg-muted/40">
