@@ -4,6 +4,7 @@ import type { SqlConnection } from "../db/database.ts";
 import { utcDay, utcMidnight } from "./planning/context.ts";
 import { PLANNING_MODULES } from "./planning/index.ts";
 import { productSearchModule } from "./product-search.ts";
+import { salesSeriesModule, stockSeriesModule } from "./series.ts";
 
 export interface CalcContext {
   conn: SqlConnection;
@@ -161,6 +162,8 @@ export const CALC_MODULES: readonly CalcModule[] = [
   productMetricsModule,
   ...PLANNING_MODULES,
   productSearchModule,
+  stockSeriesModule,
+  salesSeriesModule,
 ];
 
 export async function recordCalculation(
