@@ -11,6 +11,7 @@ import { AppError } from "./errors.ts";
 import authHooks, { isApiPath } from "./http/auth-hooks.ts";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./http/errors.ts";
 import inputGuard from "./http/input-guard.ts";
+import { aiValidationRestRoutes } from "./modules/aiValidation/aiValidation.rest.ts";
 import { authRestRoutes } from "./modules/auth/auth.rest.ts";
 import { chatRestRoutes } from "./modules/chat/chat.rest.ts";
 import { configRestRoutes } from "./modules/config/config.rest.ts";
@@ -138,6 +139,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   await app.register(async (scope) => imagesRestRoutes(scope, services));
   await app.register(async (scope) => metricsRestRoutes(scope, services));
   await app.register(async (scope) => dashboardRestRoutes(scope, services));
+  await app.register(async (scope) => aiValidationRestRoutes(scope, services));
 
   if (hasClient) {
     await app.declareStaticRoutes(() =>

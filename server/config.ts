@@ -76,6 +76,31 @@ const EnvSchema = z.object({
       .refine((p) => !p.split("/").some((s) => s === "." || s === ".."), "must not contain . or .. segments")
       .optional(),
   ),
+  /** Any OpenAI-compatible chat-completions endpoint, e.g. http://localhost:11434/v1 (Ollama). */
+  AI_BASE_URL: optionalText.pipe(
+    z
+      .url({
+        protocol: /^https?$/,
+        error: "must be an http:// or https:// URL, e.g. http://localhost:11434/v1",
+      })
+      .refine((u) => !/[?#]/.test(u), "must not have a query or fragment")
+      .refine((u) => !/^https?:\/\/[^/]*@/.test(u), "must not hold credentials (use AI_API_KEY)")
+      .optional(),
+  ),
+  AI_API_KEY: optionalText,
+  AI_MODEL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v.trim()))
+    .pipe(z.string().max(200, "must be at most 200 characters").optional()),
+  AI_TIMEOUT_MS: z.coerce.number().int().min(1000, "must be at least 1000").max(600_000).default(60_000),
+  AI_CONCURRENCY: z.coerce.number().int().min(1, "must be 1 to 64").max(64, "must be 1 to 64").default(4),
+  AI_ROWS_PER_CALL: z.coerce.number().int().min(1, "must be 1 to 20").max(20, "must be 1 to 20").default(1),
+  AI_PRICE_INPUT_PER_MTOK: z.coerce.number().min(0, "must be 0 or more").max(10_000).optional(),
+  AI_PRICE_OUTPUT_PER_MTOK: z.coerce.number().min(0, "must be 0 or more").max(10_000).optional(),
+  AI_LOG_RETENTION_DAYS: z.coerce.number().int().min(1, "must be 1 or more").max(3650).default(30),
+  AI_MAX_ATTEMPTS: z.coerce.number().int().min(1, "must be 1 to 10").max(10, "must be 1 to 10").default(3),
+  AI_RETRY_BASE_MS: z.coerce.number().int().min(0).max(60_000).default(500),
 });
 
 const S3_REQUIRED = ["IMAGE_S3_ENDPOINT", "IMAGE_S3_ACCESS_KEY_ID", "IMAGE_S3_SECRET_ACCESS_KEY"] as const;
@@ -83,6 +108,14 @@ const S3_VARIABLES = [...S3_REQUIRED, "IMAGE_S3_REGION", "IMAGE_S3_PREFIX"] as c
 
 /** A bucket needs an endpoint and credentials; S3 settings without a bucket are a mistake, not a no-op. */
 const EnvSchemaChecked = EnvSchema.superRefine((e, ctx) => {
+  if (e.AI_BASE_URL && !e.AI_MODEL)
+    ctx.addIssue({
+      code: "custom",
+      path: ["AI_MODEL"],
+      message: "must name the model when AI_BASE_URL is set (e.g. llama3.1 or gpt-4o-mini)",
+    });
+  if (!e.AI_BASE_URL && e.AI_MODEL)
+    ctx.addIssue({ code: "custom", path: ["AI_BASE_URL"], message: "required when AI_MODEL is set" });
   if (e.IMAGE_S3_BUCKET) {
     for (const name of S3_REQUIRED)
       if (!e[name])
@@ -129,7 +162,26 @@ export type AppConfig = {
     /** Empty or ending with "/". */
     prefix: string;
   } | null;
+  /** Null when AI_BASE_URL is unset: the AI step is skipped and says so. */
+  ai: AiConfig | null;
+  aiLogRetentionDays: number;
+  /** Tries per model call (timeouts, 429, 5xx, unparseable answers). */
+  aiMaxAttempts: number;
+  /** First back-off pause between tries; doubled each time. */
+  aiRetryBaseMs: number;
 };
+
+export interface AiConfig {
+  baseUrl: string;
+  apiKey: string | undefined;
+  model: string;
+  timeoutMs: number;
+  concurrency: number;
+  rowsPerCall: number;
+  /** Currency units per million tokens; 0 when unset. */
+  priceInputPerMTok: number;
+  priceOutputPerMTok: number;
+}
 
 export class ConfigError extends Error {}
 
@@ -179,5 +231,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             : "",
         }
       : null,
+    ai:
+      e.AI_BASE_URL && e.AI_MODEL
+        ? {
+            baseUrl: e.AI_BASE_URL.replace(/\/+$/, ""),
+            apiKey: e.AI_API_KEY,
+            model: e.AI_MODEL,
+            timeoutMs: e.AI_TIMEOUT_MS,
+            concurrency: e.AI_CONCURRENCY,
+            rowsPerCall: e.AI_ROWS_PER_CALL,
+            priceInputPerMTok: e.AI_PRICE_INPUT_PER_MTOK ?? 0,
+            priceOutputPerMTok: e.AI_PRICE_OUTPUT_PER_MTOK ?? 0,
+          }
+        : null,
+    aiLogRetentionDays: e.AI_LOG_RETENTION_DAYS,
+    aiMaxAttempts: e.AI_MAX_ATTEMPTS,
+    aiRetryBaseMs: e.AI_RETRY_BASE_MS,
   };
 }

@@ -1,3 +1,4 @@
+import { aiValidationRouter } from "../modules/aiValidation/aiValidation.router.ts";
 import { authRouter } from "../modules/auth/auth.router.ts";
 import { chatRouter } from "../modules/chat/chat.router.ts";
 import { configRouter } from "../modules/config/config.router.ts";
@@ -21,6 +22,7 @@ export const appRouter = router({
   images: imagesRouter,
   metrics: metricsRouter,
   dashboard: dashboardRouter,
+  aiValidation: aiValidationRouter,
 });
 
 export type AppRouter = typeof appRouter;
