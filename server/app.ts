@@ -19,7 +19,9 @@ import { dashboardRestRoutes } from "./modules/dashboard/dashboard.rest.ts";
 import { dataOpsRestRoutes } from "./modules/dataOps/dataOps.rest.ts";
 import { imagesRestRoutes } from "./modules/images/images.rest.ts";
 import { metricsRestRoutes } from "./modules/metrics/metrics.rest.ts";
+import { productImportRestRoutes } from "./modules/productImport/productImport.rest.ts";
 import { promptsRestRoutes } from "./modules/prompts/prompts.rest.ts";
+import { purchasingRestRoutes } from "./modules/purchasing/purchasing.rest.ts";
 import { templatesRestRoutes } from "./modules/templates/templates.rest.ts";
 import { usersRestRoutes } from "./modules/users/users.rest.ts";
 import { type AppServices, closeServices, createServices } from "./services.ts";
@@ -139,6 +141,8 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   await app.register(async (scope) => imagesRestRoutes(scope, services));
   await app.register(async (scope) => metricsRestRoutes(scope, services));
   await app.register(async (scope) => dashboardRestRoutes(scope, services));
+  await app.register(async (scope) => purchasingRestRoutes(scope, services));
+  await app.register(async (scope) => productImportRestRoutes(scope, services));
   await app.register(async (scope) => aiValidationRestRoutes(scope, services));
 
   if (hasClient) {

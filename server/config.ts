@@ -50,6 +50,8 @@ const EnvSchema = z.object({
     .default(10 * 1024 * 1024),
   /** Where image files go. Default: DATA_DIR/images */
   IMAGE_DIR: z.string().min(1).optional(),
+  /** Set → each submitted product import's export files are also written here. */
+  EXPORT_DIR: z.string().min(1).optional(),
   /** Set → image files go to this S3-compatible bucket instead of IMAGE_DIR. */
   IMAGE_S3_BUCKET: optionalText.pipe(
     z
@@ -76,6 +78,9 @@ const EnvSchema = z.object({
       .refine((p) => !p.split("/").some((s) => s === "." || s === ".."), "must not contain . or .. segments")
       .optional(),
   ),
+  /** The shop's name and address printed on purchase orders (PDF, print view). */
+  SHOP_NAME: z.string().trim().max(200, "at most 200 characters").default("Back Office"),
+  SHOP_ADDRESS: z.string().trim().max(1000, "at most 1000 characters").default(""),
   /** Any OpenAI-compatible chat-completions endpoint, e.g. http://localhost:11434/v1 (Ollama). */
   AI_BASE_URL: optionalText.pipe(
     z
@@ -148,10 +153,14 @@ export type AppConfig = {
   clientDist: string;
   sourceDir: string;
   chatSourceDir: string;
+  /** Where submitted imports' export files are written (products.csv, product_categories.csv, images/); null: only downloads. */
+  exportDir: string | null;
   demoData: boolean;
   pipelineStepDelayMs: number;
   imageMaxBytes: number;
   imageDir: string;
+  /** SHOP_NAME and SHOP_ADDRESS (lines separated by "\n" or ";") */
+  shop: { name: string; address: string };
   /** Set when IMAGE_S3_BUCKET is: the bucket replaces IMAGE_DIR. */
   imageS3: {
     endpoint: string;
@@ -215,10 +224,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     clientDist: path.resolve(e.CLIENT_DIST),
     sourceDir: path.resolve(e.SOURCE_DIR ?? path.join(e.DATA_DIR, "source")),
     chatSourceDir: path.resolve(e.CHAT_SOURCE_DIR ?? path.join(e.DATA_DIR, "chat-source")),
+    exportDir: e.EXPORT_DIR ? path.resolve(e.EXPORT_DIR) : null,
     demoData: e.DEMO_DATA,
     pipelineStepDelayMs: e.PIPELINE_STEP_DELAY_MS,
     imageMaxBytes: e.IMAGE_MAX_BYTES,
     imageDir: path.resolve(e.IMAGE_DIR ?? path.join(e.DATA_DIR, "images")),
+    shop: {
+      name: e.SHOP_NAME || "Back Office",
+      address: e.SHOP_ADDRESS.replace(/\\n/g, "\n")
+        .split(/\n|;/)
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join("\n"),
+    },
     imageS3: e.IMAGE_S3_BUCKET
       ? {
           endpoint: e.IMAGE_S3_ENDPOINT!,

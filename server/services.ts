@@ -7,6 +7,7 @@ import { AiValidation } from "./modules/aiValidation/aiValidation.service.ts";
 import { LoginLimiter } from "./modules/auth/auth.service.ts";
 import { SessionWatch } from "./modules/auth/session-watch.ts";
 import { CHAT_STEP_COUNT, runChatImport } from "./modules/chat/import/chat-import.ts";
+import { matchCreatedProducts } from "./modules/productImport/submit.ts";
 import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
 import { S3ImageStorage } from "./storage/s3-image-storage.ts";
 
@@ -35,6 +36,7 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     source: () => new CsvFolderSource(config.sourceDir),
     stepDelayMs: config.pipelineStepDelayMs,
     log,
+    afterImport: () => matchCreatedProducts(db),
     chat: {
       stepCount: CHAT_STEP_COUNT,
       run: (ctx) => runChatImport({ ...ctx, dir: config.chatSourceDir }),

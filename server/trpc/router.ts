@@ -6,7 +6,9 @@ import { dashboardRouter } from "../modules/dashboard/dashboard.router.ts";
 import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
 import { imagesRouter } from "../modules/images/images.router.ts";
 import { metricsRouter } from "../modules/metrics/metrics.router.ts";
+import { productImportRouter } from "../modules/productImport/productImport.router.ts";
 import { promptsRouter } from "../modules/prompts/prompts.router.ts";
+import { purchasingRouter } from "../modules/purchasing/purchasing.router.ts";
 import { templatesRouter } from "../modules/templates/templates.router.ts";
 import { usersRouter } from "../modules/users/users.router.ts";
 import { router } from "./trpc.ts";
@@ -22,6 +24,8 @@ export const appRouter = router({
   images: imagesRouter,
   metrics: metricsRouter,
   dashboard: dashboardRouter,
+  purchasing: purchasingRouter,
+  productImport: productImportRouter,
   aiValidation: aiValidationRouter,
 });
 
