@@ -11,6 +11,7 @@ import {
   type GlobalSettingValues,
   loadGlobalSettingValues,
 } from "../../modules/config/planning-parameters.ts";
+import { activeOverridesSql, calendarWeeks } from "../../modules/forecasting/forecast-weeks.ts";
 import { APP_OPEN_LINES_SQL } from "../../modules/purchasing/open-orders.ts";
 import type { CalcModule } from "../calculate.ts";
 import { createParametersTable, setLocal, utcDay } from "./context.ts";
@@ -41,12 +42,20 @@ const ABC_BASIS_COLUMN: Record<GlobalSettingValues["abc_calculation_basis"], str
  * min(max(hw − (i − 1), 0), 1) (whole weeks 1, the week H ends in its fraction, later weeks 0), and
  * week 13 repeats for the max(hw − 13, 0) weeks beyond it. One expression, no per-row subquery.
  */
-const HORIZON_FORECAST = [
+export const HORIZON_FORECAST = [
   ...Array.from({ length: 13 }, (_, i) => `f.weekly[${i + 1}] * LEAST(GREATEST(dm.hw - ${i}, 0), 1)`),
   "f.weekly[13] * GREATEST(dm.hw - 13, 0)",
 ].join("\n               + ");
 
-const TEMP_TABLES = ["calc_plan_base", "calc_plan_arrivals", "calc_plan_stockout"];
+const TEMP_TABLES = ["calc_plan_base", "calc_plan_arrivals", "calc_plan_stockout", "calc_plan_overrides"];
+
+/**
+ * F(H)'s change from the forecast overrides in force (docs/metrics.md "Forecasting page"): each
+ * overridden calendar week adds (final − system) × the share of its 7 days inside the horizon
+ * (days D0 + 1 … D0 + H; the week starts s days after D0 + 1).
+ */
+export const OVERRIDE_ADJUSTMENT = `COALESCE((SELECT sum(u.delta * LEAST(GREATEST(dm.h - u.s, 0), 7) / 7.0)
+  FROM unnest(ov.s, ov.delta) AS u(s, delta)), 0)`;
 
 export const planningModule: CalcModule = {
   name: "planning",
@@ -71,6 +80,20 @@ export const planningModule: CalcModule = {
     );
     const sh = found?.sh ? "sh" : "pm";
     const lt = found?.lt ? "lt" : "pm";
+
+    // The forecast overrides in force, per product: each overridden week's start (days after D0 + 1)
+    // and change. Only when there are any: without overrides F(H) is the forecast's alone.
+    const cal = calendarWeeks(d0);
+    await conn.query(
+      `CREATE TEMP TABLE calc_plan_overrides ON COMMIT DROP AS
+       SELECT pid, array_agg(${cal.r} + 7 * (j - 1)) AS s, array_agg(final - system) AS delta
+       FROM (${activeOverridesSql("$1::date", `${cal.r}`)}) a
+       WHERE final <> system
+       GROUP BY pid`,
+      [cal.weeks[0]],
+    );
+    const [ovCount] = await conn.query<{ n: number }>("SELECT count(*)::int AS n FROM calc_plan_overrides");
+    const overrides = (ovCount?.n ?? 0) > 0;
 
     // One row per product with everything the rules need, each costly figure computed once:
     // - d (§5): d̄, or for a new product its category profile. Primary category = the linked
@@ -149,15 +172,16 @@ export const planningModule: CalcModule = {
               WHEN NOT dm.is_new AND dm.in_stock_days_90 >= 30
                 THEN GREATEST(ceil($1::numeric * sqrt(dm.lt * dm.sd * dm.sd + dm.dbar * dm.dbar * dm.slt * dm.slt)), 0)
               ELSE GREATEST(ceil(dm.safety_stock_days * dm.d), 0) END::int AS ss,
-         CASE WHEN dm.is_new OR f.weekly IS NULL THEN round(dm.d * dm.h, 2)
-              ELSE round((${HORIZON_FORECAST})::numeric, 2) END AS f_h,
+         ${overrides ? "GREATEST(0, round((" : ""}CASE WHEN dm.is_new OR f.weekly IS NULL THEN round(dm.d * dm.h, 2)
+              ELSE round((${HORIZON_FORECAST})::numeric, 2) END${overrides ? ` + (${OVERRIDE_ADJUSTMENT})::numeric), 2))` : ""} AS f_h,
          f.method AS forecast_method,
          dm.basis,
          COALESCE(SUM(GREATEST(dm.basis, 0)) OVER (ORDER BY dm.basis DESC, dm.pid
            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS abc_before,
          SUM(GREATEST(dm.basis, 0)) OVER () AS abc_total
        FROM dm
-       LEFT JOIN product_forecasts f ON f.pid = dm.pid`,
+       LEFT JOIN product_forecasts f ON f.pid = dm.pid
+       ${overrides ? "LEFT JOIN calc_plan_overrides ov ON ov.pid = dm.pid" : ""}`,
       [String(z)],
     );
     await conn.exec("ALTER TABLE calc_plan_base ADD PRIMARY KEY (pid)");
