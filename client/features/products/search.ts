@@ -25,6 +25,8 @@ export const ProductsSearchSchema = z.object({
   /** Only this vendor's / brand's products (the links of the Vendors and Brands pages). */
   vendor: z.catch(z.optional(idParam), undefined),
   brand: z.catch(z.optional(idParam), undefined),
+  /** "Show non-merchandise": also list postage, fees, services and gift cards. */
+  nonMerchandise: z.catch(z.optional(z.boolean()), undefined),
   sort: z.catch(z.optional(z.enum(PRODUCT_METRIC_SORTS)), undefined),
   dir: z.catch(z.optional(z.enum(SORT_DIRECTIONS)), undefined),
 });
@@ -40,6 +42,7 @@ export function listInputOf(search: ProductsSearch, pageSize: number): ProductMe
     abc: search.abc,
     vendorId: search.vendor,
     brandId: search.brand,
+    nonMerchandise: search.nonMerchandise === true,
     sort: search.sort ?? DEFAULT_SORT,
     dir: search.dir ?? DEFAULT_DIR,
   };
@@ -54,6 +57,7 @@ export function cleanSearch(search: ProductsSearch): ProductsSearch {
   if (search.abc) out.abc = search.abc;
   if (search.vendor) out.vendor = search.vendor;
   if (search.brand) out.brand = search.brand;
+  if (search.nonMerchandise) out.nonMerchandise = true;
   const sort = search.sort ?? DEFAULT_SORT;
   const dir = search.dir ?? DEFAULT_DIR;
   if (sort !== DEFAULT_SORT || dir !== DEFAULT_DIR) {
