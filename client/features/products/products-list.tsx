@@ -296,18 +296,17 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
             className="sm:w-96"
             onSearch={(q) => set({ q: q || undefined }, { replace: true })}
           />
+          <label className="flex shrink-0 items-center gap-2 text-sm text-muted-foreground">
+            <Switch
+              checked={search.nonMerchandise === true}
+              onCheckedChange={(on) => set({ nonMerchandise: on ? true : undefined })}
+              data-testid="non-merchandise-filter"
+              aria-label="Show non-merchandise"
+            />
+            <span>Show non-merchandise</span>
+          </label>
           <div className="flex min-w-0 items-center gap-2">
             <AbcFilter value={search.abc} onChange={(abc) => set({ abc })} />
-            <label className="flex shrink-0 items-center gap-2 text-sm text-muted-foreground">
-              <Switch
-                checked={search.nonMerchandise === true}
-                onCheckedChange={(on) => set({ nonMerchandise: on ? true : undefined })}
-                data-testid="non-merchandise-filter"
-                aria-label="Show non-merchandise"
-              />
-              <span className="hidden sm:inline">Show non-merchandise</span>
-              <span className="sm:hidden">Non-merch.</span>
-            </label>
             {isMobile && (
               <MobileSort
                 sort={sort}
