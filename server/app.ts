@@ -16,10 +16,12 @@ import { authRestRoutes } from "./modules/auth/auth.rest.ts";
 import { chatRestRoutes } from "./modules/chat/chat.rest.ts";
 import { configRestRoutes } from "./modules/config/config.rest.ts";
 import { dataOpsRestRoutes } from "./modules/dataOps/dataOps.rest.ts";
+import { forecastingRestRoutes } from "./modules/forecasting/forecasting.rest.ts";
 import { imagesRestRoutes } from "./modules/images/images.rest.ts";
 import { metricsRestRoutes } from "./modules/metrics/metrics.rest.ts";
 import { productImportRestRoutes } from "./modules/productImport/productImport.rest.ts";
 import { promptsRestRoutes } from "./modules/prompts/prompts.rest.ts";
+import { purchasingRestRoutes } from "./modules/purchasing/purchasing.rest.ts";
 import { templatesRestRoutes } from "./modules/templates/templates.rest.ts";
 import { usersRestRoutes } from "./modules/users/users.rest.ts";
 import { type AppServices, closeServices, createServices } from "./services.ts";
@@ -138,6 +140,8 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   await app.register(async (scope) => promptsRestRoutes(scope, services));
   await app.register(async (scope) => imagesRestRoutes(scope, services));
   await app.register(async (scope) => metricsRestRoutes(scope, services));
+  await app.register(async (scope) => forecastingRestRoutes(scope, services));
+  await app.register(async (scope) => purchasingRestRoutes(scope, services));
   await app.register(async (scope) => productImportRestRoutes(scope, services));
   await app.register(async (scope) => aiValidationRestRoutes(scope, services));
 

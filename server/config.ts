@@ -78,6 +78,9 @@ const EnvSchema = z.object({
       .refine((p) => !p.split("/").some((s) => s === "." || s === ".."), "must not contain . or .. segments")
       .optional(),
   ),
+  /** The shop's name and address printed on purchase orders (PDF, print view). */
+  SHOP_NAME: z.string().trim().max(200, "at most 200 characters").default("Back Office"),
+  SHOP_ADDRESS: z.string().trim().max(1000, "at most 1000 characters").default(""),
   /** Any OpenAI-compatible chat-completions endpoint, e.g. http://localhost:11434/v1 (Ollama). */
   AI_BASE_URL: optionalText.pipe(
     z
@@ -156,6 +159,8 @@ export type AppConfig = {
   pipelineStepDelayMs: number;
   imageMaxBytes: number;
   imageDir: string;
+  /** SHOP_NAME and SHOP_ADDRESS (lines separated by "\n" or ";") */
+  shop: { name: string; address: string };
   /** Set when IMAGE_S3_BUCKET is: the bucket replaces IMAGE_DIR. */
   imageS3: {
     endpoint: string;
@@ -224,6 +229,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     pipelineStepDelayMs: e.PIPELINE_STEP_DELAY_MS,
     imageMaxBytes: e.IMAGE_MAX_BYTES,
     imageDir: path.resolve(e.IMAGE_DIR ?? path.join(e.DATA_DIR, "images")),
+    shop: {
+      name: e.SHOP_NAME || "Back Office",
+      address: e.SHOP_ADDRESS.replace(/\\n/g, "\n")
+        .split(/\n|;/)
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join("\n"),
+    },
     imageS3: e.IMAGE_S3_BUCKET
       ? {
           endpoint: e.IMAGE_S3_ENDPOINT!,

@@ -3,10 +3,12 @@ import { authRouter } from "../modules/auth/auth.router.ts";
 import { chatRouter } from "../modules/chat/chat.router.ts";
 import { configRouter } from "../modules/config/config.router.ts";
 import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
+import { forecastingRouter } from "../modules/forecasting/forecasting.router.ts";
 import { imagesRouter } from "../modules/images/images.router.ts";
 import { metricsRouter } from "../modules/metrics/metrics.router.ts";
 import { productImportRouter } from "../modules/productImport/productImport.router.ts";
 import { promptsRouter } from "../modules/prompts/prompts.router.ts";
+import { purchasingRouter } from "../modules/purchasing/purchasing.router.ts";
 import { templatesRouter } from "../modules/templates/templates.router.ts";
 import { usersRouter } from "../modules/users/users.router.ts";
 import { router } from "./trpc.ts";
@@ -21,6 +23,8 @@ export const appRouter = router({
   prompts: promptsRouter,
   images: imagesRouter,
   metrics: metricsRouter,
+  forecasting: forecastingRouter,
+  purchasing: purchasingRouter,
   productImport: productImportRouter,
   aiValidation: aiValidationRouter,
 });

@@ -160,6 +160,7 @@ describe(`data management REST and SSE (${testBackend})`, () => {
     expect((await get("/csv/status/modules")).map((m: { module_name: string }) => m.module_name)).toEqual([
       "aggregates",
       "forecast",
+      "forecast_snapshots",
       "lead_times",
       "planning",
       "product_metrics",

@@ -201,6 +201,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "Calculate forecast",
       "Calculate planning",
       "Calculate aggregates",
+      "Calculate forecast_snapshots",
       "Calculate product_search",
       "Index metrics tables",
     ]);
@@ -210,6 +211,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
     ).toEqual([
       "aggregates",
       "forecast",
+      "forecast_snapshots",
       "lead_times",
       "planning",
       "product_metrics",

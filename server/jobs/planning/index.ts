@@ -2,6 +2,7 @@
 import type { CalcModule } from "../calculate.ts";
 import { aggregatesModule } from "./aggregates.ts";
 import { forecastModule } from "./forecast.ts";
+import { forecastSnapshotsModule } from "./forecast-snapshots.ts";
 import { leadTimesModule } from "./lead-times.ts";
 import { planningModule } from "./planning.ts";
 import { stockHistoryModule } from "./stock-history.ts";
@@ -12,4 +13,5 @@ export const PLANNING_MODULES: readonly CalcModule[] = [
   forecastModule,
   planningModule,
   aggregatesModule,
+  forecastSnapshotsModule,
 ];

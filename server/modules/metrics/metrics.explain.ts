@@ -5,6 +5,8 @@
 // figure keeps the stored value and a note says so. Figures stored rounded (to 2 or 4 decimals)
 // are recomputed exactly and compared within half a unit of their last stored place; rounding here
 // is half away from zero, as PostgreSQL's round() does.
+
+import { formatCurrency, formatUnitPrice } from "../../../shared/format.ts";
 import type {
   ExplainedFigure,
   ExplainedFigureKey,
@@ -29,6 +31,8 @@ export interface ExplainRow {
   cost_price: Num;
   discontinued: boolean;
   replenishable: boolean;
+  /** products.kind: only merchandise is planned. */
+  kind?: string;
   primary_category: string | null;
   /** The category whose profile plans a new product: the primary one or its nearest ancestor with established products. */
   profile_category?: string | null;
@@ -214,7 +218,10 @@ export function num(x: Num, dp = 4): string {
   const r = roundHalfAway(x, dp);
   return String(Object.is(r, -0) ? 0 : r);
 }
-const money = (x: Num) => (x === null || !Number.isFinite(x) ? "—" : roundHalfAway(x, 2).toFixed(2));
+/** Amounts of money as the screens show them (spec section 9's currency formatter): $2,477.17. */
+const money = (x: Num) => (x === null || !Number.isFinite(x) ? "—" : formatCurrency(roundHalfAway(x, 2)));
+/** A unit cost or price: like money, with up to 4 decimals when it has them ($0.60, $0.4523). */
+const price = (x: Num) => (x === null || !Number.isFinite(x) ? "—" : formatUnitPrice(x));
 const rate = (x: Num) => `${num(x)}/day`;
 const days = (x: Num) => `${num(x, 2)} ${x === 1 ? "day" : "days"}`;
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -345,7 +352,13 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
   const push = (f: Fig) => byKey.set(f.key, figure(f));
 
   const excludedBySetting = params?.excluded ?? false;
-  const excluded = excludedBySetting || !m.replenishable;
+  const nonMerchandise = (m.kind ?? "merchandise") !== "merchandise";
+  const excluded = excludedBySetting || !m.replenishable || nonMerchandise;
+  const whyExcluded = nonMerchandise
+    ? `it is not merchandise (kind ${m.kind})`
+    : excludedBySetting
+      ? "its exclude_from_forecast setting is on"
+      : "it is not replenishable";
   const d = m.demand_rate;
   const dbar = m.avg_daily_sales;
   const L = m.lead_time_days;
@@ -702,7 +715,11 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       substituted = "discontinued → 0";
     } else if (excluded) {
       computed = 0;
-      substituted = excludedBySetting ? "excluded from forecasting → 0" : "not replenishable → 0";
+      substituted = nonMerchandise
+        ? `not merchandise (${m.kind}) → 0`
+        : excludedBySetting
+          ? "excluded from forecasting → 0"
+          : "not replenishable → 0";
     } else if (F !== null && SS !== null) {
       const need = clean(F + SS - (m.on_hand + m.on_order));
       const head = `need = F(H) + SS − (on hand + on order) = ${num(F, 2)} + ${SS} − (${m.on_hand} + ${m.on_order}) = ${num(need, 2)}`;
@@ -856,12 +873,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     const low = settings.low_stock_days;
     const rules: [ProductStatus, boolean, string, string][] = [
       ["discontinued", m.discontinued, "the product is discontinued", "not discontinued"],
-      [
-        "excluded",
-        excluded,
-        excludedBySetting ? "its exclude_from_forecast setting is on" : "it is not replenishable",
-        "not excluded",
-      ],
+      ["excluded", excluded, whyExcluded, "not excluded"],
       [
         "new",
         m.is_new,
@@ -898,12 +910,13 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       label: "Status",
       value: m.status,
       formula:
-        "the first rule that matches: discontinued; excluded (setting on or not replenishable); new (history < 30 days); critical (d > 0 and stock-out fewer than low_stock_days after D0); reorder (ROP > 0 and on hand + on order ≤ ROP); overstocked (overstock > 0); healthy",
+        "the first rule that matches: discontinued; excluded (setting on, not replenishable, or not merchandise); new (history < 30 days); critical (d > 0 and stock-out fewer than low_stock_days after D0); reorder (ROP > 0 and on hand + on order ≤ ROP); overstocked (overstock > 0); healthy",
       substituted: checks.join("; "),
       inputs: {
         discontinued: m.discontinued ? "yes" : "no",
         excluded: excludedBySetting ? "yes" : "no",
         replenishable: m.replenishable ? "yes" : "no",
+        kind: m.kind ?? "merchandise",
         history_days: m.history_days,
         demand_rate: d,
         stockout_date: m.stockout_date,
@@ -970,7 +983,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       const cogs = m.cogs_365d ?? roundHalfAway(m.units_365d * cost, 2);
       const profit = roundHalfAway(m.revenue_365d - cogs, 2);
       computed = profit / m.revenue_365d;
-      substituted = `cogs = ${m.units_365d} × ${num(cost)} = ${money(cogs)}; (${money(m.revenue_365d)} − ${money(cogs)}) ÷ ${money(m.revenue_365d)} = ${money(profit)} ÷ ${money(m.revenue_365d)} = ${num(computed)}`;
+      substituted = `cogs = ${m.units_365d} × ${price(cost)} = ${money(cogs)}; (${money(m.revenue_365d)} − ${money(cogs)}) ÷ ${money(m.revenue_365d)} = ${money(profit)} ÷ ${money(m.revenue_365d)} = ${num(computed)}`;
     }
     push({
       key: "margin_365d",
@@ -1027,7 +1040,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       formula: `${topName} ÷ (average stock units over 365 days × cost)`,
       substituted:
         computed !== null
-          ? `${money(top)} ÷ (${num(m.avg_stock_units_365, 2)} × ${num(cost)}) = ${num(computed)}`
+          ? `${money(top)} ÷ (${num(m.avg_stock_units_365, 2)} × ${price(cost)}) = ${num(computed)}`
           : cost === null
             ? "no cost price → —"
             : top === null
@@ -1068,6 +1081,8 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       inputs: {
         method: forecast?.method ?? null,
         requested_method: forecast?.requested_method ?? params?.forecast_method ?? null,
+        // Where the requested method is set: the product's own setting or the global default.
+        method_source: params?.sources.forecast_method ?? null,
         week_start: forecast?.week_start ?? null,
         total_91d: forecast?.total_91d ?? null,
       },
@@ -1119,7 +1134,7 @@ function stockValueFigures(m: ExplainRow): Fig[] {
       substituted:
         cost === null
           ? `no cost price → ${m.on_hand} × 0 = 0.00`
-          : `${m.on_hand} × ${num(cost)} = ${money(atCost)}`,
+          : `${m.on_hand} × ${price(cost)} = ${money(atCost)}`,
       inputs: { on_hand: m.on_hand, cost_price: cost },
       note: staleNote(atCost, m.stock_value_cost, 2),
       section: "§1",
@@ -1129,7 +1144,7 @@ function stockValueFigures(m: ExplainRow): Fig[] {
       label: "Stock value at retail",
       value: m.stock_value_retail,
       formula: "on hand × price",
-      substituted: `${m.on_hand} × ${num(m.price)} = ${money(atRetail)}`,
+      substituted: `${m.on_hand} × ${price(m.price)} = ${money(atRetail)}`,
       inputs: { on_hand: m.on_hand, price: m.price },
       note: staleNote(atRetail, m.stock_value_retail, 2),
       section: "§1",
@@ -1401,7 +1416,9 @@ function orderValueFigures(m: ExplainRow): Fig[] {
       value: stored,
       formula: `${qtyName} × cost price (0 without a cost)`,
       substituted:
-        cost === null ? `no cost price → ${qty} × 0 = 0.00` : `${qty} × ${num(cost)} = ${money(computed)}`,
+        cost === null
+          ? `no cost price → ${qty} × $0 = ${money(0)}`
+          : `${qty} × ${price(cost)} = ${money(computed)}`,
       inputs: { [qtyName]: qty, cost_price: cost },
       note: staleNote(computed, stored, 2),
       section: "§6",
