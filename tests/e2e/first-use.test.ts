@@ -18,7 +18,7 @@ import { type E2E, startE2E } from "./harness.ts";
 
 const PHONE = { width: 390, height: 844 };
 /** The settings tabs whose content fits a phone without scrolling sideways. */
-const PHONE_READY_TABS = ["global", "products"];
+const PHONE_READY_TABS = ["global", "products", "vendors", "templates", "prompts", "images", "users", "data"];
 const NO_PAGES = "Your account has no pages it may open. Ask an administrator for access.";
 
 describe("a new user's first steps in Chromium", () => {
