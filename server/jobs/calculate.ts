@@ -5,6 +5,7 @@ import { APP_OPEN_LINES_SQL, APP_PENDING_RECEIPTS_SQL } from "../modules/purchas
 import { utcDay, utcMidnight } from "./planning/context.ts";
 import { PLANNING_MODULES } from "./planning/index.ts";
 import { productSearchModule } from "./product-search.ts";
+import { salesSeriesModule, stockSeriesModule } from "./series.ts";
 
 export interface CalcContext {
   conn: SqlConnection;
@@ -145,8 +146,8 @@ export const productMetricsModule: CalcModule = {
        SELECT p.pid,
          GREATEST(p.stock_quantity, 0) + COALESCE(pr.qty, 0),
          COALESCE(oo.qty, 0),
-         round((GREATEST(p.stock_quantity, 0) + COALESCE(pr.qty, 0)) * COALESCE(p.cost_price, 0), 2),
-         round((GREATEST(p.stock_quantity, 0) + COALESCE(pr.qty, 0)) * p.price, 2),
+         CASE WHEN p.kind = 'merchandise' THEN round((GREATEST(p.stock_quantity, 0) + COALESCE(pr.qty, 0)) * COALESCE(p.cost_price, 0), 2) ELSE 0 END,
+         CASE WHEN p.kind = 'merchandise' THEN round((GREATEST(p.stock_quantity, 0) + COALESCE(pr.qty, 0)) * p.price, 2) ELSE 0 END,
          COALESCE(s.units_7d, 0), COALESCE(s.units_30d, 0), COALESCE(s.units_90d, 0), COALESCE(s.units_365d, 0),
          COALESCE(s.revenue_7d, 0), COALESCE(s.revenue_30d, 0), COALESCE(s.revenue_90d, 0), COALESCE(s.revenue_365d, 0),
          COALESCE(s.total_sold, 0), COALESCE(s.lifetime_revenue, 0),
@@ -169,6 +170,8 @@ export const CALC_MODULES: readonly CalcModule[] = [
   productMetricsModule,
   ...PLANNING_MODULES,
   productSearchModule,
+  stockSeriesModule,
+  salesSeriesModule,
 ];
 
 export async function recordCalculation(

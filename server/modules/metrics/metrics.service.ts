@@ -10,11 +10,13 @@ import {
   type AggregateRow,
   type AggregateSort,
   aggregateListInput,
+  isMerchandiseSql,
   type MetricsExplanation,
   PRODUCT_STATUSES,
   type ProductMetricSort,
   type ProductMetricsDetail,
   type ProductMetricsListInput,
+  type ProductMetricsListQuery,
   type ProductMetricsPage,
   type ProductMetricsRow,
   type ProductStatus,
@@ -22,6 +24,7 @@ import {
 } from "../../../shared/metrics.ts";
 import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors.ts";
+import { isProductCategorySql } from "../config/category-types.ts";
 import { loadGlobalSettingValues, resolvePlanningParameters } from "../config/planning-parameters.ts";
 import {
   type AccuracyRow,
@@ -90,7 +93,7 @@ const PRODUCT_ROW_SELECT = `
   m.days_of_cover::float8 AS days_of_cover, m.safety_stock, m.reorder_point, m.reorder_qty,
   m.reorder_value::float8 AS reorder_value, m.overstock_qty, m.overstock_value::float8 AS overstock_value,
   to_char(m.stockout_date, 'YYYY-MM-DD') AS stockout_date, m.margin_365d::float8 AS margin_365d,
-  m.abc_class, m.status, m.forecast_method`;
+  m.abc_class, m.status, m.forecast_method, p.kind`;
 
 /** What the filters and sorts read (products only when they need it); names join the page's rows. */
 const fromFor = (sql: string) =>
@@ -104,6 +107,85 @@ const statusCountCaches = new WeakMap<
   Database,
   Map<string, { version: string; chips: { status: string | null; n: number }[] }>
 >();
+
+/** D0 of a product_metrics row: the UTC day its figures are as of. */
+const METRICS_D0 = "(m.calculated_at AT TIME ZONE 'UTC')::date";
+
+/**
+ * The product list's filters but status, as SQL conditions over product_metrics m (and products p),
+ * parameters added through `param`. The Dashboard's tiles count with these very conditions
+ * (countProductMetrics), so a tile and the list it opens cannot disagree.
+ */
+export function productFilterWhere(q: ProductMetricsListQuery, param: (v: unknown) => string): string[] {
+  const where: string[] = [];
+  const search = q.search?.trim();
+  if (search) {
+    const like = param(`%${likeEscape(search)}%`);
+    const alternatives = [`p.title ILIKE ${like}`, `p.sku ILIKE ${like}`, `p.barcode ILIKE ${like}`];
+    if (/^\d{1,9}$/.test(search)) alternatives.push(`p.pid = ${param(Number(search))}::int`);
+    where.push(`(${alternatives.join(" OR ")})`);
+  }
+  if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
+  if (q.vendorId) where.push(`p.vendor_id = ${param(q.vendorId)}::int`);
+  if (q.brandId) where.push(`p.brand_id = ${param(q.brandId)}::int`);
+  if (!q.nonMerchandise) where.push(isMerchandiseSql("p"));
+  if (q.category) {
+    // The category and every category below it.
+    where.push(`m.pid IN (
+      SELECT pc.pid FROM product_categories pc WHERE pc.category_id IN (
+        WITH RECURSIVE sub(id) AS (
+          SELECT id FROM categories WHERE id = ${param(q.category)}::int
+          UNION SELECT c.id FROM categories c JOIN sub ON c.parent_id = sub.id
+        ) SELECT id FROM sub))`);
+  }
+  if (q.stockoutBeforeArrival)
+    where.push(
+      `m.stockout_date < ${METRICS_D0} + ceil(COALESCE(m.lead_time_days, 0))::int AND m.status NOT IN ('discontinued', 'excluded')`,
+    );
+  if (q.outOfStock) where.push("m.on_hand <= 0");
+  if (q.noSalesDays)
+    where.push(
+      `(m.date_last_sold IS NULL OR m.date_last_sold <= ${METRICS_D0} - ${param(q.noSalesDays)}::int)`,
+    );
+  return where;
+}
+
+/** The products a filter set matches: how many and the sums the Dashboard's tiles show. */
+export async function countProductMetrics(
+  db: Database,
+  input: ProductMetricsListInput,
+): Promise<{
+  count: number;
+  reorder_value: number;
+  overstock_value: number;
+  stock_value_cost: number;
+  revenue_30d: number;
+}> {
+  const q = productMetricsListInput.parse(input);
+  const params: unknown[] = [];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const where = productFilterWhere(q, param);
+  if (q.status) where.push(`m.status = ANY(${param(q.status)}::text[])`);
+  const sql = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const [row] = await runner(db)<{
+    count: number;
+    reorder_value: number;
+    overstock_value: number;
+    stock_value_cost: number;
+    revenue_30d: number;
+  }>(
+    `SELECT count(*)::int AS count, COALESCE(SUM(m.reorder_value), 0)::float8 AS reorder_value,
+       COALESCE(SUM(m.overstock_value), 0)::float8 AS overstock_value,
+       COALESCE(SUM(m.stock_value_cost), 0)::float8 AS stock_value_cost,
+       COALESCE(SUM(m.revenue_30d), 0)::float8 AS revenue_30d
+     ${fromFor(sql)} ${sql}`,
+    params,
+  );
+  return row!;
+}
 
 /** GET the product metrics list: one page, its total, and the status counts for the filter chips. */
 export async function listProductMetrics(
@@ -128,20 +210,10 @@ export async function listProductMetrics(
     params.push(v);
     return `$${params.length}`;
   };
-  const where: string[] = [];
-  const search = q.search?.trim();
-  if (search) {
-    const like = param(`%${likeEscape(search)}%`);
-    const alternatives = [`p.title ILIKE ${like}`, `p.sku ILIKE ${like}`, `p.barcode ILIKE ${like}`];
-    if (/^\d{1,9}$/.test(search)) alternatives.push(`p.pid = ${param(Number(search))}::int`);
-    where.push(`(${alternatives.join(" OR ")})`);
-  }
-  if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
-  if (q.vendorId) where.push(`p.vendor_id = ${param(q.vendorId)}::int`);
-  if (q.brandId) where.push(`p.brand_id = ${param(q.brandId)}::int`);
+  const where = productFilterWhere(q, param);
   const chipWhere = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const chipParams = [...params];
-  if (q.status) where.push(`m.status = ${param(q.status)}`);
+  if (q.status) where.push(`m.status = ANY(${param(q.status)}::text[])`);
   const rowWhere = where.length ? `WHERE ${where.join(" AND ")}` : "";
 
   const dir = q.dir === "asc" ? "ASC" : "DESC";
@@ -151,11 +223,12 @@ export async function listProductMetrics(
 
   // The names of the vendor / brand filtered by (for the filter's chip).
   const filterNames =
-    q.vendorId || q.brandId
-      ? query<{ vendor_name: string | null; brand_name: string | null }>(
+    q.vendorId || q.brandId || q.category
+      ? query<{ vendor_name: string | null; brand_name: string | null; category_name: string | null }>(
           `SELECT (SELECT name FROM vendors WHERE id = $1::int) AS vendor_name,
-                  (SELECT name FROM brands WHERE id = $2::int) AS brand_name`,
-          [q.vendorId ?? null, q.brandId ?? null],
+                  (SELECT name FROM brands WHERE id = $2::int) AS brand_name,
+                  (SELECT name FROM categories WHERE id = $3::int) AS category_name`,
+          [q.vendorId ?? null, q.brandId ?? null, q.category ?? null],
         )
       : Promise.resolve([]);
   // The chips count over every filter but status; the total is one of them (or their sum). They
@@ -193,7 +266,7 @@ export async function listProductMetrics(
   let total = 0;
   for (const c of chips) {
     if (c.status && c.status in status_counts) status_counts[c.status as ProductStatus] = c.n;
-    if (!q.status || c.status === q.status) total += c.n;
+    if (!q.status || (c.status && (q.status as string[]).includes(c.status))) total += c.n;
   }
   const page: ProductMetricsPage = {
     rows,
@@ -203,6 +276,7 @@ export async function listProductMetrics(
     status_counts,
     ...(q.vendorId ? { vendor_name: names?.vendor_name ?? null } : {}),
     ...(q.brandId ? { brand_name: names?.brand_name ?? null } : {}),
+    ...(q.category ? { category_name: names?.category_name ?? null } : {}),
   };
   if (version) {
     if (pages.size >= PAGE_CACHE_SIZE) pages.clear();
@@ -280,19 +354,19 @@ const METRIC_PLAIN = [
 // D0: the UTC date of calculated_at, which is the run's asOf (docs/metrics.md §0).
 const EXPLAIN_SQL = `
 SELECT p.pid, p.title, p.sku, p.stock_quantity, p.moq, p.case_qty, p.cost_price::float8 AS cost_price,
-  p.price::float8 AS price, p.discontinued, p.replenishable, p.vendor_id,
+  p.price::float8 AS price, p.discontinued, p.replenishable, p.kind, p.vendor_id,
   (SELECT v.name FROM vendors v WHERE v.id = p.vendor_id) AS vendor_name,
   (SELECT c.name FROM product_categories pc JOIN categories c ON c.id = pc.category_id
-    WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1) AS primary_category,
+    WHERE pc.pid = p.pid AND ${isProductCategorySql("c")} ORDER BY c.level DESC, c.id LIMIT 1) AS primary_category,
   -- The category whose profile plans a new product (§5): the primary category or its nearest
   -- ancestor with established products linked to it.
   (WITH RECURSIVE up AS (
      (SELECT c.id, c.parent_id, c.name, 0 AS depth
       FROM product_categories pc JOIN categories c ON c.id = pc.category_id
-      WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1)
+      WHERE pc.pid = p.pid AND ${isProductCategorySql("c")} ORDER BY c.level DESC, c.id LIMIT 1)
      UNION ALL
      SELECT c.id, c.parent_id, c.name, up.depth + 1
-     FROM up JOIN categories c ON c.id = up.parent_id WHERE up.depth < 100)
+     FROM up JOIN categories c ON c.id = up.parent_id WHERE up.depth < 100 AND ${isProductCategorySql("c")})
    SELECT up.name FROM up
    WHERE EXISTS (SELECT 1 FROM product_categories pc2
      JOIN product_metrics m2 ON m2.pid = pc2.pid AND NOT m2.is_new
@@ -598,8 +672,10 @@ const categoryTreeSql = (desc: boolean) => {
   return `WITH RECURSIVE ranked AS (
       SELECT c.id, c.parent_id,
         row_number() OVER (PARTITION BY c.parent_id ORDER BY lower(c.name) ${dir}, c.id ${dir})::int AS r,
-        c.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM categories p WHERE p.id = c.parent_id) AS root
+        c.parent_id IS NULL OR NOT EXISTS (
+          SELECT 1 FROM categories p WHERE p.id = c.parent_id AND ${isProductCategorySql("p")}) AS root
       FROM categories c
+      WHERE ${isProductCategorySql("c")}
     ), tree AS (
       SELECT id, ARRAY[r] AS path FROM ranked WHERE root
       UNION ALL
@@ -675,6 +751,8 @@ export async function listAggregates(db: Database, input: AggregateListInput): P
   const conditions: string[] = [];
   if (search) conditions.push(`e.name ILIKE ${param(`%${likeEscape(search)}%`)}`);
   if (q.kind === "category" && q.level !== undefined) conditions.push(`e.level = ${param(q.level)}::int`);
+  // Only product categories (product_category_types), also when the setting changed since the run.
+  if (q.kind === "category") conditions.push(isProductCategorySql("e"));
   const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
   const tree = q.sort === "tree";
   // The tree's order has its direction in the sibling ranks: the paths always ascend.
