@@ -2,6 +2,7 @@ import { aiValidationRouter } from "../modules/aiValidation/aiValidation.router.
 import { authRouter } from "../modules/auth/auth.router.ts";
 import { chatRouter } from "../modules/chat/chat.router.ts";
 import { configRouter } from "../modules/config/config.router.ts";
+import { dashboardRouter } from "../modules/dashboard/dashboard.router.ts";
 import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
 import { forecastingRouter } from "../modules/forecasting/forecasting.router.ts";
 import { imagesRouter } from "../modules/images/images.router.ts";
@@ -23,6 +24,7 @@ export const appRouter = router({
   prompts: promptsRouter,
   images: imagesRouter,
   metrics: metricsRouter,
+  dashboard: dashboardRouter,
   forecasting: forecastingRouter,
   purchasing: purchasingRouter,
   productImport: productImportRouter,

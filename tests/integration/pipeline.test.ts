@@ -203,6 +203,8 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "Calculate aggregates",
       "Calculate forecast_snapshots",
       "Calculate product_search",
+      "Calculate stock_series",
+      "Calculate sales_series",
       "Index metrics tables",
     ]);
     expect((await prisma.syncStatus.findMany()).map((s) => s.tableName).sort()).toContain("order_lines");
@@ -216,7 +218,9 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "planning",
       "product_metrics",
       "product_search",
+      "sales_series",
       "stock_history",
+      "stock_series",
     ]);
   });
 
