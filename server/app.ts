@@ -15,6 +15,7 @@ import { authRestRoutes } from "./modules/auth/auth.rest.ts";
 import { chatRestRoutes } from "./modules/chat/chat.rest.ts";
 import { configRestRoutes } from "./modules/config/config.rest.ts";
 import { dataOpsRestRoutes } from "./modules/dataOps/dataOps.rest.ts";
+import { discountsRestRoutes } from "./modules/discounts/discounts.rest.ts";
 import { imagesRestRoutes } from "./modules/images/images.rest.ts";
 import { metricsRestRoutes } from "./modules/metrics/metrics.rest.ts";
 import { promptsRestRoutes } from "./modules/prompts/prompts.rest.ts";
@@ -136,6 +137,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   await app.register(async (scope) => promptsRestRoutes(scope, services));
   await app.register(async (scope) => imagesRestRoutes(scope, services));
   await app.register(async (scope) => metricsRestRoutes(scope, services));
+  await app.register(async (scope) => discountsRestRoutes(scope, services));
 
   if (hasClient) {
     await app.declareStaticRoutes(() =>

@@ -40,6 +40,7 @@ export const ACTION_PERMISSIONS = [
   "update:purchase_orders",
   "receive:purchase_orders",
   "export:reports",
+  "create:promotions",
 ] as const;
 export type ActionPermission = (typeof ACTION_PERMISSIONS)[number];
 
@@ -89,7 +90,18 @@ const ACTION_NAMES: Record<ActionPermission, [string, string]> = {
   "update:purchase_orders": ["Update Purchase Orders", "Change or cancel open purchase orders"],
   "receive:purchase_orders": ["Receive Purchase Orders", "Record receipts against purchase orders"],
   "export:reports": ["Export Reports", "Download inventory and sales data as files"],
+  "create:promotions": [
+    "Create Promotions",
+    "Save discount scenarios as planned promotions, edit them until they start, and cancel them",
+  ],
 };
+
+/** The catalogue category an action permission is listed under. */
+function actionCategory(code: ActionPermission): string {
+  if (code.endsWith("purchase_orders")) return "Purchasing";
+  if (code.endsWith("promotions")) return "Promotions";
+  return "Products";
+}
 
 export const PERMISSION_CATALOGUE: readonly PermissionDefinition[] = [
   ...PAGE_KEYS.map((page) => ({
@@ -108,7 +120,7 @@ export const PERMISSION_CATALOGUE: readonly PermissionDefinition[] = [
     code,
     name: ACTION_NAMES[code][0],
     description: ACTION_NAMES[code][1],
-    category: code.endsWith("purchase_orders") ? "Purchasing" : "Products",
+    category: actionCategory(code),
   })),
 ];
 

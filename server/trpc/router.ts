@@ -2,6 +2,7 @@ import { authRouter } from "../modules/auth/auth.router.ts";
 import { chatRouter } from "../modules/chat/chat.router.ts";
 import { configRouter } from "../modules/config/config.router.ts";
 import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
+import { discountsRouter } from "../modules/discounts/discounts.router.ts";
 import { imagesRouter } from "../modules/images/images.router.ts";
 import { metricsRouter } from "../modules/metrics/metrics.router.ts";
 import { promptsRouter } from "../modules/prompts/prompts.router.ts";
@@ -19,6 +20,7 @@ export const appRouter = router({
   prompts: promptsRouter,
   images: imagesRouter,
   metrics: metricsRouter,
+  discounts: discountsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -25,6 +25,9 @@ const REQUIRED_KEYS = [
   "lead_time_source",
   "low_stock_days",
   "overstock_days",
+  "default_price_elasticity",
+  "cannibalisation_share",
+  "price_ending",
 ];
 
 async function seedCatalogue(t: TestApp) {

@@ -151,7 +151,13 @@ describe(`every procedure and route enforces its permission (${testBackend})`, (
       category: string;
       permissions: { id: number; code: string; name: string }[];
     }[];
-    expect(categories.map((c) => c.category)).toEqual(["Pages", "Settings", "Products", "Purchasing"]);
+    expect(categories.map((c) => c.category)).toEqual([
+      "Pages",
+      "Settings",
+      "Products",
+      "Purchasing",
+      "Promotions",
+    ]);
     expect(categories[0]!.permissions[0]).toEqual({
       id: expect.any(Number),
       code: "access:dashboard",

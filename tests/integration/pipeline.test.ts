@@ -201,6 +201,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "Calculate forecast",
       "Calculate planning",
       "Calculate aggregates",
+      "Calculate elasticity",
       "Calculate product_search",
       "Index metrics tables",
     ]);
@@ -209,6 +210,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       (await prisma.calculateStatus.findMany({ orderBy: { moduleName: "asc" } })).map((s) => s.moduleName),
     ).toEqual([
       "aggregates",
+      "elasticity",
       "forecast",
       "lead_times",
       "planning",

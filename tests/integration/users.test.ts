@@ -139,7 +139,13 @@ describe(`user management (${testBackend})`, () => {
       const res = await call("GET", "/auth-inv/permissions/categories", undefined, manager);
       expect(res.statusCode).toBe(200);
       const cats = res.json() as { category: string; permissions: { code: string }[] }[];
-      expect(cats.map((c) => c.category)).toEqual(["Pages", "Settings", "Products", "Purchasing"]);
+      expect(cats.map((c) => c.category)).toEqual([
+        "Pages",
+        "Settings",
+        "Products",
+        "Purchasing",
+        "Promotions",
+      ]);
       expect(cats[1]!.permissions.map((p) => p.code)).toContain("settings:user_management");
     });
 

@@ -1,6 +1,7 @@
 // The planning engine's calculation modules, in the order they run (docs/metrics.md).
 import type { CalcModule } from "../calculate.ts";
 import { aggregatesModule } from "./aggregates.ts";
+import { elasticityModule } from "./elasticity.ts";
 import { forecastModule } from "./forecast.ts";
 import { leadTimesModule } from "./lead-times.ts";
 import { planningModule } from "./planning.ts";
@@ -12,4 +13,5 @@ export const PLANNING_MODULES: readonly CalcModule[] = [
   forecastModule,
   planningModule,
   aggregatesModule,
+  elasticityModule,
 ];
