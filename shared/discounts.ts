@@ -259,6 +259,12 @@ export interface ClearanceResult {
   simulation: SimulationResult;
 }
 
+export interface ScopeOptions {
+  categories: { id: number; name: string; level: number; parent_id: number | null }[];
+  brands: { id: number; name: string }[];
+  vendors: { id: number; name: string }[];
+}
+
 export type PromotionStatus = "planned" | "active" | "finished" | "cancelled";
 
 export interface PromotionProductRow {

@@ -12,6 +12,7 @@ import {
   createPromotion,
   getPromotion,
   listPromotions,
+  listScopeOptions,
   searchClearance,
   simulateDiscount,
   updatePromotion,
@@ -23,6 +24,7 @@ const simulator = permissionProcedure("access:discount_simulator");
 const promotions = permissionProcedure("create:promotions");
 
 export const discountsRouter = router({
+  scopeOptions: simulator.query(({ ctx }) => listScopeOptions(ctx.db)),
   /** Stateless: projects a scenario, saves nothing (a mutation only because its input can be long). */
   simulate: simulator
     .input(SimulationInputSchema)

@@ -13,6 +13,7 @@ import {
   PromotionInputSchema,
   type PromotionProductRow,
   type PromotionStatus,
+  type ScopeOptions,
   type SimulationInput,
   SimulationInputSchema,
   type SimulationResult,
@@ -218,6 +219,18 @@ export async function searchClearance(db: Database, input: ClearanceInput): Prom
     message: `${hi}% off from ${c.starts_on} leaves ${fmt(stockAt(best))} units on ${c.ends_on} (target ${fmt(c.target_units)}).`,
     simulation: best,
   };
+}
+
+/** What a scope can name: categories (with their level and parent), brands and vendors, by name. */
+export async function listScopeOptions(db: Database): Promise<ScopeOptions> {
+  const [categories, brands, vendors] = await Promise.all([
+    q(db)<ScopeOptions["categories"][number]>(
+      "SELECT id, name, level, parent_id FROM categories ORDER BY level, name, id",
+    ),
+    q(db)<{ id: number; name: string }>("SELECT id, name FROM brands ORDER BY name, id"),
+    q(db)<{ id: number; name: string }>("SELECT id, name FROM vendors ORDER BY name, id"),
+  ]);
+  return { categories, brands, vendors };
 }
 
 const fmt = (n: number) => (Math.round(n * 10) / 10).toLocaleString("en-US");
