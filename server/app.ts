@@ -11,6 +11,7 @@ import { AppError } from "./errors.ts";
 import authHooks, { isApiPath } from "./http/auth-hooks.ts";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./http/errors.ts";
 import inputGuard from "./http/input-guard.ts";
+import { aiValidationRestRoutes } from "./modules/aiValidation/aiValidation.rest.ts";
 import { authRestRoutes } from "./modules/auth/auth.rest.ts";
 import { chatRestRoutes } from "./modules/chat/chat.rest.ts";
 import { configRestRoutes } from "./modules/config/config.rest.ts";
@@ -18,7 +19,9 @@ import { dataOpsRestRoutes } from "./modules/dataOps/dataOps.rest.ts";
 import { discountsRestRoutes } from "./modules/discounts/discounts.rest.ts";
 import { imagesRestRoutes } from "./modules/images/images.rest.ts";
 import { metricsRestRoutes } from "./modules/metrics/metrics.rest.ts";
+import { productImportRestRoutes } from "./modules/productImport/productImport.rest.ts";
 import { promptsRestRoutes } from "./modules/prompts/prompts.rest.ts";
+import { purchasingRestRoutes } from "./modules/purchasing/purchasing.rest.ts";
 import { templatesRestRoutes } from "./modules/templates/templates.rest.ts";
 import { usersRestRoutes } from "./modules/users/users.rest.ts";
 import { type AppServices, closeServices, createServices } from "./services.ts";
@@ -138,6 +141,9 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   await app.register(async (scope) => imagesRestRoutes(scope, services));
   await app.register(async (scope) => metricsRestRoutes(scope, services));
   await app.register(async (scope) => discountsRestRoutes(scope, services));
+  await app.register(async (scope) => purchasingRestRoutes(scope, services));
+  await app.register(async (scope) => productImportRestRoutes(scope, services));
+  await app.register(async (scope) => aiValidationRestRoutes(scope, services));
 
   if (hasClient) {
     await app.declareStaticRoutes(() =>

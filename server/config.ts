@@ -50,6 +50,8 @@ const EnvSchema = z.object({
     .default(10 * 1024 * 1024),
   /** Where image files go. Default: DATA_DIR/images */
   IMAGE_DIR: z.string().min(1).optional(),
+  /** Set → each submitted product import's export files are also written here. */
+  EXPORT_DIR: z.string().min(1).optional(),
   /** Set → image files go to this S3-compatible bucket instead of IMAGE_DIR. */
   IMAGE_S3_BUCKET: optionalText.pipe(
     z
@@ -76,6 +78,34 @@ const EnvSchema = z.object({
       .refine((p) => !p.split("/").some((s) => s === "." || s === ".."), "must not contain . or .. segments")
       .optional(),
   ),
+  /** The shop's name and address printed on purchase orders (PDF, print view). */
+  SHOP_NAME: z.string().trim().max(200, "at most 200 characters").default("Back Office"),
+  SHOP_ADDRESS: z.string().trim().max(1000, "at most 1000 characters").default(""),
+  /** Any OpenAI-compatible chat-completions endpoint, e.g. http://localhost:11434/v1 (Ollama). */
+  AI_BASE_URL: optionalText.pipe(
+    z
+      .url({
+        protocol: /^https?$/,
+        error: "must be an http:// or https:// URL, e.g. http://localhost:11434/v1",
+      })
+      .refine((u) => !/[?#]/.test(u), "must not have a query or fragment")
+      .refine((u) => !/^https?:\/\/[^/]*@/.test(u), "must not hold credentials (use AI_API_KEY)")
+      .optional(),
+  ),
+  AI_API_KEY: optionalText,
+  AI_MODEL: z
+    .string()
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v.trim()))
+    .pipe(z.string().max(200, "must be at most 200 characters").optional()),
+  AI_TIMEOUT_MS: z.coerce.number().int().min(1000, "must be at least 1000").max(600_000).default(60_000),
+  AI_CONCURRENCY: z.coerce.number().int().min(1, "must be 1 to 64").max(64, "must be 1 to 64").default(4),
+  AI_ROWS_PER_CALL: z.coerce.number().int().min(1, "must be 1 to 20").max(20, "must be 1 to 20").default(1),
+  AI_PRICE_INPUT_PER_MTOK: z.coerce.number().min(0, "must be 0 or more").max(10_000).optional(),
+  AI_PRICE_OUTPUT_PER_MTOK: z.coerce.number().min(0, "must be 0 or more").max(10_000).optional(),
+  AI_LOG_RETENTION_DAYS: z.coerce.number().int().min(1, "must be 1 or more").max(3650).default(30),
+  AI_MAX_ATTEMPTS: z.coerce.number().int().min(1, "must be 1 to 10").max(10, "must be 1 to 10").default(3),
+  AI_RETRY_BASE_MS: z.coerce.number().int().min(0).max(60_000).default(500),
 });
 
 const S3_REQUIRED = ["IMAGE_S3_ENDPOINT", "IMAGE_S3_ACCESS_KEY_ID", "IMAGE_S3_SECRET_ACCESS_KEY"] as const;
@@ -83,6 +113,14 @@ const S3_VARIABLES = [...S3_REQUIRED, "IMAGE_S3_REGION", "IMAGE_S3_PREFIX"] as c
 
 /** A bucket needs an endpoint and credentials; S3 settings without a bucket are a mistake, not a no-op. */
 const EnvSchemaChecked = EnvSchema.superRefine((e, ctx) => {
+  if (e.AI_BASE_URL && !e.AI_MODEL)
+    ctx.addIssue({
+      code: "custom",
+      path: ["AI_MODEL"],
+      message: "must name the model when AI_BASE_URL is set (e.g. llama3.1 or gpt-4o-mini)",
+    });
+  if (!e.AI_BASE_URL && e.AI_MODEL)
+    ctx.addIssue({ code: "custom", path: ["AI_BASE_URL"], message: "required when AI_MODEL is set" });
   if (e.IMAGE_S3_BUCKET) {
     for (const name of S3_REQUIRED)
       if (!e[name])
@@ -115,10 +153,14 @@ export type AppConfig = {
   clientDist: string;
   sourceDir: string;
   chatSourceDir: string;
+  /** Where submitted imports' export files are written (products.csv, product_categories.csv, images/); null: only downloads. */
+  exportDir: string | null;
   demoData: boolean;
   pipelineStepDelayMs: number;
   imageMaxBytes: number;
   imageDir: string;
+  /** SHOP_NAME and SHOP_ADDRESS (lines separated by "\n" or ";") */
+  shop: { name: string; address: string };
   /** Set when IMAGE_S3_BUCKET is: the bucket replaces IMAGE_DIR. */
   imageS3: {
     endpoint: string;
@@ -129,7 +171,26 @@ export type AppConfig = {
     /** Empty or ending with "/". */
     prefix: string;
   } | null;
+  /** Null when AI_BASE_URL is unset: the AI step is skipped and says so. */
+  ai: AiConfig | null;
+  aiLogRetentionDays: number;
+  /** Tries per model call (timeouts, 429, 5xx, unparseable answers). */
+  aiMaxAttempts: number;
+  /** First back-off pause between tries; doubled each time. */
+  aiRetryBaseMs: number;
 };
+
+export interface AiConfig {
+  baseUrl: string;
+  apiKey: string | undefined;
+  model: string;
+  timeoutMs: number;
+  concurrency: number;
+  rowsPerCall: number;
+  /** Currency units per million tokens; 0 when unset. */
+  priceInputPerMTok: number;
+  priceOutputPerMTok: number;
+}
 
 export class ConfigError extends Error {}
 
@@ -163,10 +224,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     clientDist: path.resolve(e.CLIENT_DIST),
     sourceDir: path.resolve(e.SOURCE_DIR ?? path.join(e.DATA_DIR, "source")),
     chatSourceDir: path.resolve(e.CHAT_SOURCE_DIR ?? path.join(e.DATA_DIR, "chat-source")),
+    exportDir: e.EXPORT_DIR ? path.resolve(e.EXPORT_DIR) : null,
     demoData: e.DEMO_DATA,
     pipelineStepDelayMs: e.PIPELINE_STEP_DELAY_MS,
     imageMaxBytes: e.IMAGE_MAX_BYTES,
     imageDir: path.resolve(e.IMAGE_DIR ?? path.join(e.DATA_DIR, "images")),
+    shop: {
+      name: e.SHOP_NAME || "Back Office",
+      address: e.SHOP_ADDRESS.replace(/\\n/g, "\n")
+        .split(/\n|;/)
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join("\n"),
+    },
     imageS3: e.IMAGE_S3_BUCKET
       ? {
           endpoint: e.IMAGE_S3_ENDPOINT!,
@@ -179,5 +249,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
             : "",
         }
       : null,
+    ai:
+      e.AI_BASE_URL && e.AI_MODEL
+        ? {
+            baseUrl: e.AI_BASE_URL.replace(/\/+$/, ""),
+            apiKey: e.AI_API_KEY,
+            model: e.AI_MODEL,
+            timeoutMs: e.AI_TIMEOUT_MS,
+            concurrency: e.AI_CONCURRENCY,
+            rowsPerCall: e.AI_ROWS_PER_CALL,
+            priceInputPerMTok: e.AI_PRICE_INPUT_PER_MTOK ?? 0,
+            priceOutputPerMTok: e.AI_PRICE_OUTPUT_PER_MTOK ?? 0,
+          }
+        : null,
+    aiLogRetentionDays: e.AI_LOG_RETENTION_DAYS,
+    aiMaxAttempts: e.AI_MAX_ATTEMPTS,
+    aiRetryBaseMs: e.AI_RETRY_BASE_MS,
   };
 }

@@ -3,9 +3,11 @@ import type { Database } from "./db/database.ts";
 import { DataOps } from "./jobs/data-ops.ts";
 import { createProgressBus, type ProgressBus } from "./jobs/progress-bus.ts";
 import { CsvFolderSource } from "./jobs/source.ts";
+import { AiValidation } from "./modules/aiValidation/aiValidation.service.ts";
 import { LoginLimiter } from "./modules/auth/auth.service.ts";
 import { SessionWatch } from "./modules/auth/session-watch.ts";
 import { CHAT_STEP_COUNT, runChatImport } from "./modules/chat/import/chat-import.ts";
+import { matchCreatedProducts } from "./modules/productImport/submit.ts";
 import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
 import { S3ImageStorage } from "./storage/s3-image-storage.ts";
 
@@ -20,6 +22,8 @@ export interface AppServices {
   images: ImageStorage;
   /** Closes open requests (progress streams) of sessions that were revoked or whose user left. */
   sessions: SessionWatch;
+  /** The language model step of new products' validation, and its call log. */
+  ai: AiValidation;
 }
 
 type Log = { info(msg: string): void; error(obj: unknown, msg: string): void };
@@ -32,6 +36,7 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     source: () => new CsvFolderSource(config.sourceDir),
     stepDelayMs: config.pipelineStepDelayMs,
     log,
+    afterImport: () => matchCreatedProducts(db),
     chat: {
       stepCount: CHAT_STEP_COUNT,
       run: (ctx) => runChatImport({ ...ctx, dir: config.chatSourceDir }),
@@ -45,11 +50,13 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     dataOps,
     images: config.imageS3 ? new S3ImageStorage(config.imageS3) : new DiskImageStorage(config.imageDir),
     sessions: new SessionWatch(db),
+    ai: new AiValidation(db, config),
   };
 }
 
 export async function closeServices(services: AppServices): Promise<void> {
   services.sessions.close();
+  services.ai.close();
   await services.dataOps.close();
   await services.bus.close();
 }

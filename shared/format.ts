@@ -19,6 +19,18 @@ export function formatCurrency(value: number | string | null | undefined, curren
   return fmt.format(n == null || Number.isNaN(n) ? 0 : n);
 }
 
+const unitPriceFormat = new Intl.NumberFormat("en-US", {
+  style: "currency",
+  currency: "USD",
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 4,
+});
+
+/** A unit cost or price: the currency format with 2 decimals, or up to 4 when it has them ($0.4523). */
+export function formatUnitPrice(value: number): string {
+  return unitPriceFormat.format(value);
+}
+
 /** '1h 5m 3s'; 'Less than a second' under one second. */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms == null || !Number.isFinite(ms) || ms < 1000) return "Less than a second";

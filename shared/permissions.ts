@@ -167,3 +167,36 @@ export function firstAllowedPath(user: PermissionHolder | null | undefined): str
   }
   return null;
 }
+
+/**
+ * Where a signed-in user lands: the first page of the root redirect order, else a page outside that
+ * order they may open (Brands, then Chat Archive), else null (no page at all).
+ */
+export function landingPath(user: PermissionHolder | null | undefined): string | null {
+  const first = firstAllowedPath(user);
+  if (first) return first;
+  if (hasPermission(user, "access:brands")) return "/brands";
+  if (hasPermission(user, "access:chat")) return "/chat";
+  return null;
+}
+
+/**
+ * Permissions that only work together with another: every settings tab opens inside the Settings
+ * page, so choosing any `settings:*` tab needs `access:settings` too.
+ */
+export const REQUIRED_WITH: Readonly<Partial<Record<PermissionCode, readonly PermissionCode[]>>> = {
+  "access:settings": SETTINGS_PERMISSIONS,
+};
+
+/** The codes that `codes` need but lack (see REQUIRED_WITH). */
+export function missingRequiredPermissions(codes: readonly string[]): PermissionCode[] {
+  const held = new Set(codes);
+  return (Object.entries(REQUIRED_WITH) as [PermissionCode, readonly PermissionCode[]][])
+    .filter(([needed, by]) => !held.has(needed) && by.some((c) => held.has(c)))
+    .map(([needed]) => needed);
+}
+
+/** `codes` with every permission they need added (e.g. a settings tab adds the Settings page). */
+export function withRequiredPermissions(codes: readonly string[]): string[] {
+  return [...codes, ...missingRequiredPermissions(codes)];
+}

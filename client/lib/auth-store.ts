@@ -5,7 +5,8 @@ import { clearStoredSession, getToken, hasSessionFlag, setSessionFlag, setToken 
 import { errorMessage, isAuthLikeError } from "./errors.ts";
 import type { AppTrpcClient } from "./trpc.ts";
 
-export type SessionEndReason = "logout" | "expired";
+/** "no-pages": the user signed in but may open no page, so the session was ended at once. */
+export type SessionEndReason = "logout" | "expired" | "no-pages";
 
 export interface AuthState {
   user: CurrentUser | null;
@@ -133,13 +134,13 @@ export class AuthStore {
   }
 
   /** Ends the session on the server (a failure there is ignored) and here. */
-  async logout(): Promise<void> {
+  async logout(reason: "logout" | "no-pages" = "logout"): Promise<void> {
     try {
       await this.client.auth.logout.mutate();
     } catch {
       // The local session ends either way; the server's copy expires by itself.
     }
-    this.#end("logout");
+    this.#end(reason);
   }
 
   #end(reason: SessionEndReason): void {

@@ -5,12 +5,14 @@ import * as z from "zod/mini";
 const LoginSearchSchema = z.object({
   /** The originally requested path and query string. */
   redirect: z.catch(z.optional(z.string()), undefined),
+  /** Why the user is back here: "no-pages" = the account may open no page. */
+  reason: z.catch(z.optional(z.literal("no-pages")), undefined),
 });
 
 export const Route = createFileRoute("/login")({
   validateSearch: LoginSearchSchema,
   component: function LoginRoute() {
-    const { redirect } = Route.useSearch();
-    return <LoginPage redirectTo={redirect} />;
+    const { redirect, reason } = Route.useSearch();
+    return <LoginPage redirectTo={redirect} reason={reason} />;
   },
 });

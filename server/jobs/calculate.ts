@@ -1,6 +1,7 @@
 // Calculation phase: each module recomputes one metrics table from the imported data with
 // set-based SQL, inside the run's transaction. The planning engine adds its modules to this list.
 import type { SqlConnection } from "../db/database.ts";
+import { APP_OPEN_LINES_SQL, APP_PENDING_RECEIPTS_SQL } from "../modules/purchasing/open-orders.ts";
 import { utcDay, utcMidnight } from "./planning/context.ts";
 import { PLANNING_MODULES } from "./planning/index.ts";
 import { productSearchModule } from "./product-search.ts";
@@ -124,22 +125,28 @@ export const productMetricsModule: CalcModule = {
          WHERE received_date <= $1::date AND po_line_id IN (SELECT id FROM open_lines)
          GROUP BY po_line_id
        ),
+       -- Imported open lines plus the open lines of app POs that count (open-orders.ts).
        on_order AS (
-         SELECT l.pid, SUM(GREATEST(l.ordered_qty - COALESCE(r.qty, 0), 0)) AS qty
-         FROM open_lines l
-         LEFT JOIN received r ON r.po_line_id = l.id
-         GROUP BY l.pid
-       )
+         SELECT pid, SUM(qty) AS qty FROM (
+           SELECT l.pid, GREATEST(l.ordered_qty - COALESCE(r.qty, 0), 0) AS qty
+           FROM open_lines l
+           LEFT JOIN received r ON r.po_line_id = l.id
+           UNION ALL
+           SELECT pid, open_qty FROM (${APP_OPEN_LINES_SQL}) app
+         ) u
+         GROUP BY pid
+       ),
+       pending AS (${APP_PENDING_RECEIPTS_SQL})
        INSERT INTO product_metrics (
          pid, on_hand, on_order, stock_value_cost, stock_value_retail,
          units_7d, units_30d, units_90d, units_365d,
          revenue_7d, revenue_30d, revenue_90d, revenue_365d,
          total_sold, lifetime_revenue, first_sold, date_last_sold, calculated_at)
        SELECT p.pid,
-         GREATEST(p.stock_quantity, 0),
+         GREATEST(p.stock_quantity, 0) + COALESCE(pr.qty, 0),
          COALESCE(oo.qty, 0),
-         round(GREATEST(p.stock_quantity, 0) * COALESCE(p.cost_price, 0), 2),
-         round(GREATEST(p.stock_quantity, 0) * p.price, 2),
+         round((GREATEST(p.stock_quantity, 0) + COALESCE(pr.qty, 0)) * COALESCE(p.cost_price, 0), 2),
+         round((GREATEST(p.stock_quantity, 0) + COALESCE(pr.qty, 0)) * p.price, 2),
          COALESCE(s.units_7d, 0), COALESCE(s.units_30d, 0), COALESCE(s.units_90d, 0), COALESCE(s.units_365d, 0),
          COALESCE(s.revenue_7d, 0), COALESCE(s.revenue_30d, 0), COALESCE(s.revenue_90d, 0), COALESCE(s.revenue_365d, 0),
          COALESCE(s.total_sold, 0), COALESCE(s.lifetime_revenue, 0),
@@ -147,7 +154,8 @@ export const productMetricsModule: CalcModule = {
          $2::timestamptz
        FROM products p
        LEFT JOIN sales s ON s.pid = p.pid
-       LEFT JOIN on_order oo ON oo.pid = p.pid`,
+       LEFT JOIN on_order oo ON oo.pid = p.pid
+       LEFT JOIN pending pr ON pr.pid = p.pid`,
       // Receipts dated after D0 are not received yet (§1); calculated_at is the moment the figures
       // are for (asOf), so D0 = its UTC date.
       [utcDay(asOf), asOf],

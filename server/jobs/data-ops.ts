@@ -8,6 +8,7 @@ import { type Database, isConnectionLoss, type SqlConnection } from "../db/datab
 import type { Prisma } from "../db/generated/client.ts";
 import { conflict } from "../errors.ts";
 import { assertRunnableSettings } from "../modules/config/planning-parameters.ts";
+import { ABSORB_RECEIPTS_SQL } from "../modules/purchasing/open-orders.ts";
 import { CALC_MODULES, type CalcModule, checkModuleOrder, recordCalculation } from "./calculate.ts";
 import {
   checkReferences,
@@ -64,6 +65,11 @@ export interface DataOpsOptions {
   /** Fixed "as of" moment for calculations (tests); default now. */
   asOf?: () => Date;
   log?: { info(msg: string): void; error(obj: unknown, msg: string): void };
+  /**
+   * After a Full Update or Full Reset has committed: work that reads the new data (the created
+   * products the source now carries are marked). A failure is logged; the run stays completed.
+   */
+  afterImport?: () => Promise<unknown>;
   /**
    * The "chat" run type: the chat archive import (server/modules/chat/import). It runs on the run's
    * connection through the same steps, progress, cancel and history as the other runs.
@@ -489,6 +495,8 @@ export class DataOps {
         calcFrom = steps.results.length;
         calcTo = -1;
         calcStarted = Date.now();
+        // Receipts recorded here before this run started are in the source's stock from now on.
+        await tx.query(ABSORB_RECEIPTS_SQL, [started]);
         const away = (m: CalcModule) => Boolean(beside?.runs(m.name));
         const deferred = await dropPlainIndexes(
           tx,
@@ -629,6 +637,10 @@ export class DataOps {
         data: { status: "completed", endedAt: ended },
       });
       currentStep = "";
+      if (run.type !== "chat" && this.opts.afterImport)
+        await this.opts
+          .afterImport()
+          .catch((err) => this.opts.log?.error({ err }, "after-import step failed"));
       run.finished = true;
       emit("complete", `${label} complete`, { rows: totals.total });
       this.opts.log?.info(

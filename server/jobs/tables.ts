@@ -203,6 +203,7 @@ export const IMPORTED_TABLES: readonly TableDef[] = [
       text("status", { required: true }),
       date("date_ordered", { required: true }),
       date("date_expected"),
+      text("reference"),
     ],
     references: [{ column: "vendor_id", table: "vendors.csv", key: "vendor_id" }],
   },

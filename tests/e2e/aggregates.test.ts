@@ -36,8 +36,10 @@ const DEFAULT_VIEW: Record<AggregateKind, Pick<AggregateListInput, "sort" | "dir
 // The figures as the page writes them (worked out here, not taken from the client's code).
 const dash = "—";
 const money = (v: number) =>
-  v === 0 ? dash : Math.abs(v) < 10 ? formatCurrency(v) : `$${Math.round(v).toLocaleString("en-US")}`;
-const percent = (v: number | null | undefined) => (v == null ? dash : `${(v * 100).toFixed(1)}%`);
+  v === 0 ? "$0" : Math.abs(v) < 10 ? formatCurrency(v) : `$${Math.round(v).toLocaleString("en-US")}`;
+/** A blank figure shows the dash and, beneath it, why it is blank. */
+const percent = (v: number | null | undefined, why: string) =>
+  v == null ? `${dash}${why}` : `${(v * 100).toFixed(1)}%`;
 const count = (v: number) => v.toLocaleString("en-US");
 const oneDecimal = (v: number) => String(Math.round(v * 10) / 10);
 
@@ -130,13 +132,16 @@ describe("Brands, Vendors and Categories in Chromium", () => {
           .first()
           .textContent(),
       ).toBe(r.name);
-      const active = r.active_product_count === r.product_count ? "" : `(${count(r.active_product_count)})`;
+      const active =
+        r.active_product_count === r.product_count ? "" : `${count(r.active_product_count)} active`;
       expect(await text("product_count")).toBe(`${count(r.product_count)}${active}`);
       expect(await text("stock_value_cost")).toBe(money(r.stock_value_cost));
       expect(await text("revenue_30d")).toBe(money(r.revenue_30d));
       expect(await text("revenue_365d")).toBe(money(r.revenue_365d));
       expect(await text("units_30d")).toBe(count(r.units_30d));
-      expect(await text("margin_365d")).toBe(percent(r.margin_365d));
+      expect(await text("margin_365d")).toBe(
+        percent(r.margin_365d, r.revenue_365d === 0 ? "no sales in 365 d" : "no cost prices"),
+      );
       expect(await text("reorder_value")).toBe(money(r.reorder_value));
       expect(await text("overstock_value")).toBe(money(r.overstock_value));
       expect(await text("abc")).toBe(`${r.abc_counts.A}·${r.abc_counts.B}·${r.abc_counts.C}`);
@@ -207,14 +212,21 @@ describe("Brands, Vendors and Categories in Chromium", () => {
       expect(measured.length).toBeGreaterThan(0);
       for (const r of [measured[0]!, ...api.rows.filter((x) => x.lead_time_mean == null).slice(0, 1)]) {
         const lead = (await cell(page, r.id, "lead_time").textContent())?.trim();
-        if (r.lead_time_mean == null) expect(lead).toBe(dash);
+        if (r.lead_time_mean == null) expect(lead).toBe(`${dash}no received orders`);
         else {
           const std = r.lead_time_std == null ? "" : ` ± ${oneDecimal(r.lead_time_std)}`;
           const samples = `${r.lead_time_samples} ${r.lead_time_samples === 1 ? "sample" : "samples"}`;
           expect(lead).toBe(`${oneDecimal(r.lead_time_mean)}${std} d${samples}`);
         }
-        expect((await cell(page, r.id, "on_time_rate").textContent())?.trim()).toBe(percent(r.on_time_rate));
-        expect((await cell(page, r.id, "fill_rate").textContent())?.trim()).toBe(percent(r.fill_rate));
+        expect((await cell(page, r.id, "on_time_rate").textContent())?.trim()).toBe(
+          percent(
+            r.on_time_rate,
+            (r.lead_time_samples ?? 0) === 0 ? "no received orders" : "orders have no expected date",
+          ),
+        );
+        expect((await cell(page, r.id, "fill_rate").textContent())?.trim()).toBe(
+          percent(r.fill_rate, "no received orders in 365 d"),
+        );
       }
     });
 

@@ -152,7 +152,7 @@ describe("settings and users in Chromium", () => {
       "1",
       "0.01",
     ]);
-    expect(await page.getByLabel("Default Lead Time (days)").getAttribute("min")).toBe("0");
+    expect(await page.getByLabel("Default Lead Time (days)").getAttribute("min")).toBe("1");
     await a.fill("1.5");
     await page.getByTestId("setting-abc_a_threshold").getByText("must be a number from 0 to 1").waitFor();
     await a.fill("0.97");

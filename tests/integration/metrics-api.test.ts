@@ -406,14 +406,14 @@ describe(`metrics API (${testBackend})`, () => {
   const expectedSubstituted: Record<string, string> = {
     on_hand: "max(12, 0) = 12",
     on_order: "no open purchase-order lines = 0",
-    stock_value_cost: "12 × 0.6 = 7.20",
-    stock_value_retail: "12 × 3 = 36.00",
+    stock_value_cost: "12 × $0.60 = $7.20",
+    stock_value_retail: "12 × $3.00 = $36.00",
     // 2 a day over the last 54 days (D0's line at 10:00 is before asOf, its 18:00 one after), 5 on
     // 2025-09-15; at 3.00 each.
     sales_units:
       "7 days (2026-06-24 … 2026-06-30) = 14; 30 days (2026-06-01 … 2026-06-30) = 60; 90 days (2026-04-02 … 2026-06-30) = 108; 365 days (2025-07-01 … 2026-06-30) = 113; lifetime (first sale 2025-09-15) = 113",
     sales_revenue:
-      "7 days (2026-06-24 … 2026-06-30) = 42.00; 30 days (2026-06-01 … 2026-06-30) = 180.00; 90 days (2026-04-02 … 2026-06-30) = 324.00; 365 days (2025-07-01 … 2026-06-30) = 339.00; lifetime (first sale 2025-09-15) = 339.00",
+      "7 days (2026-06-24 … 2026-06-30) = $42.00; 30 days (2026-06-01 … 2026-06-30) = $180.00; 90 days (2026-04-02 … 2026-06-30) = $324.00; 365 days (2025-07-01 … 2026-06-30) = $339.00; lifetime (first sale 2025-09-15) = $339.00",
     days_in_stock_90:
       "life start 2025-01-01 → days of the last 90 in its life: 2026-04-02 … 2026-06-30 = 90; out of stock: none → in stock 90 − 0 = 90",
     // The run of stock 0 from 2025-09-15 sold on its first day: out of stock 09-16 … 09-18.
@@ -438,20 +438,20 @@ describe(`metrics API (${testBackend})`, () => {
       "H = L + days of stock = 14 + 30 = 44 days; F(44) = (12.02 + 8.4 + 8.4 + 8.4 + 8.4 + 8.4) + 2/7 × 8.4 = 56.42",
     reorder_qty:
       "need = F(H) + SS − (on hand + on order) = 56.42 + 8 − (12 + 0) = 52.42 → ⌈52.42⌉ = 53, MOQ 24 → 53, case 12 → 60",
-    reorder_value: "60 × 0.6 = 36.00",
+    reorder_value: "60 × $0.60 = $36.00",
     overstock_qty: "max(0, 12 − ⌈8 + 1.2/day × 180 days⌉) = max(0, 12 − 224) = 0",
-    overstock_value: "0 × 0.6 = 0.00",
+    overstock_value: "0 × $0.60 = $0.00",
     days_of_cover: "12 ÷ 1.2/day = 10 days",
     stockout_date: "D0 + ⌈12 ÷ 1.2/day⌉ = 2026-06-30 + 10 days = 2026-07-10",
     status:
       "not discontinued; not excluded; not new (history 546 days ≥ 30); d = 1.2/day > 0 and the stock-out date 2026-07-10 is 10 days after D0 (< 14) → critical",
     abc_class: "basis revenue_30d = 90 > 0; share before = 0.25 < 0.8 → A",
-    margin_365d: "cogs = 113 × 0.6 = 67.80; (339.00 − 67.80) ÷ 339.00 = 271.20 ÷ 339.00 = 0.8",
+    margin_365d: "cogs = 113 × $0.60 = $67.80; ($339.00 − $67.80) ÷ $339.00 = $271.20 ÷ $339.00 = 0.8",
     sell_through_30d: "60 ÷ (60 + 12) = 0.8333",
     avg_stock_units_365:
       "Σ max(S(d), 0) over 2025-07-01 … 2026-06-30 = 20 × 76 + 0 × 4 + 22 × 224 + 14 × 60 + 12 × 1 = 7300; 7300 ÷ 365 = 20",
-    turnover_365d: "67.80 ÷ (20 × 0.6) = 5.65",
-    gmroi_365d: "271.20 ÷ (20 × 0.6) = 22.6",
+    turnover_365d: "$67.80 ÷ (20 × $0.60) = 5.65",
+    gmroi_365d: "$271.20 ÷ (20 × $0.60) = 22.6",
     // Worked out above the test (L_2001, F1_2001); Σ_{k=0…77} 0.8^k = 4.99999986 prints as 5.
     forecast_week_1:
       "n = ⌊546 ÷ 7⌋ = 78 weeks; ℓ = Σ 0.8^(n−t)·xₜ ÷ Σ 0.8^(n−t) = 57.4176 ÷ 5 = 11.4835; b = Σ(t − t̄)·xₜ ÷ Σ(t − t̄)² over the last 26 weeks = 986 ÷ 1462.5 = 0.6742; F₁ = max(0, 11.4835 + 0.6742 × 0.8) = 12.0229",
@@ -534,7 +534,7 @@ describe(`metrics API (${testBackend})`, () => {
       stock_value_cost: 7.2,
       stock_value_retail: 36,
       sales_units: "14 / 60 / 108 / 113 / 113",
-      sales_revenue: "42.00 / 180.00 / 324.00 / 339.00 / 339.00",
+      sales_revenue: "$42.00 / $180.00 / $324.00 / $339.00 / $339.00",
       days_in_stock_90: 90,
       days_in_stock_365: 362,
       lead_time_measured: 16.5,
@@ -700,7 +700,7 @@ describe(`metrics API (${testBackend})`, () => {
     const margin = data.figures.find((f) => f.key === "margin_365d")!;
     expect(margin.value).toBe(-0.7858);
     expect(margin.substituted).toBe(
-      "cogs = 7143 × 1 = 7143.00; (4000.00 − 7143.00) ÷ 4000.00 = -3143.00 ÷ 4000.00 = -0.7858",
+      "cogs = 7143 × $1.00 = $7,143.00; ($4,000.00 − $7,143.00) ÷ $4,000.00 = -$3,143.00 ÷ $4,000.00 = -0.7858",
     );
     expect(margin.note).toBeUndefined();
   });

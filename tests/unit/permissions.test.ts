@@ -3,8 +3,10 @@ import {
   ALL_PERMISSION_CODES,
   firstAllowedPath,
   hasPermission,
+  landingPath,
   PAGE_KEYS,
   SETTINGS_PERMISSIONS,
+  withRequiredPermissions,
 } from "../../shared/permissions.ts";
 
 const user = (permissions: string[], is_admin = false) => ({ is_admin, permissions });
@@ -39,5 +41,21 @@ describe("permission catalogue", () => {
     // brands and chat take no part in the order
     expect(firstAllowedPath(user(["access:brands", "access:chat"]))).toBeNull();
     expect(firstAllowedPath(user([]))).toBeNull();
+  });
+
+  it("lands a user on a page outside the root order when the order offers none", () => {
+    expect(landingPath(user(["access:products", "access:brands"]))).toBe("/products");
+    expect(landingPath(user(["access:brands", "access:chat"]))).toBe("/brands");
+    expect(landingPath(user(["access:chat"]))).toBe("/chat");
+    expect(landingPath(user(["settings:global"]))).toBeNull();
+    expect(landingPath(user([]))).toBeNull();
+  });
+
+  it("adds the Settings page to any settings tab, and nothing otherwise", () => {
+    expect(withRequiredPermissions(["settings:global"])).toEqual(["settings:global", "access:settings"]);
+    expect(withRequiredPermissions(["access:settings"])).toEqual(["access:settings"]);
+    expect(withRequiredPermissions(["access:products"])).toEqual(["access:products"]);
+    for (const tab of SETTINGS_PERMISSIONS)
+      expect(withRequiredPermissions([tab, "access:settings"])).toEqual([tab, "access:settings"]);
   });
 });

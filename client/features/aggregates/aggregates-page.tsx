@@ -1,6 +1,7 @@
 // The Brands, Vendors and Categories pages (docs/metrics.md §11): one component, told
 // which kind it lists. Top 10 by revenue as a chart, then every row, 50 a page, sorted and searched
 // on the server. The whole view lives in the URL (search.ts).
+import { Blank } from "@client/components/blank.tsx";
 import { PageHeader } from "@client/components/page-header.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
@@ -66,10 +67,10 @@ interface Column {
   cell: (row: AggregateRow) => ReactNode;
 }
 
-const money = (value: number) => (value === 0 ? muted(DASH) : formatMoneyShort(value));
-const percent = (value: number | null | undefined) =>
+const money = (value: number) => (value === 0 ? muted("$0") : formatMoneyShort(value));
+const percent = (value: number | null | undefined, blankReason: string) =>
   value == null ? (
-    muted(DASH)
+    <Blank reason={blankReason} />
   ) : (
     <span className={cn(value < 0 && "text-red-700 dark:text-red-400")}>{formatPercent(value)}</span>
   );
@@ -82,6 +83,17 @@ export function formatLeadTime(row: Pick<AggregateRow, "lead_time_mean" | "lead_
 }
 
 const samplesText = (n: number) => `${formatNumber(n)} ${n === 1 ? "sample" : "samples"}`;
+
+/** Why a margin is blank: nothing sold in the year, or none of what sold has a cost price. */
+export const noMarginReason = (row: Pick<AggregateRow, "revenue_365d">) =>
+  row.revenue_365d === 0 ? "no sales in 365 d" : "no cost prices";
+/** Why a vendor's on-time rate is blank: no receipts, or none of its orders has an expected date. */
+export const noOnTimeReason = (row: Pick<AggregateRow, "lead_time_samples">) =>
+  (row.lead_time_samples ?? 0) === 0 ? "no received orders" : "orders have no expected date";
+/** Why a vendor's fill rate is blank. */
+export const NO_FILL_REASON = "no received orders in 365 d";
+/** Why a vendor's lead time is blank. */
+export const NO_LEAD_TIME_REASON = "no received orders";
 
 /** A, B and C counts: "5 · 3 · 12", class A emphasised. */
 function AbcCounts({ row }: { row: AggregateRow }) {
@@ -114,13 +126,13 @@ const COMMON_COLUMNS: Column[] = [
     label: "Products",
     sort: "product_count",
     numeric: true,
-    title: "Products (in brackets: active, i.e. not discontinued)",
+    title: "Products, and beneath them how many are active (not discontinued)",
     cell: (row) => (
       <span className="whitespace-nowrap">
         {row.product_count === 0 ? muted("0") : formatNumber(row.product_count)}
         {row.active_product_count !== row.product_count && (
-          <span className="ml-1 text-xs text-muted-foreground" title="Active (not discontinued)">
-            ({formatNumber(row.active_product_count)})
+          <span className="block text-xs text-muted-foreground" data-testid="active-count">
+            {formatNumber(row.active_product_count)} active
           </span>
         )}
       </span>
@@ -178,7 +190,7 @@ const COMMON_COLUMNS: Column[] = [
     sort: "margin_365d",
     numeric: true,
     title: "Gross margin of the last 365 days (over the products with a cost)",
-    cell: (row) => percent(row.margin_365d),
+    cell: (row) => percent(row.margin_365d, noMarginReason(row)),
   },
   {
     id: "reorder_value",
@@ -190,7 +202,7 @@ const COMMON_COLUMNS: Column[] = [
       row.reorder_value > 0 ? (
         <span className="font-medium">{formatMoneyShort(row.reorder_value)}</span>
       ) : (
-        muted(DASH)
+        muted("$0")
       ),
   },
   {
@@ -212,7 +224,7 @@ const VENDOR_COLUMNS: Column[] = [
     title: "Measured lead time: mean ± standard deviation over the received purchase orders (samples)",
     cell: (row) =>
       row.lead_time_mean == null ? (
-        muted(DASH)
+        <Blank reason={NO_LEAD_TIME_REASON} />
       ) : (
         <span className="whitespace-nowrap" title={samplesText(row.lead_time_samples ?? 0)}>
           {formatLeadTime(row)}
@@ -228,7 +240,7 @@ const VENDOR_COLUMNS: Column[] = [
     sort: "on_time_rate",
     numeric: true,
     title: "Share of the deliveries that arrived by their expected date",
-    cell: (row) => percent(row.on_time_rate),
+    cell: (row) => percent(row.on_time_rate, noOnTimeReason(row)),
   },
   {
     id: "fill_rate",
@@ -236,7 +248,7 @@ const VENDOR_COLUMNS: Column[] = [
     sort: "fill_rate",
     numeric: true,
     title: "Units received ÷ units ordered on the received purchase orders of the last 365 days",
-    cell: (row) => percent(row.fill_rate),
+    cell: (row) => percent(row.fill_rate, NO_FILL_REASON),
   },
 ];
 
@@ -593,23 +605,33 @@ function AggregateCards({
               <Figure
                 label="Margin"
                 value={formatPercent(row.margin_365d)}
+                reason={row.margin_365d == null ? noMarginReason(row) : undefined}
                 alert={(row.margin_365d ?? 0) < 0}
               />
               <Figure label="Stock value" value={formatMoneyShort(row.stock_value_cost)} />
               <Figure
                 label="Reorder"
-                value={row.reorder_value > 0 ? formatMoneyShort(row.reorder_value) : DASH}
+                value={row.reorder_value > 0 ? formatMoneyShort(row.reorder_value) : "$0"}
               />
               {kind === "vendor" && (
                 <>
                   <Figure
                     label="Lead time"
                     value={formatLeadTime(row)}
-                    sub={row.lead_time_samples ? `n=${row.lead_time_samples}` : undefined}
+                    sub={row.lead_time_samples ? samplesText(row.lead_time_samples) : undefined}
+                    reason={row.lead_time_mean == null ? NO_LEAD_TIME_REASON : undefined}
                     wide
                   />
-                  <Figure label="On time" value={formatPercent(row.on_time_rate)} />
-                  <Figure label="Fill rate" value={formatPercent(row.fill_rate)} />
+                  <Figure
+                    label="On time"
+                    value={formatPercent(row.on_time_rate)}
+                    reason={row.on_time_rate == null ? noOnTimeReason(row) : undefined}
+                  />
+                  <Figure
+                    label="Fill rate"
+                    value={formatPercent(row.fill_rate)}
+                    reason={row.fill_rate == null ? NO_FILL_REASON : undefined}
+                  />
                 </>
               )}
             </dl>
@@ -624,12 +646,15 @@ function Figure({
   label,
   value,
   sub,
+  reason,
   alert,
   wide,
 }: {
   label: string;
   value: string;
   sub?: string;
+  /** Why the value is blank, in small print beneath it. */
+  reason?: string;
   alert?: boolean;
   wide?: boolean;
 }) {
@@ -642,6 +667,11 @@ function Figure({
         {value}
         {sub && <span className="ml-1 text-xs font-normal text-muted-foreground">{sub}</span>}
       </dd>
+      {reason && (
+        <dd className="text-[11px] leading-tight text-muted-foreground" data-testid="blank-reason">
+          {reason}
+        </dd>
+      )}
     </div>
   );
 }

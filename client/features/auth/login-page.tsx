@@ -1,3 +1,4 @@
+import { Alert, AlertDescription } from "@client/components/ui/alert.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Input } from "@client/components/ui/input.tsx";
 import { Label } from "@client/components/ui/label.tsx";
@@ -7,7 +8,7 @@ import { auth, useAuth } from "@client/lib/session.ts";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { type LoginInput, LoginInputSchema } from "@shared/auth.ts";
 import { useNavigate } from "@tanstack/react-router";
-import { Loader2Icon } from "lucide-react";
+import { Loader2Icon, TriangleAlertIcon } from "lucide-react";
 import { useForm } from "react-hook-form";
 import { toast } from "sonner";
 import { safeRedirect } from "./safe-redirect.ts";
@@ -44,8 +45,14 @@ function BrandPanel() {
   );
 }
 
-/** The /login screen of spec section 2; `redirectTo` is the `?redirect=` parameter. */
-export function LoginPage({ redirectTo }: { redirectTo?: string }) {
+/** Shown on the login page when a signed-in account turned out to have no page it may open. */
+export const NO_PAGES_MESSAGE = "Your account has no pages it may open. Ask an administrator for access.";
+
+/**
+ * The /login screen of spec section 2; `redirectTo` is the `?redirect=` parameter, `reason` says
+ * why the user was sent back here.
+ */
+export function LoginPage({ redirectTo, reason }: { redirectTo?: string; reason?: "no-pages" }) {
   const navigate = useNavigate();
   const { isLoading } = useAuth();
   const { register, handleSubmit, formState } = useForm<LoginInput>({
@@ -73,6 +80,12 @@ export function LoginPage({ redirectTo }: { redirectTo?: string }) {
             <h1 className="text-2xl font-semibold tracking-tight">Log in to your account</h1>
             <p className="text-sm text-muted-foreground">Enter your username and password to continue.</p>
           </div>
+          {reason === "no-pages" && (
+            <Alert variant="warning" data-testid="login-no-pages">
+              <TriangleAlertIcon aria-hidden />
+              <AlertDescription className="text-amber-800">{NO_PAGES_MESSAGE}</AlertDescription>
+            </Alert>
+          )}
           <form className="space-y-5" onSubmit={onSubmit} data-testid="login-form">
             <div className="space-y-2">
               <Label htmlFor="username">Username</Label>

@@ -12,6 +12,7 @@ import {
   SelectTrigger,
   SelectValue,
 } from "@client/components/ui/select.tsx";
+import { Skeleton } from "@client/components/ui/skeleton.tsx";
 import {
   Table,
   TableBody,
@@ -22,6 +23,7 @@ import {
 } from "@client/components/ui/table.tsx";
 import { TableEmptyRow, TableSkeletonRows } from "@client/components/ui/table-helpers.tsx";
 import { useTRPC } from "@client/lib/trpc.ts";
+import { useIsMobile } from "@client/lib/use-mobile.ts";
 import { cn } from "@client/lib/utils.ts";
 import {
   FORECAST_METHOD_LABELS,
@@ -33,7 +35,7 @@ import {
   SETTINGS_PAGE_SIZE,
 } from "@shared/settings.ts";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect } from "react";
+import { type ReactNode, useEffect } from "react";
 import { toast } from "sonner";
 import { SETTINGS_TEXT } from "./messages.ts";
 import {
@@ -88,10 +90,12 @@ function ProductRow({
   row,
   draft,
   onDraft,
+  layout,
 }: {
   row: ProductSettingRow;
   draft: ProductDraft | undefined;
   onDraft: (draft: ProductDraft | undefined) => void;
+  layout: "table" | "card";
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -129,114 +133,166 @@ function ProductRow({
   const busy = save.isPending || reset.isPending;
   const { inherited } = row;
 
+  const custom = row.has_override && (
+    <Badge
+      variant="secondary"
+      className="px-1.5 py-0 text-[10px]"
+      title="This product has settings of its own"
+    >
+      Custom
+    </Badge>
+  );
+  const leadTime = (
+    <DaysInput
+      label={`Lead time (days) for product ${row.pid}`}
+      value={current.lead_time_days}
+      onChange={(v) => set({ lead_time_days: v })}
+      fallback={inherited.lead_time_days}
+      fallbackTitle={sourceText(inherited.lead_time_source, row.vendor)}
+      error={errors.lead_time_days}
+      disabled={busy}
+    />
+  );
+  const daysOfStock = (
+    <DaysInput
+      label={`Days of stock for product ${row.pid}`}
+      value={current.days_of_stock}
+      onChange={(v) => set({ days_of_stock: v })}
+      fallback={inherited.days_of_stock}
+      fallbackTitle={sourceText(inherited.days_of_stock_source, row.vendor)}
+      error={errors.days_of_stock}
+      disabled={busy}
+    />
+  );
+  const safetyStock = (
+    <Input
+      type="number"
+      inputMode="numeric"
+      min={0}
+      step={1}
+      aria-label={`Safety stock for product ${row.pid}`}
+      title="Units of safety stock; blank or 0 = computed from the global safety stock days and service level"
+      placeholder="Auto"
+      value={current.safety_stock}
+      disabled={busy}
+      onChange={(e) => set({ safety_stock: e.target.value })}
+      className={CELL_INPUT_CLASS}
+    />
+  );
+  const method = (
+    <Select
+      value={current.forecast_method ?? "default"}
+      disabled={busy}
+      onValueChange={(v) => set({ forecast_method: v === "default" ? null : (v as ForecastMethod) })}
+    >
+      <SelectTrigger
+        size="sm"
+        className="w-28"
+        aria-label={`Forecast method for product ${row.pid}`}
+        title={`Default: ${FORECAST_METHOD_LABELS[inherited.forecast_method]}`}
+      >
+        <SelectValue />
+      </SelectTrigger>
+      <SelectContent>
+        <SelectItem value="default">Default</SelectItem>
+        {FORECAST_METHODS.map((m) => (
+          <SelectItem key={m} value={m}>
+            {FORECAST_METHOD_LABELS[m]}
+          </SelectItem>
+        ))}
+      </SelectContent>
+    </Select>
+  );
+  const exclude = (
+    <Checkbox
+      aria-label={`Exclude product ${row.pid} from forecasting`}
+      checked={current.exclude_from_forecast}
+      disabled={busy}
+      onCheckedChange={(checked) => set({ exclude_from_forecast: checked === true })}
+    />
+  );
+  const actions = (
+    <RowActions
+      label={`product ${row.pid}`}
+      changed={changed}
+      canSave={changed && parsed.success}
+      canReset
+      saving={save.isPending}
+      resetting={reset.isPending}
+      onSave={() => parsed.success && save.mutate({ pid: row.pid, settings: parsed.data })}
+      onReset={() => reset.mutate({ pid: row.pid })}
+    />
+  );
+  const changedClass = changed && "bg-amber-50/70 dark:bg-amber-950/20";
+
+  if (layout === "card") {
+    // Phones: one card per product, every field labelled, nothing scrolling sideways.
+    return (
+      <li
+        data-testid="product-row"
+        data-pid={row.pid}
+        data-changed={changed ? "true" : undefined}
+        className={cn("space-y-3 px-4 py-4", changedClass)}
+      >
+        <div className="flex items-start justify-between gap-3">
+          <div className="min-w-0">
+            <div className="flex items-center gap-2">
+              <span className="font-medium tabular-nums">{row.pid}</span>
+              {custom}
+            </div>
+            <div className="text-xs break-words text-muted-foreground">{row.product_name}</div>
+          </div>
+          {actions}
+        </div>
+        <div className="grid grid-cols-2 gap-x-4 gap-y-3">
+          <CardField label="Lead Time (days)">{leadTime}</CardField>
+          <CardField label="Days of Stock">{daysOfStock}</CardField>
+          <CardField label="Safety Stock">{safetyStock}</CardField>
+          <CardField label="Forecast Method">{method}</CardField>
+        </div>
+        <div className="flex items-center gap-2 text-sm">
+          {exclude}
+          <span>Exclude from forecasting</span>
+        </div>
+      </li>
+    );
+  }
+
   return (
     <TableRow
       data-testid="product-row"
       data-pid={row.pid}
       data-changed={changed ? "true" : undefined}
-      className={cn("align-top", changed && "bg-amber-50/70 hover:bg-amber-50 dark:bg-amber-950/20")}
+      className={cn("align-top", changedClass, changed && "hover:bg-amber-50")}
     >
       <TableCell className="py-2.5">
         <div className="flex items-center gap-2">
           <span className="font-medium tabular-nums">{row.pid}</span>
-          {row.has_override && (
-            <Badge
-              variant="secondary"
-              className="px-1.5 py-0 text-[10px]"
-              title="This product has settings of its own"
-            >
-              Custom
-            </Badge>
-          )}
+          {custom}
         </div>
         <div className="max-w-44 truncate text-xs text-muted-foreground" title={row.product_name}>
           {row.product_name}
         </div>
       </TableCell>
+      <TableCell>{leadTime}</TableCell>
+      <TableCell>{daysOfStock}</TableCell>
+      <TableCell>{safetyStock}</TableCell>
+      <TableCell>{method}</TableCell>
       <TableCell>
-        <DaysInput
-          label={`Lead time (days) for product ${row.pid}`}
-          value={current.lead_time_days}
-          onChange={(v) => set({ lead_time_days: v })}
-          fallback={inherited.lead_time_days}
-          fallbackTitle={sourceText(inherited.lead_time_source, row.vendor)}
-          error={errors.lead_time_days}
-          disabled={busy}
-        />
+        <div className="flex h-8 items-center justify-center">{exclude}</div>
       </TableCell>
-      <TableCell>
-        <DaysInput
-          label={`Days of stock for product ${row.pid}`}
-          value={current.days_of_stock}
-          onChange={(v) => set({ days_of_stock: v })}
-          fallback={inherited.days_of_stock}
-          fallbackTitle={sourceText(inherited.days_of_stock_source, row.vendor)}
-          error={errors.days_of_stock}
-          disabled={busy}
-        />
-      </TableCell>
-      <TableCell>
-        <Input
-          type="number"
-          inputMode="numeric"
-          min={0}
-          step={1}
-          aria-label={`Safety stock for product ${row.pid}`}
-          title="Units of safety stock; blank or 0 = computed from the global safety stock days and service level"
-          placeholder="Auto"
-          value={current.safety_stock}
-          disabled={busy}
-          onChange={(e) => set({ safety_stock: e.target.value })}
-          className={CELL_INPUT_CLASS}
-        />
-      </TableCell>
-      <TableCell>
-        <Select
-          value={current.forecast_method ?? "default"}
-          disabled={busy}
-          onValueChange={(v) => set({ forecast_method: v === "default" ? null : (v as ForecastMethod) })}
-        >
-          <SelectTrigger
-            size="sm"
-            className="w-28"
-            aria-label={`Forecast method for product ${row.pid}`}
-            title={`Default: ${FORECAST_METHOD_LABELS[inherited.forecast_method]}`}
-          >
-            <SelectValue />
-          </SelectTrigger>
-          <SelectContent>
-            <SelectItem value="default">Default</SelectItem>
-            {FORECAST_METHODS.map((m) => (
-              <SelectItem key={m} value={m}>
-                {FORECAST_METHOD_LABELS[m]}
-              </SelectItem>
-            ))}
-          </SelectContent>
-        </Select>
-      </TableCell>
-      <TableCell>
-        <div className="flex h-8 items-center justify-center">
-          <Checkbox
-            aria-label={`Exclude product ${row.pid} from forecasting`}
-            checked={current.exclude_from_forecast}
-            disabled={busy}
-            onCheckedChange={(checked) => set({ exclude_from_forecast: checked === true })}
-          />
-        </div>
-      </TableCell>
-      <TableCell>
-        <RowActions
-          label={`product ${row.pid}`}
-          changed={changed}
-          canSave={changed && parsed.success}
-          canReset
-          saving={save.isPending}
-          resetting={reset.isPending}
-          onSave={() => parsed.success && save.mutate({ pid: row.pid, settings: parsed.data })}
-          onReset={() => reset.mutate({ pid: row.pid })}
-        />
-      </TableCell>
+      <TableCell>{actions}</TableCell>
     </TableRow>
+  );
+}
+
+/** A labelled field of a phone card (the table's column header, above its input). */
+function CardField({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="space-y-1">
+      <div className="text-xs font-medium text-muted-foreground">{label}</div>
+      {children}
+    </div>
   );
 }
 
@@ -259,6 +315,8 @@ export default function ProductSettings() {
   useEffect(() => {
     if (query.error) toast.error(SETTINGS_TEXT.loadFailed("product"));
   }, [query.error]);
+  const isMobile = useIsMobile();
+  const emptyText = debounced ? "No products match your search" : "No products found";
 
   return (
     <Card data-testid="product-settings" className="gap-4">
@@ -281,6 +339,33 @@ export default function ProductSettings() {
           <div className="px-6">
             <LoadError message={SETTINGS_TEXT.loadFailed("product")} onRetry={() => void query.refetch()} />
           </div>
+        ) : isMobile ? (
+          <ul
+            data-testid="product-cards"
+            className={cn("divide-y border-y", query.isPlaceholderData && "opacity-60")}
+          >
+            {query.isPending ? (
+              Array.from({ length: 5 }, (_, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
+                <li key={i} className="space-y-2 px-4 py-4">
+                  <Skeleton className="h-4 w-1/3" />
+                  <Skeleton className="h-8 w-full" />
+                </li>
+              ))
+            ) : query.data?.items.length ? (
+              query.data.items.map((row) => (
+                <ProductRow
+                  key={row.pid}
+                  row={row}
+                  draft={drafts[row.pid]}
+                  onDraft={(d) => setDraft(row.pid, d)}
+                  layout="card"
+                />
+              ))
+            ) : (
+              <li className="px-4 py-8 text-center text-sm text-muted-foreground">{emptyText}</li>
+            )}
+          </ul>
         ) : (
           <Table
             className={cn(
@@ -309,13 +394,11 @@ export default function ProductSettings() {
                     row={row}
                     draft={drafts[row.pid]}
                     onDraft={(d) => setDraft(row.pid, d)}
+                    layout="table"
                   />
                 ))
               ) : (
-                <TableEmptyRow
-                  colSpan={COLUMNS}
-                  message={debounced ? "No products match your search" : "No products found"}
-                />
+                <TableEmptyRow colSpan={COLUMNS} message={emptyText} />
               )}
             </TableBody>
           </Table>

@@ -32,7 +32,12 @@ export function AppLayout() {
   useEffect(() => {
     if (signedIn) return;
     const { pathname, searchStr } = router.state.location;
-    const search = endedBy === "logout" ? {} : { redirect: pathname + searchStr };
+    const search =
+      endedBy === "logout"
+        ? {}
+        : endedBy === "no-pages"
+          ? { reason: "no-pages" as const }
+          : { redirect: pathname + searchStr };
     void navigate({ to: "/login", search, replace: true });
   }, [signedIn, endedBy, router, navigate]);
 

@@ -214,7 +214,7 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
               ? "New: from its category profile"
               : dbar != null
                 ? "Sales per in-stock day, 90 days"
-                : undefined
+                : "Not planned in the last calculation"
           }
         />
         <Kpi
@@ -226,7 +226,9 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
           sub={
             stockoutDay
               ? `Stock-out ${formatDay(stockoutDay)}${untilStockout != null && untilStockout > 0 ? ` (${untilStockout} d)` : ""}`
-              : "No stock-out expected"
+              : cover == null && d === 0
+                ? "No demand, so no stock-out expected"
+                : "No stock-out expected"
           }
         />
         <Kpi
@@ -235,7 +237,11 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
           label="Reorder point"
           value={rop == null ? DASH : formatNumber(rop)}
           tone={ex.status === "reorder" ? "warn" : undefined}
-          sub={`Safety stock ${formatNumber(ss)} · lead time ${lead == null ? DASH : `${formatNumber(lead, 1)} d`}`}
+          sub={
+            rop == null
+              ? "Not planned in the last calculation"
+              : `Safety stock ${formatNumber(ss)} · lead time ${lead == null ? DASH : `${formatNumber(lead, 1)} d`}`
+          }
         />
         <Kpi
           testId="kpi-reorder"
@@ -251,7 +257,15 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
           label="Margin (365 d)"
           value={formatPercent(margin)}
           tone={margin != null && margin < 0 ? "alert" : undefined}
-          sub={gmroi == null ? undefined : `GMROI ${formatNumber(gmroi, 2)}×`}
+          sub={
+            margin == null
+              ? inputOf(figs, "margin_365d", "cost_price") == null
+                ? "No cost price, so no margin"
+                : "No sales in the last 365 days"
+              : gmroi == null
+                ? "No GMROI: no stock held at cost"
+                : `GMROI ${formatNumber(gmroi, 2)}× (gross profit ÷ average stock at cost)`
+          }
         />
       </div>
 
@@ -315,11 +329,67 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
           <CardContent className="space-y-3 px-3 sm:px-5">
             <AccuracyChart accuracy={detail.accuracy} methodInUse={detail.forecast_method} />
             <AccuracyTable accuracy={detail.accuracy} methodInUse={detail.forecast_method} />
+            <AccuracyNotes
+              accuracy={detail.accuracy}
+              methodInUse={detail.forecast_method}
+              requested={typeof requested === "string" ? requested : null}
+              source={inputOf(figs, "forecast", "method_source")}
+            />
           </CardContent>
         </Card>
       </div>
 
       <Explanation figures={ex.figures} />
+    </div>
+  );
+}
+
+/**
+ * Under the backtest: what WAPE means, which method forecasts and why, and, when another method
+ * scored better, how to switch to it.
+ */
+function AccuracyNotes({
+  accuracy,
+  methodInUse,
+  requested,
+  source,
+}: {
+  accuracy: ProductMetricsDetail["accuracy"];
+  methodInUse: string | null;
+  requested: string | null;
+  source: number | string | null;
+}) {
+  if (accuracy.length === 0 || !methodInUse) return null;
+  const inUse = accuracy.find((a) => a.method === methodInUse);
+  const best = accuracy
+    .filter((a) => a.wape != null)
+    .reduce<(typeof accuracy)[number] | null>((b, a) => (b && (b.wape ?? 0) <= (a.wape ?? 0) ? b : a), null);
+  const label = methodLabel(methodInUse);
+  const why =
+    requested && requested !== methodInUse
+      ? `${methodLabel(requested)} was asked for but needs a year of history, so ${label.toLowerCase()} runs instead.`
+      : source === "product"
+        ? `${label} is in use because this product's setting asks for it (Settings → Product Settings).`
+        : `${label} is in use because it is the global default forecast method (Settings → Global Settings); this product has no method of its own.`;
+  const better =
+    best && inUse?.wape != null && best.method !== methodInUse && (best.wape ?? 0) < inUse.wape
+      ? `${methodLabel(best.method)} did better on these weeks (${formatPercent(best.wape)} against ${formatPercent(inUse.wape)}). The backtest does not switch methods by itself: to use ${methodLabel(best.method).toLowerCase()} for this product, choose it as its Forecast Method in Settings → Product Settings.`
+      : null;
+  return (
+    <div className="space-y-1.5 text-xs text-muted-foreground" data-testid="accuracy-notes">
+      <p>
+        <span className="font-medium text-foreground">WAPE</span> (weighted absolute percentage error): the
+        units a method missed by over the 8 weeks, as a share of the units sold. 20% means it was off by a
+        fifth of the sales; over 100% means it missed by more than sold.{" "}
+        <span className="font-medium text-foreground">MAPE</span> averages the weekly errors;{" "}
+        <span className="font-medium text-foreground">bias</span> above 0 means it forecast too much.
+      </p>
+      <p data-testid="accuracy-in-use">{why}</p>
+      {better && (
+        <p data-testid="accuracy-better" className="text-amber-800 dark:text-amber-300">
+          {better}
+        </p>
+      )}
     </div>
   );
 }

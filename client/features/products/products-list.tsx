@@ -1,5 +1,6 @@
 // The Products page: every product's planning figures (docs/metrics.md), 50 a page,
 // sorted, searched and filtered on the server. The whole view lives in the URL (search.ts).
+import { Blank } from "@client/components/blank.tsx";
 import { PageHeader } from "@client/components/page-header.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card } from "@client/components/ui/card.tsx";
@@ -70,6 +71,16 @@ interface Column {
 }
 
 const zeroMuted = (value: number, text: string) => (value === 0 ? muted(text) : text);
+
+/** Why a product's cover and stock-out date are blank. */
+export function noCoverReason(row: Pick<ProductMetricsRow, "demand_rate">): string {
+  if (row.demand_rate == null) return "not planned";
+  return row.demand_rate === 0 ? "no demand" : "too far off";
+}
+/** Why a margin is blank: no sales in the year, or no cost price to take from them. */
+export function noMarginReason(row: Pick<ProductMetricsRow, "revenue_365d">): string {
+  return row.revenue_365d === 0 ? "no sales in 365 d" : "no cost price";
+}
 const urgent = (row: ProductMetricsRow) => row.status === "critical";
 
 const COLUMNS: Column[] = [
@@ -109,7 +120,7 @@ const COLUMNS: Column[] = [
     title: "Days of cover: on hand ÷ daily demand",
     cell: (row) =>
       row.days_of_cover == null ? (
-        muted(DASH)
+        <Blank reason={noCoverReason(row)} />
       ) : (
         <span className={cn(urgent(row) && "font-medium text-red-700 dark:text-red-400")}>
           {formatNumber(Math.round(row.days_of_cover))} d
@@ -131,7 +142,7 @@ const COLUMNS: Column[] = [
           {formatDayCompact(row.stockout_date)}
         </span>
       ) : (
-        muted(DASH)
+        <Blank reason={row.days_of_cover == null ? noCoverReason(row) : "too far off"} />
       ),
   },
   {
@@ -140,7 +151,8 @@ const COLUMNS: Column[] = [
     sort: "reorder_point",
     numeric: true,
     title: "Reorder point: lead-time demand plus safety stock",
-    cell: (row) => (row.reorder_point == null ? muted(DASH) : formatNumber(row.reorder_point)),
+    cell: (row) =>
+      row.reorder_point == null ? <Blank reason="not planned" /> : formatNumber(row.reorder_point),
   },
   {
     id: "reorder_qty",
@@ -157,7 +169,7 @@ const COLUMNS: Column[] = [
     sort: "reorder_value",
     numeric: true,
     title: "Value of the suggested order at cost",
-    cell: (row) => (row.reorder_value > 0 ? formatMoneyShort(row.reorder_value) : muted(DASH)),
+    cell: (row) => (row.reorder_value > 0 ? formatMoneyShort(row.reorder_value) : muted("$0")),
   },
   {
     id: "units_30d",
@@ -183,7 +195,7 @@ const COLUMNS: Column[] = [
     title: "Gross margin of the last 365 days",
     cell: (row) =>
       row.margin_365d == null ? (
-        muted(DASH)
+        <Blank reason={noMarginReason(row)} />
       ) : (
         <span className={cn(row.margin_365d < 0 && "text-red-700 dark:text-red-400")}>
           {formatPercent(row.margin_365d)}
@@ -201,7 +213,7 @@ const COLUMNS: Column[] = [
           {row.vendor}
         </span>
       ) : (
-        muted(DASH)
+        <Blank reason="no vendor" />
       ),
   },
 ];
@@ -611,6 +623,7 @@ function ProductCards({ rows, search }: { rows: ProductMetricsRow[] | undefined;
               <Figure
                 label="Cover"
                 value={row.days_of_cover == null ? DASH : `${formatNumber(Math.round(row.days_of_cover))} d`}
+                reason={row.days_of_cover == null ? noCoverReason(row) : undefined}
                 alert={urgent(row)}
               />
               <Figure
@@ -618,7 +631,18 @@ function ProductCards({ rows, search }: { rows: ProductMetricsRow[] | undefined;
                 value={row.reorder_qty > 0 ? formatNumber(row.reorder_qty) : "0"}
                 sub={row.reorder_value > 0 ? formatMoneyShort(row.reorder_value) : undefined}
               />
-              <Figure label="Stock-out" value={formatDayCompact(row.stockout_date)} alert={urgent(row)} />
+              <Figure
+                label="Stock-out"
+                value={formatDayCompact(row.stockout_date)}
+                reason={
+                  row.stockout_date
+                    ? undefined
+                    : row.days_of_cover == null
+                      ? noCoverReason(row)
+                      : "too far off"
+                }
+                alert={urgent(row)}
+              />
             </dl>
           </div>
         </li>
@@ -631,11 +655,14 @@ function Figure({
   label,
   value,
   sub,
+  reason,
   alert,
 }: {
   label: string;
   value: string;
   sub?: string;
+  /** Why the value is blank, in small print beneath it. */
+  reason?: string;
   alert?: boolean;
 }) {
   return (
@@ -647,6 +674,11 @@ function Figure({
         {value}
         {sub && <span className="ml-1 text-xs font-normal text-muted-foreground">{sub}</span>}
       </dd>
+      {reason && (
+        <dd className="text-[11px] leading-tight text-muted-foreground" data-testid="blank-reason">
+          {reason}
+        </dd>
+      )}
     </div>
   );
 }

@@ -22,6 +22,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { PencilIcon, PlusIcon, Trash2Icon } from "lucide-react";
 import { useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
+import { TestConnection } from "../aiValidation/test-connection.tsx";
 import { companyLabel } from "../templates/model.ts";
 import { PromptDialog } from "./prompt-dialog.tsx";
 
@@ -189,6 +190,8 @@ export default function AiPrompts() {
         </CardContent>
       </Card>
 
+      <ModelCard />
+
       <PromptDialog
         open={dialog !== null}
         onOpenChange={(open) => !open && setDialog(null)}
@@ -206,5 +209,28 @@ export default function AiPrompts() {
         onConfirm={() => void confirmDelete()}
       />
     </div>
+  );
+}
+
+/** Which model the prompts are sent to, and the connection test. */
+function ModelCard() {
+  const trpc = useTRPC();
+  const status = useQuery(trpc.aiValidation.status.queryOptions());
+  return (
+    <Card className="py-4" data-testid="ai-model-card">
+      <CardContent className="space-y-3 px-4">
+        <div className="space-y-1">
+          <h3 className="font-semibold">Language model</h3>
+          <p className="text-sm text-muted-foreground">
+            {status.data
+              ? status.data.configured
+                ? `These prompts are sent to ${status.data.model} at ${status.data.base_url}.`
+                : status.data.message
+              : "Loading…"}
+          </p>
+        </div>
+        <TestConnection />
+      </CardContent>
+    </Card>
   );
 }

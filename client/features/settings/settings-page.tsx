@@ -1,9 +1,19 @@
 import { PageHeader } from "@client/components/page-header.tsx";
 import { LoadingIndicator } from "@client/components/ui/loading-indicator.tsx";
+import {
+  Select,
+  SelectContent,
+  SelectGroup,
+  SelectItem,
+  SelectLabel,
+  SelectTrigger,
+  SelectValue,
+} from "@client/components/ui/select.tsx";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@client/components/ui/tabs.tsx";
 import { canAccess } from "@client/features/auth/access.ts";
 import { AccessDenied } from "@client/features/auth/access-denied.tsx";
 import { useAuth } from "@client/lib/session.ts";
+import { useIsMobile } from "@client/lib/use-mobile.ts";
 import type { CurrentUser } from "@shared/auth.ts";
 import { Suspense, useId } from "react";
 import type { SettingsTabId } from "./search.ts";
@@ -39,6 +49,43 @@ function SectionTabList({ section }: { section: SettingsSection }) {
   );
 }
 
+/**
+ * Phones (under 768 px): the tabs as one compact selector, grouped by section, so the open tab's
+ * content starts right under it instead of below the eight-tab list.
+ */
+function CompactTabSelect({
+  sections,
+  value,
+  onChange,
+}: {
+  sections: SettingsSection[];
+  value: SettingsTabId;
+  onChange: (tab: SettingsTabId) => void;
+}) {
+  return (
+    <div>
+      <Select value={value} onValueChange={(v) => onChange(v as SettingsTabId)}>
+        <SelectTrigger className="w-full" aria-label="Settings tab" data-testid="compact-settings-tabs">
+          <SelectValue />
+        </SelectTrigger>
+        <SelectContent>
+          {sections.map((section) => (
+            <SelectGroup key={section.name}>
+              <SelectLabel>{section.name}</SelectLabel>
+              {section.tabs.map(({ id, title, icon: Icon }) => (
+                <SelectItem key={id} value={id} data-testid={`settings-option-${id}`}>
+                  <Icon aria-hidden />
+                  {title}
+                </SelectItem>
+              ))}
+            </SelectGroup>
+          ))}
+        </SelectContent>
+      </Select>
+    </div>
+  );
+}
+
 export interface SettingsPageProps {
   /** The `?tab=` parameter; absent means the first tab the user may open. */
   tab: SettingsTabId | undefined;
@@ -48,6 +95,7 @@ export interface SettingsPageProps {
 /** The Settings page of spec section 2: a vertical tab list in three sections beside the open tab. */
 export function SettingsPage({ tab, onTabChange }: SettingsPageProps) {
   const { user } = useAuth();
+  const isMobile = useIsMobile();
   if (!user) return null;
 
   const sections = permittedSections(user);
@@ -64,12 +112,13 @@ export function SettingsPage({ tab, onTabChange }: SettingsPageProps) {
           orientation="vertical"
           value={active.id}
           onValueChange={(value) => onTabChange(value as SettingsTabId)}
-          className="flex-col gap-6 md:flex-row md:items-start"
+          className="flex-col gap-4 md:flex-row md:items-start md:gap-6"
         >
+          {isMobile && <CompactTabSelect sections={sections} value={active.id} onChange={onTabChange} />}
           <nav
             aria-label="Settings"
             data-testid="settings-nav"
-            className="shrink-0 space-y-5 md:sticky md:top-20 md:w-60"
+            className="hidden shrink-0 space-y-5 md:sticky md:top-20 md:block md:w-60"
           >
             {sections.map((section) => (
               <SectionTabList key={section.name} section={section} />

@@ -1,5 +1,5 @@
 // The settings tabs of spec section 2 "Settings page" and the permission each needs (section 6).
-// Each tab's screen is its own lazily loaded module, filled by a later issue.
+// Each tab's screen is its own lazily loaded module.
 import type { SettingsPermission } from "@shared/permissions.ts";
 import {
   ClipboardListIcon,

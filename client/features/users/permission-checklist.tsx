@@ -1,9 +1,11 @@
 // The permission checklist of the user form (spec section 2 "User Management screen"): grouped by
 // category, each with a Select All / Deselect All toggle; for admins everything shows checked and
-// cannot be changed.
+// cannot be changed. A permission that others need (the Settings page for any settings tab) is
+// ticked with them and says why.
 import { Badge } from "@client/components/ui/badge.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Checkbox } from "@client/components/ui/checkbox.tsx";
+import { REQUIRED_WITH, withRequiredPermissions } from "@shared/permissions.ts";
 import { USERS_TEXT } from "./messages.ts";
 import type { RouterOutputs } from "./types.ts";
 
@@ -28,6 +30,12 @@ export function PermissionChecklist({
   }
   const selected = new Set(value);
   const locked = isAdmin || disabled;
+  const change = (next: Set<string>) => onChange(withRequiredPermissions([...next]));
+  /** Why a permission cannot be unticked now: other chosen permissions need it. */
+  const neededBy = (code: string): string | null => {
+    const by = REQUIRED_WITH[code as keyof typeof REQUIRED_WITH];
+    return !isAdmin && by?.some((c) => selected.has(c)) ? "needed to open the tabs you chose" : null;
+  };
 
   return (
     <div className="space-y-4" data-testid="permission-checklist">
@@ -41,7 +49,7 @@ export function PermissionChecklist({
             if (all) next.delete(code);
             else next.add(code);
           }
-          onChange([...next]);
+          change(next);
         };
         return (
           <fieldset
@@ -64,25 +72,36 @@ export function PermissionChecklist({
             <div className="grid gap-x-6 gap-y-3 p-4 sm:grid-cols-2 xl:grid-cols-3">
               {category.permissions.map((permission) => {
                 const id = `permission-${permission.code}`;
+                const needed = neededBy(permission.code);
                 return (
                   <div key={permission.code} className="flex items-start gap-3">
                     <Checkbox
                       id={id}
                       className="mt-0.5"
                       checked={isAdmin || selected.has(permission.code)}
-                      disabled={locked}
+                      disabled={locked || needed !== null}
                       data-code={permission.code}
+                      aria-describedby={needed ? `${id}-needed` : undefined}
                       onCheckedChange={(checked) => {
                         const next = new Set(selected);
                         if (checked === true) next.add(permission.code);
                         else next.delete(permission.code);
-                        onChange([...next]);
+                        change(next);
                       }}
                     />
                     <label htmlFor={id} className="grid gap-0.5 text-sm leading-snug">
                       <span className="font-medium">{permission.name}</span>
                       {permission.description && (
                         <span className="text-xs text-muted-foreground">{permission.description}</span>
+                      )}
+                      {needed && (
+                        <span
+                          id={`${id}-needed`}
+                          className="text-xs text-amber-700"
+                          data-testid={`permission-needed-${permission.code}`}
+                        >
+                          Ticked: {needed}
+                        </span>
                       )}
                     </label>
                   </div>

@@ -24,6 +24,7 @@ import { Switch } from "@client/components/ui/switch.tsx";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { cn } from "@client/lib/utils.ts";
 import { zodResolver } from "@hookform/resolvers/zod";
+import { withRequiredPermissions } from "@shared/permissions.ts";
 import { USER_MESSAGES, UserFieldsSchema } from "@shared/users.ts";
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { TRPCClientError } from "@trpc/client";
@@ -58,7 +59,8 @@ function defaultsOf(user: AdminUserRow | undefined): FormInput {
     is_admin: user?.is_admin ?? false,
     is_active: user?.is_active ?? true,
     chat_user: user?.rocket_chat_user_id != null ? String(user.rocket_chat_user_id) : NO_CHAT_USER,
-    permissions: user?.permissions ?? [],
+    // A settings tab without the Settings page opens nothing: the form adds what the tabs need.
+    permissions: withRequiredPermissions(user?.permissions ?? []),
   };
 }
 

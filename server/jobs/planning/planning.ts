@@ -11,6 +11,7 @@ import {
   type GlobalSettingValues,
   loadGlobalSettingValues,
 } from "../../modules/config/planning-parameters.ts";
+import { APP_OPEN_LINES_SQL } from "../../modules/purchasing/open-orders.ts";
 import type { CalcModule } from "../calculate.ts";
 import { createParametersTable, setLocal, utcDay } from "./context.ts";
 import { LEAD_TIMES_TABLE } from "./lead-times.ts";
@@ -176,14 +177,21 @@ export const planningModule: CalcModule = {
          SELECT po_line_id, SUM(qty) AS qty FROM receivings
          WHERE received_date <= $1::date AND po_line_id IN (SELECT id FROM open_lines)
          GROUP BY po_line_id
+       ),
+       -- Imported open lines, then the open lines of app POs that count (open-orders.ts).
+       incoming AS (
+         SELECT l.pid, l.date_expected, l.date_ordered, l.ordered_qty - COALESCE(r.qty, 0) AS qty
+         FROM open_lines l
+         LEFT JOIN received r ON r.po_line_id = l.id
+         WHERE l.ordered_qty > COALESCE(r.qty, 0)
+         UNION ALL
+         SELECT pid, date_expected, date_ordered, open_qty FROM (${APP_OPEN_LINES_SQL}) app
        )
        SELECT l.pid,
          GREATEST(COALESCE(l.date_expected, l.date_ordered + ceil(b.lt)::int), $1::date + 1) AS day,
-         SUM(l.ordered_qty - COALESCE(r.qty, 0)) AS qty
-       FROM open_lines l
+         SUM(l.qty) AS qty
+       FROM incoming l
        JOIN calc_plan_base b ON b.pid = l.pid AND b.on_hand > 0 AND b.d > 0
-       LEFT JOIN received r ON r.po_line_id = l.id
-       WHERE l.ordered_qty > COALESCE(r.qty, 0)
        GROUP BY 1, 2`,
       [d0],
     );

@@ -16,7 +16,7 @@ export interface ImageDeps {
 
 type ImageRow = Awaited<ReturnType<Database["prisma"]["reusableImage"]["findFirstOrThrow"]>>;
 
-const EXTENSIONS: Record<string, string> = {
+export const EXTENSIONS: Record<string, string> = {
   "image/jpeg": "jpg",
   "image/png": "png",
   "image/gif": "gif",
@@ -75,7 +75,7 @@ function cleanFilename(name: string, ext: string): string {
 }
 
 /** Checks the bytes (not the name or the declared type) and reads the picture's size. */
-async function inspect(data: Buffer) {
+export async function inspectImage(data: Buffer) {
   if (data.length === 0) throw badRequest("The image file is empty", "image");
   const type = await fileTypeFromBuffer(data);
   if (!type || !(IMAGE_MIME_TYPES as readonly string[]).includes(type.mime)) {
@@ -115,7 +115,7 @@ export async function uploadImage(
 ): Promise<ReusableImage> {
   if (meta.company) await assertCompanyExists(db.prisma, meta.company);
   if (!file) throw badRequest("Image file is required", "image");
-  const info = await inspect(file.data);
+  const info = await inspectImage(file.data);
   const hash = createHash("sha256").update(file.data).digest("hex");
   const row = await db.prisma.reusableImage.create({
     data: {
@@ -157,7 +157,10 @@ async function removeImageRow({ db, storage }: ImageDeps, id: number): Promise<b
     const row = await tx.reusableImage.findUnique({ where: { id }, select: { contentHash: true } });
     if (!row) return null;
     await tx.reusableImage.delete({ where: { id } });
-    const others = await tx.reusableImage.count({ where: { contentHash: row.contentHash } });
+    // The same bytes may also be an image uploaded into a product import.
+    const others =
+      (await tx.reusableImage.count({ where: { contentHash: row.contentHash } })) +
+      (await tx.productImportImage.count({ where: { contentHash: row.contentHash } }));
     return { hash: row.contentHash, orphaned: others === 0 };
   });
   if (!removed) return false;

@@ -11,6 +11,7 @@ import type {
   MetricsExplanation,
   ProductStatus,
 } from "../../../shared/metrics.ts";
+import { formatCurrency, formatUnitPrice } from "../../../shared/format.ts";
 import { EXPLAINED_FIGURE_KEYS, PRODUCT_STATUSES } from "../../../shared/metrics.ts";
 import type { ParameterSource } from "../../../shared/settings.ts";
 import { normalQuantile } from "../../../shared/stats.ts";
@@ -214,7 +215,10 @@ export function num(x: Num, dp = 4): string {
   const r = roundHalfAway(x, dp);
   return String(Object.is(r, -0) ? 0 : r);
 }
-const money = (x: Num) => (x === null || !Number.isFinite(x) ? "—" : roundHalfAway(x, 2).toFixed(2));
+/** Amounts of money as the screens show them (spec section 9's currency formatter): $2,477.17. */
+const money = (x: Num) => (x === null || !Number.isFinite(x) ? "—" : formatCurrency(roundHalfAway(x, 2)));
+/** A unit cost or price: like money, with up to 4 decimals when it has them ($0.60, $0.4523). */
+const price = (x: Num) => (x === null || !Number.isFinite(x) ? "—" : formatUnitPrice(x));
 const rate = (x: Num) => `${num(x)}/day`;
 const days = (x: Num) => `${num(x, 2)} ${x === 1 ? "day" : "days"}`;
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -970,7 +974,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       const cogs = m.cogs_365d ?? roundHalfAway(m.units_365d * cost, 2);
       const profit = roundHalfAway(m.revenue_365d - cogs, 2);
       computed = profit / m.revenue_365d;
-      substituted = `cogs = ${m.units_365d} × ${num(cost)} = ${money(cogs)}; (${money(m.revenue_365d)} − ${money(cogs)}) ÷ ${money(m.revenue_365d)} = ${money(profit)} ÷ ${money(m.revenue_365d)} = ${num(computed)}`;
+      substituted = `cogs = ${m.units_365d} × ${price(cost)} = ${money(cogs)}; (${money(m.revenue_365d)} − ${money(cogs)}) ÷ ${money(m.revenue_365d)} = ${money(profit)} ÷ ${money(m.revenue_365d)} = ${num(computed)}`;
     }
     push({
       key: "margin_365d",
@@ -1027,7 +1031,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       formula: `${topName} ÷ (average stock units over 365 days × cost)`,
       substituted:
         computed !== null
-          ? `${money(top)} ÷ (${num(m.avg_stock_units_365, 2)} × ${num(cost)}) = ${num(computed)}`
+          ? `${money(top)} ÷ (${num(m.avg_stock_units_365, 2)} × ${price(cost)}) = ${num(computed)}`
           : cost === null
             ? "no cost price → —"
             : top === null
@@ -1068,6 +1072,8 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       inputs: {
         method: forecast?.method ?? null,
         requested_method: forecast?.requested_method ?? params?.forecast_method ?? null,
+        // Where the requested method is set: the product's own setting or the global default.
+        method_source: params?.sources.forecast_method ?? null,
         week_start: forecast?.week_start ?? null,
         total_91d: forecast?.total_91d ?? null,
       },
@@ -1119,7 +1125,7 @@ function stockValueFigures(m: ExplainRow): Fig[] {
       substituted:
         cost === null
           ? `no cost price → ${m.on_hand} × 0 = 0.00`
-          : `${m.on_hand} × ${num(cost)} = ${money(atCost)}`,
+          : `${m.on_hand} × ${price(cost)} = ${money(atCost)}`,
       inputs: { on_hand: m.on_hand, cost_price: cost },
       note: staleNote(atCost, m.stock_value_cost, 2),
       section: "§1",
@@ -1129,7 +1135,7 @@ function stockValueFigures(m: ExplainRow): Fig[] {
       label: "Stock value at retail",
       value: m.stock_value_retail,
       formula: "on hand × price",
-      substituted: `${m.on_hand} × ${num(m.price)} = ${money(atRetail)}`,
+      substituted: `${m.on_hand} × ${price(m.price)} = ${money(atRetail)}`,
       inputs: { on_hand: m.on_hand, price: m.price },
       note: staleNote(atRetail, m.stock_value_retail, 2),
       section: "§1",
@@ -1401,7 +1407,9 @@ function orderValueFigures(m: ExplainRow): Fig[] {
       value: stored,
       formula: `${qtyName} × cost price (0 without a cost)`,
       substituted:
-        cost === null ? `no cost price → ${qty} × 0 = 0.00` : `${qty} × ${num(cost)} = ${money(computed)}`,
+        cost === null
+          ? `no cost price → ${qty} × $0 = ${money(0)}`
+          : `${qty} × ${price(cost)} = ${money(computed)}`,
       inputs: { [qtyName]: qty, cost_price: cost },
       note: staleNote(computed, stored, 2),
       section: "§6",

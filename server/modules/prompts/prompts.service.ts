@@ -58,6 +58,19 @@ async function checkRules(db: Tx, input: PromptData, previous?: PromptRow): Prom
   return null;
 }
 
+/** Each text a prompt takes is kept, so a model call can name (and show) the version it used. */
+async function recordVersion(tx: Tx, row: PromptRow): Promise<void> {
+  await tx.aiPromptVersion.create({
+    data: {
+      promptId: row.id,
+      version: row.version,
+      promptType: row.promptType,
+      company: row.company,
+      promptText: row.promptText,
+    },
+  });
+}
+
 function uniqueMessage(input: PromptData): string {
   return input.prompt_type === "company_specific"
     ? `A prompt for company ${input.company} already exists`
@@ -71,6 +84,7 @@ export async function createPrompt(db: Database, input: PromptData): Promise<AiP
       const row = await tx.aiPrompt.create({
         data: { promptText: input.prompt_text, promptType: input.prompt_type, company },
       });
+      await recordVersion(tx, row);
       return toPrompt(row);
     });
   } catch (err) {
@@ -85,10 +99,20 @@ export async function updatePrompt(db: Database, id: number, input: PromptData):
       const previous = await tx.aiPrompt.findUnique({ where: { id } });
       if (!previous) throw notFound(`Prompt ${id} not found`);
       const company = await checkRules(tx, input, previous);
+      const changed =
+        previous.promptText !== input.prompt_text ||
+        previous.promptType !== input.prompt_type ||
+        previous.company !== company;
       const row = await tx.aiPrompt.update({
         where: { id },
-        data: { promptText: input.prompt_text, promptType: input.prompt_type, company },
+        data: {
+          promptText: input.prompt_text,
+          promptType: input.prompt_type,
+          company,
+          ...(changed ? { version: { increment: 1 } } : {}),
+        },
       });
+      if (changed) await recordVersion(tx, row);
       return toPrompt(row);
     });
   } catch (err) {

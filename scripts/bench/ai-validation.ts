@@ -1,0 +1,183 @@
+// `npm run bench:ai -- [--rows 1000] [--concurrency 8] [--latency 200] [--rows-per-call 1] [--repeat 1]`
+// A benchmark, not a test. Starts the loopback chat-completions server of the tests in a child
+// process (so its work does not share this process's event loop) answering every call after
+// `--latency` ms, then validates `--rows` distinct rows through the real service (prompt assembly,
+// the openai client, parsing, the call log, the cache) on an embedded PGlite, or on the PostgreSQL
+// named by TEST_DATABASE_URL (a new database, dropped afterwards). Prints the wall time against the
+// floor (rows / rows-per-call / concurrency × latency) and the app's own time per call
+// (everything but the model's: assembly, client, parsing, storing the call), p50/p99/max.
+// The last line is one JSON object with the figures.
+import { spawn } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../../server/config.ts";
+import { AiValidation, type RowInput } from "../../server/modules/aiValidation/aiValidation.service.ts";
+import { createTestDatabase } from "../../tests/helpers/db.ts";
+import { startFakeModel } from "../../tests/helpers/fake-model.ts";
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: "string", default: "1000" },
+    concurrency: { type: "string", default: "8" },
+    latency: { type: "string", default: "200" },
+    "rows-per-call": { type: "string", default: "1" },
+    repeat: { type: "string", default: "1" },
+    "serve-model": { type: "boolean", default: false },
+  },
+});
+
+if (values["serve-model"]) {
+  const model = await startFakeModel();
+  model.latencyMs = Number(values.latency);
+  console.log(`MODEL ${model.url}`);
+  process.on("SIGTERM", () => void model.close().then(() => process.exit(0)));
+} else {
+  await main();
+}
+
+async function startModelProcess(latency: number): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(
+    path.resolve("node_modules/.bin/tsx"),
+    [path.resolve("scripts/bench/ai-validation.ts"), "--serve-model", "--latency", String(latency)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => {
+      out += b.toString();
+      const m = /MODEL (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on("exit", (code) => reject(new Error(`model server exited (${code})`)));
+  });
+  return { url, stop: () => child.kill("SIGTERM") };
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+async function main() {
+  const rows = Number(values.rows);
+  const concurrency = Number(values.concurrency);
+  const latency = Number(values.latency);
+  const perCall = Number(values["rows-per-call"]);
+  const model = await startModelProcess(latency);
+  const tdb = await createTestDatabase();
+  try {
+    const config = loadConfig({
+      NODE_ENV: "production",
+      LOG_LEVEL: "silent",
+      AI_BASE_URL: model.url,
+      AI_MODEL: "bench-model",
+      AI_CONCURRENCY: String(concurrency),
+      AI_ROWS_PER_CALL: String(perCall),
+      AI_PRICE_INPUT_PER_MTOK: "0.15",
+      AI_PRICE_OUTPUT_PER_MTOK: "0.6",
+    });
+    await tdb.db.prisma.aiPrompt.createMany({
+      data: [
+        { promptType: "system", promptText: "You are a careful merchandiser for a stationery retailer." },
+        {
+          promptType: "general",
+          promptText: "Titles use title case. Descriptions are full sentences. Prices have two decimals.",
+        },
+      ],
+    });
+    const ai = new AiValidation(tdb.db, config);
+    const makeRows = (n: number, tag: string): RowInput[] =>
+      Array.from({ length: n }, (_, i) => ({
+        row_id: i + 1,
+        values: {
+          title: `gel pen ${tag}-${i}`,
+          sku: `GP-${tag}-${i}`,
+          price: "2.49",
+          cost: "1.10",
+          description: "A smooth gel pen with a comfortable grip.",
+        },
+      }));
+    // Warm up the client, the JIT and the connection pool.
+    await ai.validateRows(makeRows(2 * concurrency, "warm"));
+
+    const floorMs = (Math.ceil(rows / perCall) / concurrency) * latency;
+    const rounds: {
+      wallMs: number;
+      cpuMs: number;
+      appMs: number[];
+      wireMs: number[];
+      storeMs: number[];
+      failed: number;
+    }[] = [];
+    for (let r = 0; r < Number(values.repeat); r++) {
+      const appMs: number[] = [];
+      const wireMs: number[] = [];
+      const storeMs: number[] = [];
+      ai.observe = (t) => {
+        // The model's time is the server's answer delay; everything else in the call is ours
+        // (assembly, the client building and sending the request, loopback HTTP, parsing, storing).
+        appMs.push(t.total_ms - latency + t.store_ms);
+        wireMs.push(t.model_ms - latency);
+        storeMs.push(t.store_ms);
+      };
+      const t0 = performance.now();
+      const cpu0 = process.cpuUsage();
+      const results = await ai.validateRows(makeRows(rows, `r${r}`));
+      const wallMs = performance.now() - t0;
+      const cpu = process.cpuUsage(cpu0);
+      // This process is the app alone (the model runs in its own): its CPU time per call is what
+      // the app costs, whatever else the machine is doing.
+      const cpuMs = (cpu.user + cpu.system) / 1000;
+      ai.observe = null;
+      rounds.push({
+        wallMs,
+        cpuMs,
+        appMs,
+        wireMs,
+        storeMs,
+        failed: results.filter((x) => x.status === "failed").length,
+      });
+    }
+    ai.close();
+    const best = rounds.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
+    const sorted = [...best.appMs].sort((a, b) => a - b);
+    const p = (list: number[], q: number) =>
+      Math.round(
+        quantile(
+          [...list].sort((a, b) => a - b),
+          q,
+        ) * 100,
+      ) / 100;
+    const figures = {
+      backend: process.env.TEST_DATABASE_URL ? "postgres" : "pglite",
+      rows,
+      concurrency,
+      rows_per_call: perCall,
+      model_latency_ms: latency,
+      calls: best.appMs.length,
+      failed_rows: best.failed,
+      wall_s: Math.round(best.wallMs) / 1000,
+      floor_s: Math.round(floorMs) / 1000,
+      app_cpu_ms_per_call: Math.round((best.cpuMs / Math.max(1, best.appMs.length)) * 100) / 100,
+      app_ms_p50: Math.round(quantile(sorted, 0.5) * 100) / 100,
+      app_ms_p99: Math.round(quantile(sorted, 0.99) * 100) / 100,
+      app_ms_max: Math.round((sorted.at(-1) ?? 0) * 100) / 100,
+      client_and_http_ms_p50: p(best.wireMs, 0.5),
+      client_and_http_ms_p99: p(best.wireMs, 0.99),
+      store_ms_p50: p(best.storeMs, 0.5),
+      store_ms_p99: p(best.storeMs, 0.99),
+      load_avg: os.loadavg().map((l) => Math.round(l * 10) / 10),
+    };
+    console.log(
+      `${rows} rows, ${figures.calls} calls at concurrency ${concurrency}, model ${latency} ms: ` +
+        `${figures.wall_s} s (floor ${figures.floor_s} s); app's own time per call ` +
+        `p50 ${figures.app_ms_p50} ms, p99 ${figures.app_ms_p99} ms, max ${figures.app_ms_max} ms; ` +
+        `CPU ${figures.app_cpu_ms_per_call} ms per call; ${best.failed} failed rows; load ${figures.load_avg.join(" ")}`,
+    );
+    console.log(JSON.stringify(figures));
+  } finally {
+    model.stop();
+    await tdb.drop();
+  }
+}

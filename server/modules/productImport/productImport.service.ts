@@ -1,0 +1,909 @@
+// Create Products: an import from a supplier's file, from upload to checked rows. Each import keeps
+// its file, its settings (company, product type, template, column mapping) and its rows; every
+// change re-derives the affected rows' values and re-runs the rule checks on the server.
+import type { CurrentUser } from "../../../shared/auth.ts";
+import { hasPermission } from "../../../shared/permissions.ts";
+import {
+  type BulkEdit,
+  type Finding,
+  IMPORT_FIELDS,
+  type ImageRef,
+  type ImportCounts,
+  type ImportFieldKey,
+  type ImportListItem,
+  type ImportRow,
+  type ImportSettings,
+  type ImportStatus,
+  type ProductImport,
+  type RowPatch,
+} from "../../../shared/product-import.ts";
+import type { Template } from "../../../shared/templates.ts";
+import type { Database } from "../../db/database.ts";
+import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
+import { EXTENSIONS, IMAGE_FILE_ROUTE, IMAGE_THUMBNAIL_ROUTE } from "../images/images.service.ts";
+import { getFieldOptions, getTemplate } from "../templates/templates.service.ts";
+import { emitRowsChecked, IMPORT_COUNTS_SQL, RECOUNT_SQL } from "./hooks.ts";
+import { type ParsedFile, parseUpload } from "./parse.ts";
+import {
+  autoMap,
+  barcodeKey,
+  buildLookups,
+  checkRow,
+  type DeriveInput,
+  type DuplicateLookup,
+  deriveValues,
+  fieldColumns,
+  headerKey,
+  type NormalisedProduct,
+  type OptionLookups,
+  skuKey,
+  type Values,
+} from "./rules.ts";
+
+export const IMPORT_READ = ["access:import", "create:products"] as const;
+export const IMPORT_WRITE = "create:products" as const;
+
+const TX = { timeout: 180_000, maxWait: 60_000 };
+const CHUNK = 5000;
+
+type Log = (err: unknown) => void;
+
+/** Who sees every import rather than only their own. */
+export function seesAllImports(user: CurrentUser): boolean {
+  return hasPermission(user, "settings:templates");
+}
+
+interface ImportRecord {
+  id: number;
+  owner_id: number;
+  owner: string;
+  status: ImportStatus;
+  filename: string;
+  file_type: "csv" | "xlsx";
+  file_size: number;
+  encoding: string | null;
+  delimiter: string | null;
+  sheet: string | null;
+  sheets: string[];
+  headers: string[];
+  company: string | null;
+  product_type: string | null;
+  template_id: number | null;
+  mapping: StoredMapping;
+  row_count: number;
+  error_rows: number;
+  warning_rows: number;
+  created_count: number;
+  summary: ProductImport["summary"];
+  validation: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  submitted_at: Date | null;
+  exported_at: Date | null;
+}
+
+interface StoredMapping {
+  fields: Record<string, ImportFieldKey | null>;
+  source: Record<string, string>;
+}
+
+const IMPORT_COLUMNS = `i.id, i.owner_id, u.username AS owner, i.status, i.filename, i.file_type, i.file_size,
+  i.encoding, i.delimiter, i.sheet, i.sheets, i.headers, i.company, i.product_type, i.template_id, i.mapping,
+  i.row_count, i.error_rows, i.warning_rows, i.created_count, i.summary, i.validation, i.created_at,
+  i.updated_at, i.submitted_at, i.exported_at`;
+
+function counts(r: {
+  row_count: number;
+  error_rows: number;
+  warning_rows: number;
+  created_count: number;
+}): ImportCounts {
+  return {
+    rows: r.row_count,
+    error_rows: r.error_rows,
+    warning_rows: r.warning_rows,
+    valid_rows: r.row_count - r.error_rows,
+    created: r.created_count,
+  };
+}
+
+function toImport(r: ImportRecord): ProductImport {
+  return {
+    id: r.id,
+    status: r.status,
+    owner: { id: r.owner_id, username: r.owner },
+    filename: r.filename,
+    file_type: r.file_type,
+    file_size: r.file_size,
+    encoding: r.encoding,
+    delimiter: r.delimiter,
+    sheet: r.sheet,
+    sheets: r.sheets,
+    columns: r.headers,
+    company: r.company,
+    product_type: r.product_type,
+    template_id: r.template_id,
+    mapping: r.mapping.fields,
+    mapping_source: r.mapping.source,
+    counts: counts(r),
+    summary: r.summary,
+    validation: r.validation,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    submitted_at: r.submitted_at,
+    exported_at: r.exported_at,
+  };
+}
+
+/** The import, when this user may see it (their own, or every import with template management). */
+export async function loadImport(db: Database, user: CurrentUser, id: number): Promise<ImportRecord> {
+  const [row] = await db.prisma.$queryRawUnsafe<ImportRecord[]>(
+    `SELECT ${IMPORT_COLUMNS} FROM product_imports i JOIN users u ON u.id = i.owner_id
+      WHERE i.id = $1 AND i.status <> 'discarded'`,
+    id,
+  );
+  if (!row || (row.owner_id !== user.id && !seesAllImports(user))) throw notFound(`Import ${id} not found`);
+  return row;
+}
+
+function assertEditable(imp: ImportRecord) {
+  if (imp.status === "submitted" || imp.status === "exported")
+    throw conflict(`Import ${imp.id} was submitted: its rows can no longer be changed`);
+}
+
+export async function getImport(db: Database, user: CurrentUser, id: number): Promise<ProductImport> {
+  return toImport(await loadImport(db, user, id));
+}
+
+export async function listImports(
+  db: Database,
+  user: CurrentUser,
+  { page, pageSize }: { page: number; pageSize: number },
+): Promise<{ items: ImportListItem[]; total: number }> {
+  const all = seesAllImports(user);
+  const where = `i.status <> 'discarded' ${all ? "" : "AND i.owner_id = $3"}`;
+  const params: unknown[] = [pageSize, (page - 1) * pageSize, ...(all ? [] : [user.id])];
+  const [rows, total] = await Promise.all([
+    db.prisma.$queryRawUnsafe<(ImportRecord & { company_label: string | null })[]>(
+      `SELECT ${IMPORT_COLUMNS}, b.name AS company_label
+         FROM product_imports i JOIN users u ON u.id = i.owner_id
+         LEFT JOIN brands b ON i.company ~ '^[0-9]{1,9}$' AND b.id = i.company::int
+        WHERE ${where} ORDER BY i.created_at DESC, i.id DESC LIMIT $1 OFFSET $2`,
+      ...params,
+    ),
+    db.prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM product_imports i WHERE ${where.replace("$3", "$1")}`,
+      ...(all ? [] : [user.id]),
+    ),
+  ]);
+  return {
+    items: rows.map((r) => ({
+      id: r.id,
+      status: r.status,
+      owner: { id: r.owner_id, username: r.owner },
+      filename: r.filename,
+      company: r.company,
+      company_label: r.company_label,
+      product_type: r.product_type,
+      counts: counts(r),
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+      submitted_at: r.submitted_at,
+    })),
+    total: total[0]?.n ?? 0,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking rows
+
+interface CheckContext extends DeriveInput {
+  importId: number;
+  lookups: OptionLookups;
+  cols: Map<ImportFieldKey, number>;
+}
+
+async function findTemplate(
+  db: Database,
+  company: string | null,
+  productType: string | null,
+  templateId: number | null | undefined,
+): Promise<Template | null> {
+  if (typeof templateId === "number") return getTemplate(db, templateId);
+  if (templateId === null || !company || !productType) return null;
+  const found = await db.prisma.importTemplate.findFirst({
+    where: { company, productType: { equals: productType.trim(), mode: "insensitive" } },
+    select: { id: true },
+  });
+  return found ? getTemplate(db, found.id) : null;
+}
+
+async function checkContext(db: Database, imp: ImportRecord): Promise<CheckContext> {
+  const [options, template] = await Promise.all([
+    getFieldOptions(db),
+    imp.template_id ? getTemplate(db, imp.template_id).catch(() => null) : Promise.resolve(null),
+  ]);
+  return {
+    importId: imp.id,
+    headers: imp.headers,
+    mapping: imp.mapping.fields,
+    template,
+    company: imp.company,
+    lookups: buildLookups(options),
+    cols: fieldColumns(imp.headers, imp.mapping.fields),
+  };
+}
+
+interface RowInput {
+  rowId: number;
+  raw: string[];
+  edits: Values;
+}
+
+export interface ComputedRow {
+  rowId: number;
+  values: Values;
+  fromTemplate: ImportFieldKey[];
+  findings: Finding[];
+  product: NormalisedProduct | null;
+  skuKey: string | null;
+  barcodeKey: string | null;
+}
+
+/** Catalogue and earlier imports' SKUs and barcodes among these keys. */
+async function catalogueMatches(db: Database, importId: number, skus: string[], barcodes: string[]) {
+  const [catSku, catBarcode, created] = await Promise.all([
+    skus.length
+      ? db.prisma.$queryRawUnsafe<{ k: string; pid: number }[]>(
+          `SELECT lower(sku) AS k, min(pid) AS pid FROM products
+            WHERE lower(sku) IN (SELECT jsonb_array_elements_text($1::jsonb)) GROUP BY 1`,
+          JSON.stringify(skus),
+        )
+      : [],
+    barcodes.length
+      ? db.prisma.$queryRawUnsafe<{ k: string; pid: number }[]>(
+          `SELECT barcode AS k, min(pid) AS pid FROM products
+            WHERE barcode IN (SELECT jsonb_array_elements_text($1::jsonb)) GROUP BY 1`,
+          JSON.stringify(barcodes),
+        )
+      : [],
+    skus.length || barcodes.length
+      ? db.prisma.$queryRawUnsafe<{ sku: string; barcode: string | null; pid: number; import_id: number }[]>(
+          `SELECT lower(sku) AS sku, barcode, pid, import_id FROM created_products
+            WHERE import_id <> $3 AND (lower(sku) IN (SELECT jsonb_array_elements_text($1::jsonb))
+               OR barcode IN (SELECT jsonb_array_elements_text($2::jsonb)))`,
+          JSON.stringify(skus),
+          JSON.stringify(barcodes),
+          importId,
+        )
+      : [],
+  ]);
+  const createdSku = new Map<string, { pid: number; importId: number }>();
+  const createdBarcode = new Map<string, { pid: number; importId: number }>();
+  for (const c of created) {
+    createdSku.set(c.sku, { pid: c.pid, importId: c.import_id });
+    if (c.barcode) createdBarcode.set(c.barcode, { pid: c.pid, importId: c.import_id });
+  }
+  return {
+    sku: new Map(catSku.map((r) => [r.k, r.pid])),
+    barcode: new Map(catBarcode.map((r) => [r.k, r.pid])),
+    createdSku,
+    createdBarcode,
+  };
+}
+
+/**
+ * Derives and checks `rows`. `inFile` lists the other rows of the import by key (for a full
+ * check, the rows themselves).
+ */
+async function computeRows(
+  db: Database,
+  ctx: CheckContext,
+  rows: RowInput[],
+  inFile?: { sku: Map<string, number[]>; barcode: Map<string, number[]> },
+): Promise<ComputedRow[]> {
+  const derived = rows.map((r) => {
+    const d = deriveValues(r.raw, r.edits, ctx.cols, ctx);
+    return { ...r, ...d, skuKey: skuKey(d.values.sku), barcodeKey: barcodeKey(d.values.barcode) };
+  });
+  let fileSku = inFile?.sku;
+  let fileBarcode = inFile?.barcode;
+  if (!fileSku || !fileBarcode) {
+    fileSku = new Map();
+    fileBarcode = new Map();
+    for (const d of derived) {
+      if (d.skuKey) fileSku.set(d.skuKey, [...(fileSku.get(d.skuKey) ?? []), d.rowId]);
+      if (d.barcodeKey) fileBarcode.set(d.barcodeKey, [...(fileBarcode.get(d.barcodeKey) ?? []), d.rowId]);
+    }
+  }
+  const skus = [...new Set(derived.map((d) => d.skuKey).filter((k): k is string => !!k))];
+  const barcodes = [...new Set(derived.map((d) => d.barcodeKey).filter((k): k is string => !!k))];
+  const cat = await catalogueMatches(db, ctx.importId, skus, barcodes);
+  const fs = fileSku;
+  const fb = fileBarcode;
+  const dup: DuplicateLookup = {
+    skuRows: (k) => fs.get(k) ?? [],
+    barcodeRows: (k) => fb.get(k) ?? [],
+    skuInCatalogue: (k) => cat.sku.get(k),
+    barcodeInCatalogue: (k) => cat.barcode.get(k),
+    skuCreated: (k) => cat.createdSku.get(k),
+    barcodeCreated: (k) => cat.createdBarcode.get(k),
+  };
+  return derived.map((d) => {
+    const { findings, product } = checkRow(d.rowId, d.values, ctx.lookups, dup);
+    return {
+      rowId: d.rowId,
+      values: d.values,
+      fromTemplate: d.fromTemplate,
+      findings,
+      product,
+      skuKey: d.skuKey,
+      barcodeKey: d.barcodeKey,
+    };
+  });
+}
+
+function rowPayload(c: ComputedRow, raw?: string[]) {
+  return {
+    row_id: c.rowId,
+    ...(raw ? { raw } : {}),
+    values: c.values,
+    from_template: c.fromTemplate,
+    findings: c.findings,
+    error_count: c.findings.filter((f) => f.severity === "error").length,
+    warning_count: c.findings.filter((f) => f.severity === "warning").length,
+    sku_key: c.skuKey,
+    barcode_key: c.barcodeKey,
+  };
+}
+
+type Tx = Pick<Database["prisma"], "$executeRawUnsafe" | "$queryRawUnsafe">;
+
+/** Writes checked rows back; a row whose values changed loses the validation steps' findings. */
+async function storeComputed(tx: Tx, importId: number, computed: ComputedRow[]) {
+  for (let i = 0; i < computed.length; i += CHUNK) {
+    await tx.$executeRawUnsafe(
+      `UPDATE product_import_rows r SET
+          validation = CASE WHEN r."values" = x."values" THEN r.validation ELSE '{}'::jsonb END,
+          "values" = x."values", from_template = x.from_template, findings = x.findings,
+          error_count = x.error_count, warning_count = x.warning_count,
+          sku_key = x.sku_key, barcode_key = x.barcode_key
+         FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, "values" jsonb, from_template text[],
+              findings jsonb, error_count int, warning_count int, sku_key text, barcode_key text)
+        WHERE r.import_id = $1 AND r.row_id = x.row_id`,
+      importId,
+      JSON.stringify(computed.slice(i, i + CHUNK).map((c) => rowPayload(c))),
+    );
+  }
+}
+
+async function loadRowInputs(tx: Tx, importId: number, rowIds?: number[]): Promise<RowInput[]> {
+  const rows = await tx.$queryRawUnsafe<{ row_id: number; raw: string[]; edits: Values }[]>(
+    `SELECT row_id, raw, edits FROM product_import_rows
+      WHERE import_id = $1 AND NOT deleted
+        ${rowIds ? "AND row_id IN (SELECT (jsonb_array_elements_text($2::jsonb))::int)" : ""}
+      ORDER BY row_id`,
+    importId,
+    ...(rowIds ? [JSON.stringify(rowIds)] : []),
+  );
+  return rows.map((r) => ({ rowId: r.row_id, raw: r.raw, edits: r.edits }));
+}
+
+/**
+ * Re-derives and re-checks every row of the import (after a settings change, before a submit):
+ * reads and checks outside any transaction (an embedded database has one connection), then writes
+ * every row in one.
+ */
+export async function recheckAll(db: Database, imp: ImportRecord): Promise<ComputedRow[]> {
+  const ctx = await checkContext(db, imp);
+  const inputs = await loadRowInputs(db.prisma, imp.id);
+  const computed = await computeRows(db, ctx, inputs);
+  await db.prisma.$transaction(async (tx) => {
+    await storeComputed(tx, imp.id, computed);
+    await tx.$executeRawUnsafe(RECOUNT_SQL, imp.id);
+    await tx.$executeRawUnsafe(IMPORT_COUNTS_SQL, imp.id);
+  }, TX);
+  return computed;
+}
+
+/**
+ * Re-checks the given rows and every other row that shares (or shared) a SKU or barcode with them,
+ * so a fixed duplicate clears on both rows.
+ */
+async function recheckRows(
+  db: Database,
+  imp: ImportRecord,
+  rowIds: number[],
+  oldKeys: { sku: string[]; barcode: string[] },
+) {
+  const ctx = await checkContext(db, imp);
+  const first = await loadRowInputs(db.prisma, imp.id, rowIds);
+  const firstComputed = await computeRows(db, ctx, first, { sku: new Map(), barcode: new Map() });
+  const skus = [
+    ...new Set([...oldKeys.sku, ...firstComputed.map((c) => c.skuKey)].filter((k): k is string => !!k)),
+  ];
+  const barcodes = [
+    ...new Set(
+      [...oldKeys.barcode, ...firstComputed.map((c) => c.barcodeKey)].filter((k): k is string => !!k),
+    ),
+  ];
+  const sharing = await db.prisma.$queryRawUnsafe<
+    { row_id: number; sku_key: string | null; barcode_key: string | null }[]
+  >(
+    `SELECT row_id, sku_key, barcode_key FROM product_import_rows
+      WHERE import_id = $1 AND NOT deleted
+        AND (sku_key IN (SELECT jsonb_array_elements_text($2::jsonb))
+          OR barcode_key IN (SELECT jsonb_array_elements_text($3::jsonb)))`,
+    imp.id,
+    JSON.stringify(skus),
+    JSON.stringify(barcodes),
+  );
+  // The edited rows' new keys replace their stored ones.
+  const keys = new Map(sharing.map((s) => [s.row_id, { sku: s.sku_key, barcode: s.barcode_key }]));
+  for (const c of firstComputed) keys.set(c.rowId, { sku: c.skuKey, barcode: c.barcodeKey });
+  const sku = new Map<string, number[]>();
+  const barcode = new Map<string, number[]>();
+  for (const [rowId, k] of keys) {
+    if (k.sku) sku.set(k.sku, [...(sku.get(k.sku) ?? []), rowId]);
+    if (k.barcode) barcode.set(k.barcode, [...(barcode.get(k.barcode) ?? []), rowId]);
+  }
+  const affected = [...new Set([...rowIds, ...sharing.map((s) => s.row_id)])];
+  const inputs = affected.length === first.length ? first : await loadRowInputs(db.prisma, imp.id, affected);
+  const computed = await computeRows(db, ctx, inputs, { sku, barcode });
+  await db.prisma.$transaction(async (tx) => {
+    await storeComputed(tx, imp.id, computed);
+    await tx.$executeRawUnsafe(RECOUNT_SQL, imp.id);
+    await tx.$executeRawUnsafe(IMPORT_COUNTS_SQL, imp.id);
+  }, TX);
+  return affected;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Upload
+
+async function savedMapping(db: Database, headers: string[], supplier: string | null) {
+  const key = headerKey(headers);
+  const rows = await db.prisma.productImportMapping.findMany({
+    where: { headerKey: key },
+    orderBy: { updatedAt: "desc" },
+  });
+  const found = rows.find((r) => r.supplier === (supplier ?? "")) ?? rows[0];
+  return (found?.mapping as Record<string, ImportFieldKey | null> | undefined) ?? null;
+}
+
+export interface UploadInput {
+  filename: string;
+  data: Buffer;
+  company?: string | null;
+  productType?: string | null;
+  sheet?: string;
+}
+
+async function assertCompany(db: Database, company: string | null | undefined) {
+  if (!company) return;
+  const id = /^\d{1,9}$/.test(company) ? Number(company) : null;
+  const found =
+    id === null ? null : await db.prisma.brand.findUnique({ where: { id }, select: { id: true } });
+  if (!found) throw badRequest(`Unknown company "${company}": choose one of the field options`, "company");
+}
+
+/** Parses the file, maps its columns, checks every row and stores the import with its file. */
+export async function createImport(
+  db: Database,
+  user: CurrentUser,
+  input: UploadInput,
+  log?: Log,
+): Promise<ProductImport> {
+  await assertCompany(db, input.company);
+  const parsed: ParsedFile = await parseUpload(input.data, { sheet: input.sheet });
+  const template = await findTemplate(db, input.company ?? null, input.productType ?? null, undefined);
+  const saved = await savedMapping(
+    db,
+    parsed.headers,
+    template?.supplier != null ? String(template.supplier) : null,
+  );
+  const { mapping, source } = autoMap(parsed.headers, saved);
+  const stored: StoredMapping = { fields: mapping, source };
+  const created = await db.prisma.productImport.create({
+    data: {
+      ownerId: user.id,
+      filename: cleanName(input.filename),
+      fileType: parsed.fileType,
+      encoding: parsed.encoding,
+      delimiter: parsed.delimiter,
+      sheet: parsed.sheet,
+      sheets: parsed.sheets,
+      fileSize: input.data.length,
+      fileData: new Uint8Array(input.data),
+      headers: parsed.headers,
+      company: input.company ?? null,
+      productType: input.productType?.trim() || null,
+      templateId: template?.id ?? null,
+      mapping: stored as object,
+    },
+    select: { id: true },
+  });
+  try {
+    const imp = await loadImport(db, user, created.id);
+    const ctx = await checkContext(db, imp);
+    const inputs = parsed.rows.map((raw, i) => ({ rowId: i + 1, raw, edits: {} }));
+    const computed = await computeRows(db, ctx, inputs);
+    await db.prisma.$transaction(async (tx) => {
+      for (let i = 0; i < computed.length; i += CHUNK) {
+        await tx.$executeRawUnsafe(
+          `INSERT INTO product_import_rows (import_id, row_id, raw, "values", from_template, findings,
+                  error_count, warning_count, sku_key, barcode_key)
+           SELECT $1, x.row_id, x.raw, x."values", x.from_template, x.findings, x.error_count,
+                  x.warning_count, x.sku_key, x.barcode_key
+             FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, raw jsonb, "values" jsonb,
+                  from_template text[], findings jsonb, error_count int, warning_count int,
+                  sku_key text, barcode_key text)`,
+          created.id,
+          JSON.stringify(computed.slice(i, i + CHUNK).map((c, j) => rowPayload(c, inputs[i + j]!.raw))),
+        );
+      }
+      await tx.$executeRawUnsafe(IMPORT_COUNTS_SQL, created.id);
+    }, TX);
+  } catch (err) {
+    // Nothing half-written: the import goes with its rows.
+    await db.prisma.productImport.delete({ where: { id: created.id } }).catch(() => {});
+    await db.prisma.$executeRawUnsafe(`DELETE FROM product_import_rows WHERE import_id = $1`, created.id);
+    throw err;
+  }
+  emitRowsChecked({ db, importId: created.id, rowIds: "all" }, log);
+  return getImport(db, user, created.id);
+}
+
+function cleanName(name: string): string {
+  const base = name
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/[\p{Cc}]/gu, "")
+    .trim()
+    .slice(0, 255);
+  return base || "upload";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+/**
+ * Company, product type, template and mapping. The template is the one chosen, else the one for
+ * company × product type; the mapping is remembered for the next file with the same headers.
+ */
+export async function updateImportSettings(
+  db: Database,
+  user: CurrentUser,
+  id: number,
+  settings: ImportSettings,
+  log?: Log,
+): Promise<ProductImport> {
+  const imp = await loadImport(db, user, id);
+  assertEditable(imp);
+  const company = settings.company !== undefined ? settings.company : imp.company;
+  const productType = settings.product_type !== undefined ? settings.product_type : imp.product_type;
+  await assertCompany(db, company);
+  const template = await findTemplate(
+    db,
+    company,
+    productType,
+    settings.template_id !== undefined ? settings.template_id : undefined,
+  );
+  let stored = imp.mapping;
+  if (settings.mapping) {
+    const unknown = Object.keys(settings.mapping).filter((h) => !imp.headers.includes(h));
+    if (unknown.length)
+      throw badRequest(
+        `mapping names columns the file does not have: ${unknown.slice(0, 5).join(", ")}`,
+        "mapping",
+      );
+    const fields = { ...imp.mapping.fields, ...settings.mapping };
+    const seen = new Map<ImportFieldKey, string>();
+    for (const h of imp.headers) {
+      const f = fields[h];
+      if (!f) continue;
+      if (seen.has(f))
+        throw badRequest(
+          `Columns "${seen.get(f)}" and "${h}" are both mapped to ${f}: map each field once`,
+          "mapping",
+        );
+      seen.set(f, h);
+    }
+    const source = { ...imp.mapping.source };
+    for (const h of Object.keys(settings.mapping))
+      if (settings.mapping[h] !== imp.mapping.fields[h]) source[h] = "user";
+    stored = { fields, source };
+    await db.prisma.productImportMapping.upsert({
+      where: {
+        supplier_headerKey: {
+          supplier: template?.supplier != null ? String(template.supplier) : "",
+          headerKey: headerKey(imp.headers),
+        },
+      },
+      create: {
+        supplier: template?.supplier != null ? String(template.supplier) : "",
+        headerKey: headerKey(imp.headers),
+        mapping: fields as object,
+      },
+      update: { mapping: fields as object },
+    });
+  }
+  await db.prisma.productImport.update({
+    where: { id },
+    data: {
+      company,
+      productType: productType?.trim() || null,
+      templateId: template?.id ?? null,
+      mapping: stored as object,
+      status: "checked",
+    },
+  });
+  const updated = await loadImport(db, user, id);
+  await recheckAll(db, updated);
+  emitRowsChecked({ db, importId: id, rowIds: "all" }, log);
+  return getImport(db, user, id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows
+
+interface RowRecord {
+  row_id: number;
+  values: Values;
+  edits: Values;
+  from_template: ImportFieldKey[];
+  findings: Finding[];
+  validation: Record<string, Finding[]>;
+  error_count: number;
+  warning_count: number;
+  images: ImageRef[];
+  created_pid: number | null;
+}
+
+async function toRows(db: Database, importId: number, rows: RowRecord[]): Promise<ImportRow[]> {
+  const lib = new Set<number>();
+  const up = new Set<number>();
+  for (const r of rows) for (const i of r.images) (i.source === "library" ? lib : up).add(i.id);
+  const [libRows, upRows] = await Promise.all([
+    lib.size
+      ? db.prisma.reusableImage.findMany({
+          where: { id: { in: [...lib] } },
+          select: { id: true, contentHash: true, mimeType: true, filename: true },
+        })
+      : [],
+    up.size
+      ? db.prisma.productImportImage.findMany({
+          where: { id: { in: [...up] }, importId },
+          select: { id: true, filename: true },
+        })
+      : [],
+  ]);
+  const libById = new Map(libRows.map((l) => [l.id, l]));
+  const upById = new Map(upRows.map((u) => [u.id, u]));
+  return rows.map((r) => ({
+    row_id: r.row_id,
+    values: r.values,
+    from_template: r.from_template,
+    edited: Object.keys(r.edits) as ImportFieldKey[],
+    findings: [...r.findings, ...Object.values(r.validation).flat()],
+    error_count: r.error_count,
+    warning_count: r.warning_count,
+    created_pid: r.created_pid,
+    images: r.images.flatMap((i) => {
+      if (i.source === "library") {
+        const l = libById.get(i.id);
+        if (!l) return [];
+        return [
+          {
+            ...i,
+            filename: l.filename,
+            url: `${IMAGE_FILE_ROUTE}/${l.contentHash}.${EXTENSIONS[l.mimeType] ?? "bin"}`,
+            thumbnail_url: `${IMAGE_THUMBNAIL_ROUTE}/${l.contentHash}.webp`,
+          },
+        ];
+      }
+      const u = upById.get(i.id);
+      if (!u) return [];
+      return [
+        {
+          ...i,
+          filename: u.filename,
+          url: `/api/product-imports/${importId}/images/${i.id}`,
+          thumbnail_url: `/api/product-imports/${importId}/images/${i.id}/thumbnail`,
+        },
+      ];
+    }),
+  }));
+}
+
+const ROW_COLUMNS = `row_id, "values", edits, from_template, findings, validation, error_count, warning_count, images, created_pid`;
+
+export async function listRows(
+  db: Database,
+  user: CurrentUser,
+  id: number,
+  q: { page: number; pageSize: number; errors_only: boolean; q?: string },
+): Promise<{ items: ImportRow[]; total: number }> {
+  await loadImport(db, user, id);
+  const conds = ["import_id = $1", "NOT deleted"];
+  const params: unknown[] = [id];
+  if (q.errors_only) conds.push("error_count > 0");
+  if (q.q) {
+    params.push(`%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    conds.push(`"values"::text ILIKE $${params.length}`);
+  }
+  const where = conds.join(" AND ");
+  const [rows, total] = await Promise.all([
+    db.prisma.$queryRawUnsafe<RowRecord[]>(
+      `SELECT ${ROW_COLUMNS} FROM product_import_rows WHERE ${where}
+        ORDER BY row_id LIMIT ${q.pageSize} OFFSET ${(q.page - 1) * q.pageSize}`,
+      ...params,
+    ),
+    db.prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM product_import_rows WHERE ${where}`,
+      ...params,
+    ),
+  ]);
+  return { items: await toRows(db, id, rows), total: total[0]?.n ?? 0 };
+}
+
+async function getRows(db: Database, importId: number, rowIds: number[]): Promise<ImportRow[]> {
+  const rows = await db.prisma.$queryRawUnsafe<RowRecord[]>(
+    `SELECT ${ROW_COLUMNS} FROM product_import_rows
+      WHERE import_id = $1 AND row_id IN (SELECT (jsonb_array_elements_text($2::jsonb))::int) ORDER BY row_id`,
+    importId,
+    JSON.stringify(rowIds),
+  );
+  return toRows(db, importId, rows);
+}
+
+async function assertImages(db: Database, imp: ImportRecord, images: ImageRef[]) {
+  const lib = images.filter((i) => i.source === "library").map((i) => i.id);
+  const up = images.filter((i) => i.source === "upload").map((i) => i.id);
+  if (lib.length) {
+    const found = await db.prisma.reusableImage.findMany({
+      where: { id: { in: lib } },
+      select: { id: true, isGlobal: true, company: true },
+    });
+    for (const id of lib) {
+      const f = found.find((x) => x.id === id);
+      if (!f) throw badRequest(`Library image ${id} not found`, "images");
+      if (!f.isGlobal && imp.company && f.company && f.company !== imp.company)
+        throw badRequest(`Library image ${id} belongs to another company`, "images");
+    }
+  }
+  if (up.length) {
+    const found = await db.prisma.productImportImage.count({ where: { id: { in: up }, importId: imp.id } });
+    if (found !== new Set(up).size)
+      throw badRequest("An uploaded image id is not an image of this import", "images");
+  }
+}
+
+/** Changes cells (and/or the images) of one row, then re-checks it and the rows it shares keys with. */
+export async function patchRow(
+  db: Database,
+  user: CurrentUser,
+  id: number,
+  rowId: number,
+  patch: RowPatch,
+  log?: Log,
+): Promise<{ row: ImportRow; affected: ImportRow[]; counts: ImportCounts }> {
+  const imp = await loadImport(db, user, id);
+  assertEditable(imp);
+  const [current] = await db.prisma.$queryRawUnsafe<
+    { edits: Values; sku_key: string | null; barcode_key: string | null }[]
+  >(
+    `SELECT edits, sku_key, barcode_key FROM product_import_rows WHERE import_id = $1 AND row_id = $2 AND NOT deleted`,
+    id,
+    rowId,
+  );
+  if (!current) throw notFound(`Row ${rowId} not found in import ${id}`);
+  if (patch.images) await assertImages(db, imp, patch.images);
+  const edits = { ...current.edits, ...(patch.values ?? {}) };
+  await db.prisma.$executeRawUnsafe(
+    `UPDATE product_import_rows SET edits = $3::jsonb ${patch.images ? ", images = $4::jsonb" : ""}
+      WHERE import_id = $1 AND row_id = $2`,
+    id,
+    rowId,
+    JSON.stringify(edits),
+    ...(patch.images ? [JSON.stringify(patch.images)] : []),
+  );
+  const affected = patch.values
+    ? await recheckRows(db, imp, [rowId], {
+        sku: current.sku_key ? [current.sku_key] : [],
+        barcode: current.barcode_key ? [current.barcode_key] : [],
+      })
+    : [rowId];
+  if (patch.values) emitRowsChecked({ db, importId: id, rowIds: [rowId] }, log);
+  const rows = await getRows(db, id, affected);
+  const fresh = await loadImport(db, user, id);
+  return { row: rows.find((r) => r.row_id === rowId)!, affected: rows, counts: counts(fresh) };
+}
+
+/** Fill down, find and replace, delete rows: each a server-side change followed by a re-check. */
+export async function bulkEdit(
+  db: Database,
+  user: CurrentUser,
+  id: number,
+  edit: BulkEdit,
+  log?: Log,
+): Promise<{ changed: number; counts: ImportCounts }> {
+  const imp = await loadImport(db, user, id);
+  assertEditable(imp);
+  let changed = 0;
+  if (edit.action === "delete_rows") {
+    changed = await db.prisma.$executeRawUnsafe(
+      `UPDATE product_import_rows SET deleted = true
+        WHERE import_id = $1 AND NOT deleted AND row_id IN (SELECT (jsonb_array_elements_text($2::jsonb))::int)`,
+      id,
+      JSON.stringify(edit.row_ids),
+    );
+  } else if (edit.action === "fill_down") {
+    const [source] = await db.prisma.$queryRawUnsafe<{ v: string | null }[]>(
+      `SELECT "values"->>$3 AS v FROM product_import_rows WHERE import_id = $1 AND row_id = $2 AND NOT deleted`,
+      id,
+      edit.row_id,
+      edit.field,
+    );
+    if (!source) throw notFound(`Row ${edit.row_id} not found in import ${id}`);
+    changed = await db.prisma.$executeRawUnsafe(
+      `UPDATE product_import_rows SET edits = jsonb_set(edits, ARRAY[$3::text], to_jsonb($4::text))
+        WHERE import_id = $1 AND NOT deleted AND row_id > $2`,
+      id,
+      edit.row_id,
+      edit.field,
+      source.v ?? "",
+    );
+  } else {
+    const fields = edit.field ? [edit.field] : IMPORT_FIELDS.map((f) => f.key);
+    const rows = await db.prisma.$queryRawUnsafe<{ row_id: number; values: Values; edits: Values }[]>(
+      `SELECT row_id, "values", edits FROM product_import_rows WHERE import_id = $1 AND NOT deleted`,
+      id,
+    );
+    const escaped = edit.find.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const re = new RegExp(escaped, edit.match_case ? "g" : "gi");
+    const updates: { row_id: number; edits: Values }[] = [];
+    for (const r of rows) {
+      let edits: Values | null = null;
+      for (const f of fields) {
+        const v = r.values[f];
+        if (v == null || !re.test(v)) continue;
+        re.lastIndex = 0;
+        edits ??= { ...r.edits };
+        edits[f] = v.replace(re, edit.replace);
+        changed++;
+      }
+      if (edits) updates.push({ row_id: r.row_id, edits });
+    }
+    for (let i = 0; i < updates.length; i += CHUNK)
+      await db.prisma.$executeRawUnsafe(
+        `UPDATE product_import_rows r SET edits = x.edits
+           FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, edits jsonb)
+          WHERE r.import_id = $1 AND r.row_id = x.row_id`,
+        id,
+        JSON.stringify(updates.slice(i, i + CHUNK)),
+      );
+  }
+  if (changed > 0) {
+    await recheckAll(db, imp);
+    emitRowsChecked({ db, importId: id, rowIds: "all" }, log);
+  }
+  return { changed, counts: counts(await loadImport(db, user, id)) };
+}
+
+/** Hides the import from the list (its created products, if any, stay). */
+export async function discardImport(db: Database, user: CurrentUser, id: number) {
+  const imp = await loadImport(db, user, id);
+  if (imp.owner_id !== user.id && !seesAllImports(user)) throw forbidden();
+  await db.prisma.productImport.update({ where: { id }, data: { status: "discarded" } });
+  return { success: true as const, id };
+}
+
+export async function getImportFile(db: Database, user: CurrentUser, id: number) {
+  await loadImport(db, user, id);
+  const row = await db.prisma.productImport.findUniqueOrThrow({
+    where: { id },
+    select: { fileData: true, filename: true, fileType: true },
+  });
+  return { data: Buffer.from(row.fileData), filename: row.filename, fileType: row.fileType };
+}

@@ -1,0 +1,526 @@
+// Dry run, submit, the export for the shop system, the error report, and the created products store.
+import fs from "node:fs/promises";
+import path from "node:path";
+import { type Zippable, zipSync } from "fflate";
+import type { CurrentUser } from "../../../shared/auth.ts";
+import {
+  type CreatedProductItem,
+  type DryRunSummary,
+  type Finding,
+  IMPORT_FIELD_BY_KEY,
+  type ImageRef,
+  neutraliseFormula,
+  type ProductImport,
+} from "../../../shared/product-import.ts";
+import type { Database } from "../../db/database.ts";
+import { conflict } from "../../errors.ts";
+import type { ImageStorage } from "../../storage/image-storage.ts";
+import { EXTENSIONS } from "../images/images.service.ts";
+import { type ComputedRow, getImport, loadImport, recheckAll } from "./productImport.service.ts";
+
+const TX = { timeout: 180_000, maxWait: 60_000 };
+
+/** RFC 4180 text: a field with a comma, quote or line break is quoted, quotes doubled. */
+export function toCsv(lines: readonly (readonly (string | number)[])[], eol = "\n"): string {
+  const field = (v: string | number) => {
+    const s = String(v);
+    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return lines.map((l) => l.map(field).join(",")).join(eol) + eol;
+}
+const CHUNK = 5000;
+
+/** The columns of products.csv, in docs/data-format.md's order. */
+export const EXPORT_PRODUCT_COLUMNS = [
+  "pid",
+  "title",
+  "sku",
+  "barcode",
+  "brand_id",
+  "vendor_id",
+  "line",
+  "description",
+  "price",
+  "regular_price",
+  "cost_price",
+  "stock_quantity",
+  "moq",
+  "case_qty",
+  "harmonized_tariff_code",
+  "weight",
+  "length",
+  "width",
+  "height",
+  "tax_code",
+  "size_cat",
+  "shipping_restrictions",
+  "visible",
+  "replenishable",
+  "discontinued",
+  "created_at",
+  "first_received",
+  "image_url",
+] as const;
+
+interface RowState {
+  row_id: number;
+  deleted: boolean;
+  error_count: number;
+  warning_count: number;
+  findings: Finding[];
+  validation: Record<string, Finding[]>;
+  images: ImageRef[];
+}
+
+function group(list: { field: string; message: string }[]) {
+  const by = new Map<string, { field: string; message: string; rows: number }>();
+  for (const f of list) {
+    // Messages that quote a value are grouped by their rule's wording.
+    const message = f.message
+      .replace(/"[^"]*"/g, '"…"')
+      .replace(/\b\d{6,}\b/g, "…")
+      .replace(/row [\d, and more]+/, "row …");
+    const key = `${f.field}\u0000${message}`;
+    const g = by.get(key) ?? { field: f.field, message, rows: 0 };
+    g.rows++;
+    by.set(key, g);
+  }
+  return [...by.values()].sort((a, b) => b.rows - a.rows).slice(0, 50);
+}
+
+function summarise(rows: RowState[]): DryRunSummary {
+  const live = rows.filter((r) => !r.deleted);
+  const blocked = live.filter((r) => r.error_count > 0);
+  const errors: { field: string; message: string }[] = [];
+  const warnings: { field: string; message: string }[] = [];
+  for (const r of live) {
+    const all = [...r.findings, ...Object.values(r.validation).flat()];
+    const seenE = new Set<string>();
+    const seenW = new Set<string>();
+    for (const f of all) {
+      const label = f.field === "row" ? "Row" : (IMPORT_FIELD_BY_KEY[f.field]?.label ?? f.field);
+      const target = f.severity === "error" ? errors : warnings;
+      const seen = f.severity === "error" ? seenE : seenW;
+      const key = `${label}:${f.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      target.push({ field: label, message: f.message });
+    }
+  }
+  return {
+    would_create: live.length - blocked.length,
+    blocked: blocked.length,
+    with_warnings: live.filter((r) => r.error_count === 0 && r.warning_count > 0).length,
+    deleted: rows.length - live.length,
+    blocked_by: group(errors),
+    warnings_by: group(warnings),
+    with_images: live.filter((r) => r.error_count === 0 && r.images.length > 0).length,
+    at: new Date(),
+  };
+}
+
+async function rowStates(db: Database, importId: number): Promise<RowState[]> {
+  return db.prisma.$queryRawUnsafe<RowState[]>(
+    `SELECT row_id, deleted, error_count, warning_count, findings, validation, images
+       FROM product_import_rows WHERE import_id = $1 ORDER BY row_id`,
+    importId,
+  );
+}
+
+/** What a submit would create now: every row re-checked against today's catalogue; nothing written to it. */
+export async function dryRun(db: Database, user: CurrentUser, id: number): Promise<DryRunSummary> {
+  const imp = await loadImport(db, user, id);
+  if (imp.status === "submitted" || imp.status === "exported")
+    throw conflict(`Import ${id} was already submitted`);
+  await recheckAll(db, imp);
+  const summary = summarise(await rowStates(db, id));
+  await db.prisma.productImport.update({ where: { id }, data: { summary: summary as object } });
+  return summary;
+}
+
+/**
+ * Creates a product for every row without errors, in one transaction: all of them, or (on any
+ * failure) none. Pids come from the created products' own range.
+ */
+export async function submitImport(
+  deps: { db: Database; storage: ImageStorage; exportDir: string | null; log?: (err: unknown) => void },
+  user: CurrentUser,
+  id: number,
+): Promise<{ import: ProductImport; summary: DryRunSummary }> {
+  const { db } = deps;
+  const imp = await loadImport(db, user, id);
+  if (imp.status === "submitted" || imp.status === "exported")
+    throw conflict(`Import ${id} was already submitted`);
+  const computed = await recheckAll(db, imp);
+  const states = await rowStates(db, id);
+  const ok = new Map(states.filter((s) => !s.deleted && s.error_count === 0).map((s) => [s.row_id, s]));
+  const rows = computed.filter(
+    (c): c is ComputedRow & { product: NonNullable<ComputedRow["product"]> } =>
+      ok.has(c.rowId) && c.product !== null,
+  );
+  if (rows.length === 0)
+    throw conflict("Nothing to submit: every row has errors (fix them or delete the rows)");
+  const images = await resolveImages(
+    db,
+    id,
+    rows.map((r) => ok.get(r.rowId)!.images),
+  );
+  const now = new Date();
+  const summary = summarise(states);
+  const pids = await db.prisma.$transaction(async (tx) => {
+    // Claims the import: a second submit running at once finds it submitted and stops.
+    const claimed = await tx.$executeRawUnsafe(
+      `UPDATE product_imports SET status = 'submitted', submitted_at = $2, submitted_by = $3, updated_at = $2
+        WHERE id = $1 AND status IN ('draft', 'checked')`,
+      id,
+      now,
+      user.id,
+    );
+    if (claimed !== 1) throw conflict(`Import ${id} was already submitted`);
+    const created: { pid: number; row_id: number }[] = [];
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const part = rows.slice(i, i + CHUNK).map((r, j) => {
+        const p = r.product;
+        return {
+          row_id: r.rowId,
+          title: p.title,
+          sku: p.sku,
+          barcode: p.barcode,
+          brand_id: p.brandId,
+          vendor_id: p.vendorId,
+          line: p.line,
+          description: p.description,
+          price: p.price,
+          regular_price: p.regularPrice,
+          cost_price: p.costPrice,
+          moq: p.moq,
+          case_qty: p.caseQty,
+          harmonized_tariff_code: p.harmonizedTariffCode,
+          weight: p.weight,
+          length: p.length,
+          width: p.width,
+          height: p.height,
+          tax_code: p.taxCode,
+          size_cat: p.sizeCat,
+          shipping_restrictions: p.shippingRestrictions,
+          categories: p.categories,
+          images: images[i + j],
+        };
+      });
+      const out = await tx.$queryRawUnsafe<{ pid: number; row_id: number }[]>(
+        `INSERT INTO created_products (import_id, row_id, title, sku, barcode, brand_id, vendor_id, product_type,
+                line, description, price, regular_price, cost_price, stock_quantity, moq, case_qty,
+                harmonized_tariff_code, weight, length, width, height, tax_code, size_cat,
+                shipping_restrictions, categories, images, kind, created_at, created_by)
+         SELECT $1, x.row_id, x.title, x.sku, x.barcode, x.brand_id, x.vendor_id, $3, x.line, x.description,
+                x.price, x.regular_price, x.cost_price, 0, x.moq, x.case_qty, x.harmonized_tariff_code,
+                x.weight, x.length, x.width, x.height, x.tax_code, x.size_cat, x.shipping_restrictions,
+                ARRAY(SELECT jsonb_array_elements_text(x.categories)::int), x.images, 'merchandise', $4, $5
+           FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, title text, sku text, barcode text, brand_id int,
+                vendor_id int, line text, description text, price numeric, regular_price numeric,
+                cost_price numeric, moq int, case_qty int, harmonized_tariff_code text, weight numeric,
+                length numeric, width numeric, height numeric, tax_code text, size_cat text,
+                shipping_restrictions text, categories jsonb, images jsonb)
+          ORDER BY x.row_id
+         RETURNING pid, row_id`,
+        id,
+        JSON.stringify(part),
+        imp.product_type,
+        now,
+        user.id,
+      );
+      created.push(...out);
+    }
+    for (let i = 0; i < created.length; i += CHUNK)
+      await tx.$executeRawUnsafe(
+        `UPDATE product_import_rows r SET created_pid = x.pid
+           FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, pid int)
+          WHERE r.import_id = $1 AND r.row_id = x.row_id`,
+        id,
+        JSON.stringify(created.slice(i, i + CHUNK)),
+      );
+    const pidList = created.map((c) => c.pid);
+    const finalSummary = {
+      ...summary,
+      would_create: created.length,
+      first_pid: Math.min(...pidList),
+      last_pid: Math.max(...pidList),
+    };
+    await tx.$executeRawUnsafe(
+      `UPDATE product_imports SET created_count = $2, summary = $3::jsonb WHERE id = $1`,
+      id,
+      created.length,
+      JSON.stringify(finalSummary),
+    );
+    return finalSummary;
+  }, TX);
+  if (deps.exportDir) {
+    try {
+      await writeExportDir(deps, id);
+      await db.prisma.productImport.update({
+        where: { id },
+        data: { status: "exported", exportedAt: new Date() },
+      });
+    } catch (err) {
+      deps.log?.(err);
+    }
+  }
+  return { import: await getImport(db, user, id), summary: pids };
+}
+
+interface StoredImage {
+  source: "library" | "upload";
+  id: number;
+  hash: string;
+  mime: string;
+  filename: string;
+}
+
+async function resolveImages(db: Database, importId: number, lists: ImageRef[][]): Promise<StoredImage[][]> {
+  const lib = new Set<number>();
+  const up = new Set<number>();
+  for (const l of lists) for (const i of l) (i.source === "library" ? lib : up).add(i.id);
+  const [libRows, upRows] = await Promise.all([
+    lib.size ? db.prisma.reusableImage.findMany({ where: { id: { in: [...lib] } } }) : [],
+    up.size ? db.prisma.productImportImage.findMany({ where: { id: { in: [...up] }, importId } }) : [],
+  ]);
+  const libById = new Map(libRows.map((r) => [r.id, r]));
+  const upById = new Map(upRows.map((r) => [r.id, r]));
+  return lists.map((l) =>
+    l.flatMap((i) => {
+      const r = i.source === "library" ? libById.get(i.id) : upById.get(i.id);
+      return r
+        ? [{ source: i.source, id: i.id, hash: r.contentHash, mime: r.mimeType, filename: r.filename }]
+        : [];
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export
+
+interface CreatedRecord {
+  pid: number;
+  title: string;
+  sku: string;
+  barcode: string | null;
+  brand_id: number | null;
+  vendor_id: number | null;
+  line: string | null;
+  description: string | null;
+  price: string;
+  regular_price: string | null;
+  cost_price: string | null;
+  stock_quantity: number;
+  moq: number;
+  case_qty: number;
+  harmonized_tariff_code: string | null;
+  weight: string | null;
+  length: string | null;
+  width: string | null;
+  height: string | null;
+  tax_code: string;
+  size_cat: string | null;
+  shipping_restrictions: string;
+  categories: number[];
+  images: StoredImage[];
+  created_at: Date;
+}
+
+function decimalText(v: string | number | null, scale: number): string {
+  if (v == null) return "";
+  return Number(v).toFixed(scale);
+}
+
+/** products.csv, product_categories.csv and the image files, exactly as docs/data-format.md reads them. */
+export async function buildExportFiles(
+  db: Database,
+  storage: ImageStorage,
+  importId: number,
+): Promise<Record<string, Uint8Array>> {
+  const rows = await db.prisma.$queryRawUnsafe<CreatedRecord[]>(
+    `SELECT pid, title, sku, barcode, brand_id, vendor_id, line, description, price::text, regular_price::text,
+            cost_price::text, stock_quantity, moq, case_qty, harmonized_tariff_code, weight::text, length::text,
+            width::text, height::text, tax_code, size_cat, shipping_restrictions, categories, images, created_at
+       FROM created_products WHERE import_id = $1 ORDER BY pid`,
+    importId,
+  );
+  const files: Record<string, Uint8Array> = {};
+  const productLines: (string | number)[][] = [[...EXPORT_PRODUCT_COLUMNS]];
+  const categoryLines: (string | number)[][] = [["pid", "category_id"]];
+  for (const r of rows) {
+    const imageNames: string[] = [];
+    for (const [n, img] of r.images.entries()) {
+      const file = await storage.open(img.hash, "original");
+      if (!file) continue;
+      const chunks: Buffer[] = [];
+      for await (const c of file.stream) chunks.push(c as Buffer);
+      const name = `images/${r.pid}-${n + 1}.${EXTENSIONS[img.mime] ?? "bin"}`;
+      files[name] = new Uint8Array(Buffer.concat(chunks));
+      imageNames.push(name);
+    }
+    productLines.push([
+      r.pid,
+      r.title,
+      r.sku,
+      r.barcode ?? "",
+      r.brand_id ?? "",
+      r.vendor_id ?? "",
+      r.line ?? "",
+      r.description ?? "",
+      decimalText(r.price, 2),
+      decimalText(r.regular_price, 2),
+      decimalText(r.cost_price, 2),
+      r.stock_quantity,
+      r.moq,
+      r.case_qty,
+      r.harmonized_tariff_code ?? "",
+      decimalText(r.weight, 2),
+      decimalText(r.length, 2),
+      decimalText(r.width, 2),
+      decimalText(r.height, 2),
+      r.tax_code,
+      r.size_cat ?? "",
+      r.shipping_restrictions,
+      "true",
+      "true",
+      "false",
+      r.created_at.toISOString(),
+      "",
+      imageNames[0] ?? "",
+    ]);
+    for (const c of r.categories) categoryLines.push([r.pid, c]);
+  }
+  files["products.csv"] = Buffer.from(toCsv(productLines));
+  files["product_categories.csv"] = Buffer.from(toCsv(categoryLines));
+  return files;
+}
+
+export async function exportZip(
+  deps: { db: Database; storage: ImageStorage },
+  user: CurrentUser,
+  id: number,
+): Promise<Buffer> {
+  const imp = await loadImport(deps.db, user, id);
+  if (imp.status !== "submitted" && imp.status !== "exported")
+    throw conflict(`Import ${id} has not been submitted: there is nothing to export yet`);
+  const files = await buildExportFiles(deps.db, deps.storage, id);
+  const zippable: Zippable = {};
+  for (const [name, data] of Object.entries(files))
+    zippable[name] = [data, { level: name.endsWith(".csv") ? 6 : 0 }];
+  const zip = Buffer.from(zipSync(zippable));
+  await deps.db.prisma.productImport.update({
+    where: { id },
+    data: { status: "exported", exportedAt: imp.exported_at ?? new Date() },
+  });
+  return zip;
+}
+
+async function writeExportDir(
+  deps: { db: Database; storage: ImageStorage; exportDir: string | null },
+  id: number,
+) {
+  const files = await buildExportFiles(deps.db, deps.storage, id);
+  const dir = path.join(deps.exportDir!, `import-${id}`);
+  const tmp = `${dir}.partial`;
+  await fs.rm(tmp, { recursive: true, force: true });
+  for (const [name, data] of Object.entries(files)) {
+    const target = path.join(tmp, name);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    await fs.writeFile(target, data);
+  }
+  await fs.rm(dir, { recursive: true, force: true });
+  await fs.rename(tmp, dir);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Error report
+
+/**
+ * The original file's rows with `row_id` and `errors` added, for the supplier to fix and upload
+ * again into the same import. Cells a spreadsheet would run as a formula are prefixed with '.
+ */
+export async function errorReportCsv(db: Database, user: CurrentUser, id: number): Promise<string> {
+  const imp = await loadImport(db, user, id);
+  const rows = await db.prisma.$queryRawUnsafe<
+    { row_id: number; raw: string[]; findings: Finding[]; validation: Record<string, Finding[]> }[]
+  >(
+    `SELECT row_id, raw, findings, validation FROM product_import_rows
+      WHERE import_id = $1 AND NOT deleted ORDER BY row_id`,
+    id,
+  );
+  const lines: string[][] = [[...imp.headers, "row_id", "errors"]];
+  for (const r of rows) {
+    const errors = [...r.findings, ...Object.values(r.validation).flat()]
+      .filter((f) => f.severity === "error")
+      .map(
+        (f) =>
+          `${f.field === "row" ? "Row" : (IMPORT_FIELD_BY_KEY[f.field]?.label ?? f.field)}: ${f.message}`,
+      )
+      .join("; ");
+    const cells = imp.headers.map((_, i) => r.raw[i] ?? "");
+    lines.push([...cells, String(r.row_id), errors]);
+  }
+  return `\uFEFF${toCsv(
+    lines.map((l) => l.map(neutraliseFormula)),
+    "\r\n",
+  )}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Created products
+
+/**
+ * Marks created products that the shop system now has (the source's products carry the same SKU,
+ * case-insensitively, or the same barcode): they leave the open list, with the shop's pid shown.
+ */
+export async function matchCreatedProducts(db: Database): Promise<number> {
+  return db.prisma.$executeRawUnsafe(
+    `UPDATE created_products c SET shop_pid = m.pid, matched_at = now()
+       FROM (
+         SELECT DISTINCT ON (c2.pid) c2.pid AS created_pid, p.pid
+           FROM created_products c2
+           JOIN products p ON lower(p.sku) = lower(c2.sku) OR (c2.barcode IS NOT NULL AND p.barcode = c2.barcode)
+          WHERE c2.shop_pid IS NULL
+          ORDER BY c2.pid, (p.pid = c2.pid) DESC, p.pid
+       ) m
+      WHERE c.pid = m.created_pid AND c.shop_pid IS NULL`,
+  );
+}
+
+export async function listCreatedProducts(
+  db: Database,
+  user: CurrentUser,
+  id: number,
+  { open }: { open?: boolean } = {},
+): Promise<CreatedProductItem[]> {
+  await loadImport(db, user, id);
+  await matchCreatedProducts(db);
+  const rows = await db.prisma.createdProduct.findMany({
+    where: { importId: id, ...(open ? { shopPid: null } : {}) },
+    orderBy: { pid: "asc" },
+    take: 1000,
+    select: {
+      pid: true,
+      importId: true,
+      title: true,
+      sku: true,
+      barcode: true,
+      price: true,
+      createdAt: true,
+      shopPid: true,
+      matchedAt: true,
+    },
+  });
+  return rows.map((r) => ({
+    pid: r.pid,
+    import_id: r.importId,
+    title: r.title,
+    sku: r.sku,
+    barcode: r.barcode,
+    price: Number(r.price),
+    created_at: r.createdAt,
+    shop_pid: r.shopPid,
+    matched_at: r.matchedAt,
+  }));
+}

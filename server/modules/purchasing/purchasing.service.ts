@@ -1,0 +1,1171 @@
+// Purchasing (docs/metrics.md "Purchase orders", docs/api.md "Purchasing"): the replenishment
+// workspace over the planning figures, drafts from suggestions, the purchase-order list over
+// imported and app POs, and the app PO lifecycle (draft → ordered → partial/received, closed short,
+// cancelled) with receipts and history. Every change runs in one transaction that locks the PO's
+// row first, and re-plans the products it touches (replan.ts) before it commits.
+import type { CurrentUser } from "../../../shared/auth.ts";
+import { hasPermission, type PermissionCode } from "../../../shared/permissions.ts";
+import {
+  type CreatedDraft,
+  type DraftPreview,
+  type FromSuggestionsInput,
+  type FromSuggestionsResult,
+  type PoDetail,
+  type PoListInput,
+  type PoListItem,
+  type PoListPage,
+  type PoRounding,
+  type PoStatus,
+  type PoUpdateInput,
+  type PoUpdateResult,
+  poListInput,
+  type ReasonInput,
+  type ReceiptInput,
+  type ReplenishmentInput,
+  type ReplenishmentLine,
+  type ReplenishmentPage,
+  replenishmentInput,
+  roundingText,
+  roundToPack,
+  type VendorSummary,
+  type VendorTermsInput,
+  type VendorTermsValues,
+} from "../../../shared/purchasing.ts";
+import type { Database } from "../../db/database.ts";
+import type { Prisma } from "../../db/generated/client.ts";
+import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
+import { supersededSql } from "./open-orders.ts";
+import { replanProducts } from "./replan.ts";
+
+type Tx = Prisma.TransactionClient;
+type Q = Pick<Tx, "$queryRawUnsafe" | "$executeRawUnsafe">;
+export type Actor = Pick<CurrentUser, "id" | "username" | "is_admin" | "permissions">;
+
+const TX_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
+
+const rows = <T>(q: Q, sql: string, ...params: unknown[]) => q.$queryRawUnsafe<T[]>(sql, ...params);
+const likeEscape = (t: string) => t.replace(/[\\%_]/g, (c) => `\\${c}`);
+const todayUtc = () => new Date().toISOString().slice(0, 10);
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * The day figures are "as of": the day of the last calculation (product_metrics.calculated_at,
+ * the run's as-of moment); today (UTC) before any run.
+ */
+export async function asOfDay(q: Q): Promise<string> {
+  const [r] = await rows<{ d: string | null }>(
+    q,
+    `SELECT to_char((calculated_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS d FROM product_metrics LIMIT 1`,
+  );
+  return r?.d ?? todayUtc();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Replenishment workspace
+
+/**
+ * Open POs per product and vendor: app drafts, app ordered/partial POs no import supersedes, and
+ * imported drafts and ordered/partial POs with open quantity. The smallest number wins the label.
+ */
+const COVER_ALL_SQL = `
+    SELECT al.pid, ao.vendor_id, ao.number, 0 AS kind, ao.id AS ord
+    FROM app_po_lines al JOIN app_purchase_orders ao ON ao.id = al.po_id
+    WHERE (ao.status = 'draft' OR (ao.status IN ('ordered', 'partial') AND al.ordered_qty > al.received_qty))
+      AND NOT ${supersededSql("ao")}
+    UNION ALL
+    SELECT il.pid, io.vendor_id, io.id::text, 1, io.id
+    FROM po_lines il JOIN purchase_orders io ON io.id = il.po_id
+    WHERE io.status = 'draft'
+       OR (io.status IN ('ordered', 'partial')
+           AND il.ordered_qty > COALESCE((SELECT SUM(qty) FROM receivings r WHERE r.po_line_id = il.id), 0))`;
+const COVER_SQL = `
+  SELECT DISTINCT ON (pid, vendor_id) pid, vendor_id, number FROM (${COVER_ALL_SQL}) c
+  ORDER BY pid, vendor_id, kind, ord`;
+
+interface CandidateFilter {
+  where: string;
+  params: unknown[];
+}
+
+/** The products the plan says to order now, with the workspace's filters. */
+function candidateFilter(input: ReturnType<typeof replenishmentInput.parse>): CandidateFilter {
+  const params: unknown[] = [];
+  const add = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const where = [
+    "p.vendor_id IS NOT NULL",
+    "(m.status IN ('critical', 'reorder') OR m.reorder_qty > 0)",
+    "COALESCE(m.status, '') NOT IN ('discontinued', 'excluded')",
+  ];
+  if (input.vendor_id) where.push(`p.vendor_id = ${add(input.vendor_id)}`);
+  if (input.brand_id) where.push(`p.brand_id = ${add(input.brand_id)}`);
+  if (input.category_id)
+    where.push(
+      `EXISTS (SELECT 1 FROM product_categories pc WHERE pc.pid = p.pid AND pc.category_id = ${add(input.category_id)})`,
+    );
+  if (input.status) where.push(`m.status = ${add(input.status)}`);
+  if (input.abc) where.push(`m.abc_class = ${add(input.abc)}`);
+  if (input.q) {
+    const q = input.q.trim();
+    const like = add(`%${likeEscape(q)}%`);
+    const parts = [`p.title ILIKE ${like}`, `p.sku ILIKE ${like}`];
+    if (/^\d{1,9}$/.test(q)) parts.push(`p.pid = ${add(Number(q))}`);
+    where.push(`(${parts.join(" OR ")})`);
+  }
+  return { where: where.join(" AND "), params };
+}
+
+interface LineRow {
+  pid: number;
+  title: string;
+  sku: string | null;
+  vendor_id: number;
+  vendor: string;
+  brand: string | null;
+  status: string | null;
+  abc_class: string | null;
+  on_hand: number;
+  on_order: number;
+  days_of_cover: number | null;
+  stockout_date: string | null;
+  reorder_qty: number;
+  need: number | null;
+  moq: number;
+  case_qty: number;
+  cost: number;
+  covered_by: string | null;
+}
+
+const LINE_SELECT = `
+  p.pid, p.title, p.sku, p.vendor_id, v.name AS vendor, b.name AS brand, m.status, m.abc_class,
+  m.on_hand, m.on_order, m.days_of_cover::float8 AS days_of_cover,
+  to_char(m.stockout_date, 'YYYY-MM-DD') AS stockout_date, m.reorder_qty,
+  (m.forecast_horizon_units + m.safety_stock - (m.on_hand + m.on_order))::float8 AS need,
+  GREATEST(p.moq, 1) AS moq, GREATEST(p.case_qty, 1) AS case_qty, COALESCE(p.cost_price, 0)::float8 AS cost`;
+
+/** The planning explanation's reorder line in short: "need 48.8 → MOQ 24 → case 12 → 60". */
+function whyText(r: Pick<LineRow, "need" | "moq" | "case_qty" | "reorder_qty" | "status">): string {
+  if (r.need === null) return r.reorder_qty > 0 ? `suggested ${r.reorder_qty}` : "not calculated";
+  const need = Math.round(r.need * 10) / 10;
+  if (r.need <= 0) return `need ${need} ≤ 0: covered by stock and open orders (status ${r.status ?? "—"})`;
+  return `need ${need} → MOQ ${r.moq} → case ${r.case_qty} → ${r.reorder_qty}`;
+}
+
+function toLine(r: LineRow): ReplenishmentLine {
+  return {
+    pid: r.pid,
+    title: r.title,
+    sku: r.sku,
+    vendor_id: r.vendor_id,
+    vendor: r.vendor,
+    brand: r.brand,
+    status: r.status,
+    abc_class: r.abc_class,
+    on_hand: r.on_hand,
+    on_order: r.on_order,
+    days_of_cover: r.days_of_cover,
+    stockout_date: r.stockout_date,
+    suggested_qty: r.reorder_qty,
+    why: whyText(r),
+    moq: r.moq,
+    case_qty: r.case_qty,
+    cost: r.cost,
+    line_value: round2(r.reorder_qty * r.cost),
+    covered_by: r.covered_by,
+  };
+}
+
+const terms = (t: {
+  min_order_value: number | null;
+  min_order_qty: number | null;
+  free_freight_threshold: number | null;
+}) =>
+  ({
+    min_order_value: t.min_order_value,
+    min_order_qty: t.min_order_qty,
+    free_freight_threshold: t.free_freight_threshold,
+  }) satisfies VendorTermsValues;
+
+export async function listReplenishment(db: Database, raw: ReplenishmentInput): Promise<ReplenishmentPage> {
+  const input = replenishmentInput.parse(raw);
+  const q = db.prisma;
+  const f = candidateFilter(input);
+  const n = f.params.length;
+  const [asOf, vendorRows, lineRows, countRows] = await Promise.all([
+    asOfDay(q),
+    rows<
+      Omit<VendorSummary, "reaches_min_value" | "reaches_min_qty" | "reaches_free_freight"> & {
+        open_units: number;
+        open_value: number;
+      }
+    >(
+      q,
+      `WITH c AS MATERIALIZED (
+         SELECT p.pid, p.vendor_id, m.reorder_qty, COALESCE(p.cost_price, 0) AS cost
+         FROM product_metrics m JOIN products p ON p.pid = m.pid
+         WHERE ${f.where}
+       ),
+       cov AS (${COVER_SQL}),
+       agg AS (
+         SELECT c.vendor_id, count(*)::int AS lines,
+           count(*) FILTER (WHERE cov.number IS NULL)::int AS open_lines,
+           SUM(c.reorder_qty)::int AS units,
+           round(SUM(c.reorder_qty * c.cost), 2)::float8 AS order_value,
+           COALESCE(SUM(c.reorder_qty) FILTER (WHERE cov.number IS NULL), 0)::int AS open_units,
+           COALESCE(round(SUM(c.reorder_qty * c.cost) FILTER (WHERE cov.number IS NULL), 2), 0)::float8 AS open_value
+         FROM c LEFT JOIN cov ON cov.pid = c.pid AND cov.vendor_id = c.vendor_id
+         GROUP BY c.vendor_id
+       )
+       SELECT agg.*, v.name AS vendor, v.lead_time_days AS lead_time_quoted,
+         lt.mean_days::float8 AS lead_time_measured, lt.on_time_rate::float8 AS on_time_rate,
+         lt.fill_rate::float8 AS fill_rate,
+         t.min_order_value::float8 AS min_order_value, t.min_order_qty,
+         t.free_freight_threshold::float8 AS free_freight_threshold
+       FROM agg
+       JOIN vendors v ON v.id = agg.vendor_id
+       LEFT JOIN vendor_lead_times lt ON lt.vendor_id = agg.vendor_id
+       LEFT JOIN vendor_terms t ON t.vendor_id = agg.vendor_id
+       ORDER BY agg.order_value DESC, v.name`,
+      ...f.params,
+    ),
+    rows<LineRow>(
+      q,
+      `WITH page AS (
+         SELECT ${LINE_SELECT}
+         FROM product_metrics m JOIN products p ON p.pid = m.pid
+         JOIN vendors v ON v.id = p.vendor_id
+         LEFT JOIN brands b ON b.id = p.brand_id
+         WHERE ${f.where}
+         ORDER BY v.name, p.vendor_id, m.days_of_cover NULLS FIRST, p.pid
+         LIMIT $${n + 1} OFFSET $${n + 2}
+       )
+       SELECT page.*, (
+         SELECT number FROM (${COVER_ALL_SQL}) cv
+         WHERE cv.pid = page.pid AND cv.vendor_id = page.vendor_id
+         ORDER BY cv.kind, cv.ord LIMIT 1
+       ) AS covered_by
+       FROM page
+       ORDER BY page.vendor, page.vendor_id, page.days_of_cover NULLS FIRST, page.pid`,
+      ...f.params,
+      input.pageSize,
+      (input.page - 1) * input.pageSize,
+    ),
+    rows<{ total: number }>(
+      q,
+      `SELECT count(*)::int AS total FROM product_metrics m JOIN products p ON p.pid = m.pid WHERE ${f.where}`,
+      ...f.params,
+    ),
+  ]);
+  const vendors: VendorSummary[] = vendorRows.map((v) => ({
+    vendor_id: v.vendor_id,
+    vendor: v.vendor,
+    lines: v.lines,
+    open_lines: v.open_lines,
+    units: v.units,
+    order_value: v.order_value,
+    lead_time_measured: v.lead_time_measured,
+    lead_time_quoted: v.lead_time_quoted,
+    on_time_rate: v.on_time_rate,
+    fill_rate: v.fill_rate,
+    ...terms(v),
+    reaches_min_value: v.min_order_value === null ? null : v.open_value >= v.min_order_value,
+    reaches_min_qty: v.min_order_qty === null ? null : v.open_units >= v.min_order_qty,
+    reaches_free_freight: v.free_freight_threshold === null ? null : v.open_value >= v.free_freight_threshold,
+  }));
+  return {
+    as_of: asOf,
+    vendors,
+    items: lineRows.map(toLine),
+    total: countRows[0]?.total ?? 0,
+    page: input.page,
+    pageSize: input.pageSize,
+  };
+}
+
+export async function updateVendorTerms(
+  db: Database,
+  actor: Actor,
+  vendorId: number,
+  input: VendorTermsInput,
+): Promise<VendorTermsValues & { vendor_id: number }> {
+  const [vendor] = await rows<{ id: number }>(db.prisma, "SELECT id FROM vendors WHERE id = $1", vendorId);
+  if (!vendor) throw notFound(`Vendor ${vendorId} not found`);
+  const [r] = await rows<VendorTermsValues>(
+    db.prisma,
+    `INSERT INTO vendor_terms (vendor_id, min_order_value, min_order_qty, free_freight_threshold, updated_at, updated_by)
+     VALUES ($1, $2, $3, $4, now(), $5)
+     ON CONFLICT (vendor_id) DO UPDATE SET
+       min_order_value = CASE WHEN $6 THEN EXCLUDED.min_order_value ELSE vendor_terms.min_order_value END,
+       min_order_qty = CASE WHEN $7 THEN EXCLUDED.min_order_qty ELSE vendor_terms.min_order_qty END,
+       free_freight_threshold = CASE WHEN $8 THEN EXCLUDED.free_freight_threshold ELSE vendor_terms.free_freight_threshold END,
+       updated_at = now(), updated_by = $5
+     RETURNING min_order_value::float8 AS min_order_value, min_order_qty, free_freight_threshold::float8 AS free_freight_threshold`,
+    vendorId,
+    input.min_order_value ?? null,
+    input.min_order_qty ?? null,
+    input.free_freight_threshold ?? null,
+    actor.id,
+    input.min_order_value !== undefined,
+    input.min_order_qty !== undefined,
+    input.free_freight_threshold !== undefined,
+  );
+  return { vendor_id: vendorId, ...terms(r!) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drafts from suggestions
+
+interface Suggestion {
+  pid: number;
+  title: string;
+  vendor_id: number;
+  vendor: string;
+  qty: number;
+  cost: number;
+  moq: number;
+  case_qty: number;
+  days_of_cover: number | null;
+  covered_by: string | null;
+  min_order_value: number | null;
+  min_order_qty: number | null;
+}
+
+async function loadSuggestions(q: Q, input: FromSuggestionsInput): Promise<Suggestion[]> {
+  const vendorIds = input.vendor_ids ?? [];
+  const pids = input.pids ?? [];
+  if (vendorIds.length === 0 && pids.length === 0)
+    throw badRequest("select at least one vendor or product (vendor_ids or pids)", "vendor_ids");
+  // A selected product must be one the plan suggests; selected vendors bring all their suggestions.
+  const found = await rows<Omit<Suggestion, "qty"> & { reorder_qty: number }>(
+    q,
+    `WITH cov AS (${COVER_SQL})
+     SELECT p.pid, p.title, p.vendor_id, v.name AS vendor, m.reorder_qty,
+       COALESCE(p.cost_price, 0)::float8 AS cost, GREATEST(p.moq, 1) AS moq,
+       GREATEST(p.case_qty, 1) AS case_qty, m.days_of_cover::float8 AS days_of_cover,
+       cov.number AS covered_by, t.min_order_value::float8 AS min_order_value, t.min_order_qty
+     FROM product_metrics m
+     JOIN products p ON p.pid = m.pid
+     JOIN vendors v ON v.id = p.vendor_id
+     LEFT JOIN vendor_terms t ON t.vendor_id = p.vendor_id
+     LEFT JOIN cov ON cov.pid = p.pid AND cov.vendor_id = p.vendor_id
+     WHERE (p.vendor_id = ANY($1::int[]) OR p.pid = ANY($2::int[]))
+       AND (m.status IN ('critical', 'reorder') OR m.reorder_qty > 0)
+       AND COALESCE(m.status, '') NOT IN ('discontinued', 'excluded')
+     ORDER BY v.name, p.vendor_id, m.days_of_cover NULLS FIRST, p.pid`,
+    vendorIds,
+    pids,
+  );
+  const byPid = new Set(found.map((r) => r.pid));
+  const missing = pids.filter((p) => !byPid.has(p));
+  if (missing.length) {
+    const known = await rows<{ pid: number; vendor_id: number | null }>(
+      q,
+      "SELECT pid, vendor_id FROM products WHERE pid = ANY($1::int[])",
+      missing,
+    );
+    const unknown = missing.filter((p) => !known.some((k) => k.pid === p));
+    if (unknown.length) throw badRequest(`unknown product ${unknown.slice(0, 5).join(", ")}`, "pids");
+    const noVendor = known.filter((k) => k.vendor_id === null).map((k) => k.pid);
+    if (noVendor.length) throw badRequest(`product ${noVendor.slice(0, 5).join(", ")} has no vendor`, "pids");
+  }
+  const typed = new Map((input.quantities ?? []).map((x) => [x.pid, x.qty]));
+  return found.map((r) => {
+    const wanted = typed.get(r.pid);
+    const base = wanted ?? r.reorder_qty;
+    // A product the plan flags but whose suggestion nets to 0 is ordered at its minimum pack.
+    const qty = roundToPack(base > 0 ? base : 0, r.moq, r.case_qty);
+    return { ...r, qty };
+  });
+}
+
+/** Per vendor: the lines a draft would get, topped up to the vendor's minimums when asked. */
+function planDrafts(suggestions: Suggestion[], topUp: boolean): DraftPreview[] {
+  const groups = new Map<number, DraftPreview>();
+  for (const s of suggestions) {
+    let g = groups.get(s.vendor_id);
+    if (!g) {
+      g = {
+        vendor_id: s.vendor_id,
+        vendor: s.vendor,
+        lines: [],
+        units: 0,
+        value: 0,
+        covered: [],
+        min_order_value: s.min_order_value,
+        min_order_qty: s.min_order_qty,
+      };
+      groups.set(s.vendor_id, g);
+    }
+    if (s.covered_by) {
+      g.covered.push({ pid: s.pid, number: s.covered_by });
+      continue;
+    }
+    g.lines.push({
+      pid: s.pid,
+      title: s.title,
+      qty: s.qty,
+      top_up: 0,
+      cost_each: s.cost,
+      value: 0,
+      days_of_cover: s.days_of_cover,
+    });
+  }
+  const packs = new Map(suggestions.map((s) => [s.pid, Math.max(s.case_qty, 1)]));
+  for (const g of groups.values()) {
+    const total = () => ({
+      units: g.lines.reduce((a, l) => a + l.qty, 0),
+      value: g.lines.reduce((a, l) => a + l.qty * l.cost_each, 0),
+    });
+    if (topUp && g.lines.length) {
+      // The lines with the fewest days of cover get one more case each, round after round.
+      const order = [...g.lines].sort(
+        (a, b) => (a.days_of_cover ?? -1) - (b.days_of_cover ?? -1) || a.pid - b.pid,
+      );
+      const short = () => {
+        const t = total();
+        return (
+          (g.min_order_value !== null && t.value < g.min_order_value && order.some((l) => l.cost_each > 0)) ||
+          (g.min_order_qty !== null && t.units < g.min_order_qty)
+        );
+      };
+      for (let i = 0; short() && i < 100_000; i++) {
+        const line = order[i % order.length]!;
+        const add = packs.get(line.pid) ?? 1;
+        line.qty += add;
+        line.top_up += add;
+      }
+    }
+    for (const l of g.lines) l.value = round2(l.qty * l.cost_each);
+    const t = total();
+    g.units = t.units;
+    g.value = round2(t.value);
+  }
+  return [...groups.values()];
+}
+
+export async function previewDrafts(db: Database, input: FromSuggestionsInput): Promise<DraftPreview[]> {
+  return planDrafts(await loadSuggestions(db.prisma, input), input.top_up === true);
+}
+
+async function addHistory(q: Q, poId: number, actor: Actor, action: string, details: unknown = null) {
+  await q.$executeRawUnsafe(
+    "INSERT INTO app_po_history (po_id, user_id, username, action, details) VALUES ($1, $2, $3, $4, $5::jsonb)",
+    poId,
+    actor.id,
+    actor.username,
+    action,
+    details === null ? null : JSON.stringify(details),
+  );
+}
+
+export async function createFromSuggestions(
+  db: Database,
+  actor: Actor,
+  input: FromSuggestionsInput,
+): Promise<FromSuggestionsResult> {
+  if (!input.vendor_ids?.length && !input.pids?.length)
+    throw badRequest("select at least one vendor or product (vendor_ids or pids)", "vendor_ids");
+  return db.prisma.$transaction(async (tx) => {
+    // One draft-maker per vendor at a time: the cover check and the insert see each other's drafts.
+    const vendorIds = await rows<{ vendor_id: number }>(
+      tx,
+      `SELECT DISTINCT vendor_id FROM products WHERE vendor_id IS NOT NULL
+         AND (vendor_id = ANY($1::int[]) OR pid = ANY($2::int[])) ORDER BY vendor_id`,
+      input.vendor_ids ?? [],
+      input.pids ?? [],
+    );
+    for (const v of vendorIds)
+      await tx.$queryRawUnsafe("SELECT pg_advisory_xact_lock(715001, $1::int)::text", v.vendor_id);
+    const drafts = planDrafts(await loadSuggestions(tx, input), input.top_up === true);
+    const created: CreatedDraft[] = [];
+    const covered = drafts.flatMap((d) => d.covered);
+    for (const d of drafts) {
+      if (!d.lines.length) continue;
+      const [po] = await rows<{ id: number; number: string }>(
+        tx,
+        `INSERT INTO app_purchase_orders (id, number, vendor_id, status, created_by)
+         SELECT n, 'A' || n, $1, 'draft', $2 FROM (SELECT nextval('app_purchase_orders_id_seq')::int AS n) s
+         RETURNING id, number`,
+        d.vendor_id,
+        actor.id,
+      );
+      await tx.$executeRawUnsafe(
+        `INSERT INTO app_po_lines (po_id, pid, ordered_qty, cost_each)
+         SELECT $1, unnest($2::int[]), unnest($3::int[]), unnest($4::numeric[])`,
+        po!.id,
+        d.lines.map((l) => l.pid),
+        d.lines.map((l) => l.qty),
+        d.lines.map((l) => String(l.cost_each)),
+      );
+      await addHistory(tx, po!.id, actor, "created", {
+        from: "suggestions",
+        lines: d.lines.length,
+        units: d.units,
+        top_up: d.lines.filter((l) => l.top_up > 0).map((l) => ({ pid: l.pid, added: l.top_up })),
+      });
+      created.push({
+        number: po!.number,
+        vendor_id: d.vendor_id,
+        vendor: d.vendor,
+        lines: d.lines.length,
+        units: d.units,
+        value: d.value,
+      });
+    }
+    return { created, covered };
+  }, TX_OPTIONS);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Purchase-order list
+
+/**
+ * Both kinds of PO as one row set: imported (number = po_id) and app (number = A…). Imported
+ * drafts and ordered/partial POs count as they are; app POs the shop system echoed stay listed
+ * (they show where they went) but are marked superseded.
+ */
+function poUnion(asOfParam: string): string {
+  return `
+  SELECT o.id::text AS number, 'imported' AS source, o.id AS sort_id, o.vendor_id, o.status,
+    o.date_ordered, o.date_expected,
+    (o.status IN ('ordered', 'partial') AND o.date_expected < ${asOfParam}::date) AS overdue
+  FROM purchase_orders o
+  UNION ALL
+  SELECT a.number, 'app', a.id, a.vendor_id, a.status, a.date_ordered, a.date_expected,
+    (a.status IN ('ordered', 'partial') AND a.date_expected < ${asOfParam}::date) AS overdue
+  FROM app_purchase_orders a`;
+}
+
+const SORT_SQL: Record<string, string> = {
+  number: "source, sort_id",
+  vendor: "vendor, sort_id",
+  status: "status, sort_id",
+  date_ordered: "date_ordered NULLS LAST, sort_id",
+  date_expected: "date_expected NULLS LAST, sort_id",
+};
+
+export async function listPurchaseOrders(db: Database, raw: PoListInput): Promise<PoListPage> {
+  const input = poListInput.parse(raw);
+  const q = db.prisma;
+  const asOf = await asOfDay(q);
+  const params: unknown[] = [asOf];
+  const add = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const where: string[] = [];
+  if (input.status) where.push(`u.status = ${add(input.status)}`);
+  if (input.vendor_id) where.push(`u.vendor_id = ${add(input.vendor_id)}`);
+  if (input.overdue !== undefined) where.push(input.overdue ? "u.overdue" : "NOT u.overdue");
+  if (input.open) where.push("u.status IN ('ordered', 'partial')");
+  if (input.due_week)
+    where.push("u.status IN ('ordered', 'partial') AND u.date_expected BETWEEN $1::date AND $1::date + 7");
+  if (input.late_for_stockout) where.push(`u.status IN ('ordered', 'partial') AND ${LATE_FOR_STOCKOUT_SQL}`);
+  if (input.from) where.push(`u.date_ordered >= ${add(input.from)}::date`);
+  if (input.to) where.push(`u.date_ordered <= ${add(input.to)}::date`);
+  if (input.q) {
+    const t = input.q.trim();
+    const like = add(`%${likeEscape(t)}%`);
+    const parts = [
+      `u.number ILIKE ${like}`,
+      `EXISTS (SELECT 1 FROM vendors vv WHERE vv.id = u.vendor_id AND vv.name ILIKE ${like})`,
+    ];
+    const prod = `SELECT pp.pid FROM products pp WHERE pp.title ILIKE ${like} OR pp.sku ILIKE ${like}${
+      /^\d{1,9}$/.test(t) ? ` OR pp.pid = ${add(Number(t))}` : ""
+    }`;
+    parts.push(
+      `(u.source = 'imported' AND EXISTS (SELECT 1 FROM po_lines sl WHERE sl.po_id = u.sort_id AND sl.pid IN (${prod})))`,
+      `(u.source = 'app' AND EXISTS (SELECT 1 FROM app_po_lines sl WHERE sl.po_id = u.sort_id AND sl.pid IN (${prod})))`,
+    );
+    where.push(`(${parts.join(" OR ")})`);
+  }
+  const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const dir = input.dir === "asc" ? "ASC" : "DESC";
+  const order = SORT_SQL[input.sort]!.split(", ")
+    .map((c) => (c.includes("NULLS") ? c.replace(" NULLS LAST", ` ${dir} NULLS LAST`) : `${c} ${dir}`))
+    .join(", ");
+  const base = `SELECT u.*, v.name AS vendor FROM (${poUnion("$1")}) u JOIN vendors v ON v.id = u.vendor_id ${whereSql}`;
+  const limit = add(input.pageSize);
+  const offset = add((input.page - 1) * input.pageSize);
+  const [items, count] = await Promise.all([
+    rows<PoListItem & { sort_id: number; first_received: string | null }>(
+      q,
+      `WITH page AS (${base} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}),
+       imp AS (
+         SELECT l.po_id, count(*)::int AS lines, SUM(l.ordered_qty)::int AS units,
+           round(SUM(l.ordered_qty * l.cost_each), 2)::float8 AS value,
+           COALESCE(SUM(r.qty), 0)::int AS received_units, min(r.first) AS first_received
+         FROM po_lines l
+         LEFT JOIN (SELECT po_line_id, SUM(qty) AS qty, min(received_date) AS first FROM receivings
+                    WHERE po_line_id IN (SELECT id FROM po_lines WHERE po_id IN (SELECT sort_id FROM page WHERE source = 'imported'))
+                    GROUP BY po_line_id) r ON r.po_line_id = l.id
+         WHERE l.po_id IN (SELECT sort_id FROM page WHERE source = 'imported')
+         GROUP BY l.po_id
+       ),
+       app AS (
+         SELECT l.po_id, count(*)::int AS lines, SUM(l.ordered_qty)::int AS units,
+           round(SUM(l.ordered_qty * l.cost_each), 2)::float8 AS value,
+           SUM(l.received_qty)::int AS received_units,
+           (SELECT min(r.received_date) FROM app_po_receipts r JOIN app_po_lines x ON x.id = r.po_line_id
+            WHERE x.po_id = l.po_id) AS first_received
+         FROM app_po_lines l
+         WHERE l.po_id IN (SELECT sort_id FROM page WHERE source = 'app')
+         GROUP BY l.po_id
+       )
+       SELECT page.number, page.source, page.sort_id, page.vendor_id, page.vendor, page.status,
+         to_char(page.date_ordered, 'YYYY-MM-DD') AS date_ordered,
+         to_char(page.date_expected, 'YYYY-MM-DD') AS date_expected, page.overdue,
+         COALESCE(i.lines, a.lines, 0) AS lines, COALESCE(i.units, a.units, 0) AS units,
+         COALESCE(i.value, a.value, 0) AS value, COALESCE(i.received_units, a.received_units, 0) AS received_units,
+         to_char(COALESCE(i.first_received, a.first_received), 'YYYY-MM-DD') AS first_received
+       FROM page
+       LEFT JOIN imp i ON page.source = 'imported' AND i.po_id = page.sort_id
+       LEFT JOIN app a ON page.source = 'app' AND a.po_id = page.sort_id
+       ORDER BY ${order.replace(/\bvendor\b/, "page.vendor")}`,
+      ...params,
+    ),
+    rows<{ total: number }>(q, `SELECT count(*)::int AS total FROM (${base}) c`, ...params.slice(0, -2)),
+  ]);
+  return {
+    items: items.map((r) => ({
+      number: r.number,
+      source: r.source,
+      vendor_id: r.vendor_id,
+      vendor: r.vendor,
+      status: r.status,
+      lines: r.lines,
+      units: r.units,
+      value: r.value,
+      date_ordered: r.date_ordered,
+      date_expected: r.date_expected,
+      received_units: r.received_units,
+      received_pct: r.units > 0 ? Math.round((r.received_units / r.units) * 1000) / 1000 : null,
+      overdue: r.overdue,
+      on_time:
+        r.status === "received" && r.date_expected && r.first_received
+          ? r.first_received <= r.date_expected
+          : null,
+    })),
+    total: count[0]?.total ?? 0,
+    page: input.page,
+    pageSize: input.pageSize,
+    as_of: asOf,
+  };
+}
+
+/** An open PO (row u of the union) with a product whose stock-out date comes before u's expected date. */
+const LATE_FOR_STOCKOUT_SQL = `u.date_expected IS NOT NULL AND (
+  (u.source = 'imported' AND EXISTS (SELECT 1 FROM po_lines sl JOIN product_metrics sm ON sm.pid = sl.pid
+     WHERE sl.po_id = u.sort_id AND sm.stockout_date < u.date_expected))
+  OR (u.source = 'app' AND EXISTS (SELECT 1 FROM app_po_lines sl JOIN product_metrics sm ON sm.pid = sl.pid
+     WHERE sl.po_id = u.sort_id AND sl.ordered_qty > sl.received_qty AND sm.stockout_date < u.date_expected)))`;
+
+// ---------------------------------------------------------------------------------------------
+// One purchase order
+
+type Ref = { kind: "imported"; id: number } | { kind: "app"; number: string };
+
+function parseNumber(number: string): Ref {
+  const t = number.trim();
+  if (/^A\d{1,10}$/.test(t)) return { kind: "app", number: t };
+  if (/^\d{1,9}$/.test(t)) return { kind: "imported", id: Number(t) };
+  throw notFound(`Purchase order ${number} not found`);
+}
+
+interface AppPoRow {
+  id: number;
+  number: string;
+  vendor_id: number;
+  status: PoStatus;
+  date_ordered: string | null;
+  date_expected: string | null;
+  notes: string | null;
+  reason: string | null;
+  version: number;
+  created_by: string | null;
+  created_at: string;
+  superseded_by: string | null;
+}
+
+const APP_PO_SELECT = `
+  a.id, a.number, a.vendor_id, a.status, to_char(a.date_ordered, 'YYYY-MM-DD') AS date_ordered,
+  to_char(a.date_expected, 'YYYY-MM-DD') AS date_expected, a.notes, a.reason, a.version,
+  u.username AS created_by, to_char(a.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at,
+  (SELECT echo.id::text FROM purchase_orders echo WHERE echo.reference = a.number ORDER BY echo.id LIMIT 1) AS superseded_by`;
+
+async function loadAppPo(q: Q, number: string, lock: boolean): Promise<AppPoRow> {
+  if (lock) {
+    // Lock first (a plain row lock: the joins below cannot be locked), then read.
+    const [locked] = await rows<{ id: number }>(
+      q,
+      "SELECT id FROM app_purchase_orders WHERE number = $1 FOR UPDATE",
+      number,
+    );
+    if (!locked) throw notFound(`Purchase order ${number} not found`);
+  }
+  const [po] = await rows<AppPoRow>(
+    q,
+    `SELECT ${APP_PO_SELECT} FROM app_purchase_orders a LEFT JOIN users u ON u.id = a.created_by WHERE a.number = $1`,
+    number,
+  );
+  if (!po) throw notFound(`Purchase order ${number} not found`);
+  return po;
+}
+
+export async function getPurchaseOrder(db: Database, number: string): Promise<PoDetail> {
+  return readPurchaseOrder(db.prisma, number);
+}
+
+async function readPurchaseOrder(q: Q, number: string): Promise<PoDetail> {
+  const ref = parseNumber(number);
+  const asOf = await asOfDay(q);
+  if (ref.kind === "imported") {
+    const [po] = await rows<{
+      id: number;
+      vendor_id: number;
+      status: PoStatus;
+      date_ordered: string | null;
+      date_expected: string | null;
+      reference: string | null;
+    }>(
+      q,
+      `SELECT id, vendor_id, status, to_char(date_ordered, 'YYYY-MM-DD') AS date_ordered,
+         to_char(date_expected, 'YYYY-MM-DD') AS date_expected, reference
+       FROM purchase_orders WHERE id = $1`,
+      ref.id,
+    );
+    if (!po) throw notFound(`Purchase order ${number} not found`);
+    const [vendor, lines, receipts] = await Promise.all([
+      loadVendor(q, po.vendor_id),
+      rows<PoDetail["lines"][number]>(
+        q,
+        `SELECT l.id AS po_line_id, l.pid, p.title, p.sku, l.ordered_qty,
+           COALESCE(r.qty, 0)::int AS received_qty, GREATEST(l.ordered_qty - COALESCE(r.qty, 0), 0)::int AS open_qty,
+           l.cost_each::float8 AS cost_each, round(l.ordered_qty * l.cost_each, 2)::float8 AS value,
+           GREATEST(COALESCE(p.moq, 1), 1) AS moq, GREATEST(COALESCE(p.case_qty, 1), 1) AS case_qty
+         FROM po_lines l
+         LEFT JOIN products p ON p.pid = l.pid
+         LEFT JOIN (SELECT po_line_id, SUM(qty) AS qty FROM receivings
+                    WHERE po_line_id IN (SELECT id FROM po_lines WHERE po_id = $1) GROUP BY po_line_id) r
+           ON r.po_line_id = l.id
+         WHERE l.po_id = $1 ORDER BY l.id`,
+        ref.id,
+      ),
+      rows<PoDetail["receipts"][number]>(
+        q,
+        `SELECT r.id, r.po_line_id, l.pid, r.qty, to_char(r.received_date, 'YYYY-MM-DD') AS received_date,
+           NULL AS recorded_by
+         FROM receivings r JOIN po_lines l ON l.id = r.po_line_id
+         WHERE l.po_id = $1 ORDER BY r.received_date, r.id`,
+        ref.id,
+      ),
+    ]);
+    return finish({
+      number: String(po.id),
+      source: "imported",
+      status: po.status,
+      vendor,
+      date_ordered: po.date_ordered,
+      date_expected: po.date_expected,
+      notes: null,
+      reason: null,
+      version: 0,
+      created_by: null,
+      created_at: null,
+      superseded_by: null,
+      reference: po.reference,
+      lines,
+      receipts,
+      history: [],
+      asOf,
+    });
+  }
+  const po = await loadAppPo(q, ref.number, false);
+  const [vendor, lines, receipts, history] = await Promise.all([
+    loadVendor(q, po.vendor_id),
+    rows<PoDetail["lines"][number]>(
+      q,
+      `SELECT l.id AS po_line_id, l.pid, p.title, p.sku, l.ordered_qty, l.received_qty,
+         GREATEST(l.ordered_qty - l.received_qty, 0) AS open_qty, l.cost_each::float8 AS cost_each,
+         round(l.ordered_qty * l.cost_each, 2)::float8 AS value,
+         GREATEST(COALESCE(p.moq, 1), 1) AS moq, GREATEST(COALESCE(p.case_qty, 1), 1) AS case_qty
+       FROM app_po_lines l LEFT JOIN products p ON p.pid = l.pid
+       WHERE l.po_id = $1 ORDER BY l.id`,
+      po.id,
+    ),
+    rows<PoDetail["receipts"][number]>(
+      q,
+      `SELECT r.id, r.po_line_id, l.pid, r.qty, to_char(r.received_date, 'YYYY-MM-DD') AS received_date,
+         u.username AS recorded_by
+       FROM app_po_receipts r JOIN app_po_lines l ON l.id = r.po_line_id
+       LEFT JOIN users u ON u.id = r.recorded_by
+       WHERE l.po_id = $1 ORDER BY r.received_date, r.id`,
+      po.id,
+    ),
+    rows<PoDetail["history"][number]>(
+      q,
+      `SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS at, username AS user, action, details
+       FROM app_po_history WHERE po_id = $1 ORDER BY at, id`,
+      po.id,
+    ),
+  ]);
+  return finish({
+    number: po.number,
+    source: "app",
+    status: po.status,
+    vendor,
+    date_ordered: po.date_ordered,
+    date_expected: po.date_expected,
+    notes: po.notes,
+    reason: po.reason,
+    version: po.version,
+    created_by: po.created_by,
+    created_at: po.created_at,
+    superseded_by: po.superseded_by,
+    reference: null,
+    lines,
+    receipts,
+    history: history.map((h) => ({
+      ...h,
+      details: typeof h.details === "string" ? JSON.parse(h.details) : h.details,
+    })),
+    asOf,
+  });
+}
+
+function finish(
+  d: Omit<PoDetail, "overdue" | "units" | "value" | "received_units"> & { asOf: string },
+): PoDetail {
+  const { asOf, ...rest } = d;
+  return {
+    ...rest,
+    overdue:
+      (d.status === "ordered" || d.status === "partial") &&
+      d.date_expected !== null &&
+      d.date_expected < asOf,
+    units: d.lines.reduce((a, l) => a + l.ordered_qty, 0),
+    value: round2(d.lines.reduce((a, l) => a + l.value, 0)),
+    received_units: d.lines.reduce((a, l) => a + l.received_qty, 0),
+  };
+}
+
+async function loadVendor(q: Q, vendorId: number): Promise<PoDetail["vendor"]> {
+  const [v] = await rows<{ name: string; email: string | null; phone: string | null }>(
+    q,
+    "SELECT name, email, phone FROM vendors WHERE id = $1",
+    vendorId,
+  );
+  return {
+    vendor_id: vendorId,
+    name: v?.name ?? `Vendor ${vendorId}`,
+    email: v?.email ?? null,
+    phone: v?.phone ?? null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Changes
+
+const can = (actor: Actor, code: PermissionCode) => hasPermission(actor, code);
+
+/** Locks an app PO for a change; an imported one is read-only (409), an unknown one 404. */
+async function lockForChange(tx: Tx, number: string, version?: number): Promise<AppPoRow> {
+  const ref = parseNumber(number);
+  if (ref.kind === "imported") {
+    const [found] = await rows<{ id: number }>(tx, "SELECT id FROM purchase_orders WHERE id = $1", ref.id);
+    if (!found) throw notFound(`Purchase order ${number} not found`);
+    throw conflict(
+      `Purchase order ${number} is imported from the shop system and read-only here: change it there`,
+    );
+  }
+  const po = await loadAppPo(tx, ref.number, true);
+  if (version !== undefined && version !== po.version)
+    throw conflict(
+      `Purchase order ${number} was changed by someone else meanwhile (version ${po.version}, not ${version}): reload it`,
+    );
+  return po;
+}
+
+const notAllowed = (action: string, po: { number: string; status: string }) =>
+  conflict(`Cannot ${action} purchase order ${po.number}: it is ${po.status}`);
+
+async function touch(tx: Tx, poId: number): Promise<void> {
+  await tx.$executeRawUnsafe(
+    "UPDATE app_purchase_orders SET version = version + 1, updated_at = now() WHERE id = $1",
+    poId,
+  );
+}
+
+async function linePids(tx: Tx, poId: number): Promise<number[]> {
+  const r = await rows<{ pid: number }>(tx, "SELECT pid FROM app_po_lines WHERE po_id = $1", poId);
+  return r.map((x) => x.pid);
+}
+
+export async function updatePurchaseOrder(
+  db: Database,
+  actor: Actor,
+  number: string,
+  input: PoUpdateInput,
+): Promise<PoUpdateResult> {
+  return db.prisma.$transaction(async (tx) => {
+    const po = await lockForChange(tx, number, input.version);
+    const rounded: PoRounding[] = [];
+    const changes: Record<string, unknown> = {};
+    if (po.status === "draft") {
+      if (!can(actor, "create:purchase_orders")) throw forbidden();
+    } else if (po.status === "ordered" || po.status === "partial") {
+      if (!can(actor, "update:purchase_orders")) throw forbidden();
+      if (input.lines !== undefined)
+        throw conflict(
+          `Cannot change the lines of purchase order ${po.number}: it is ${po.status} (only a draft's lines change)`,
+        );
+    } else {
+      throw notAllowed("change", po);
+    }
+    if (input.lines !== undefined) {
+      const pids = input.lines.map((l) => l.pid);
+      const dup = pids.find((p, i) => pids.indexOf(p) !== i);
+      if (dup !== undefined) throw badRequest(`product ${dup} is listed twice`, "lines");
+      const products = await rows<{
+        pid: number;
+        vendor_id: number | null;
+        moq: number;
+        case_qty: number;
+        cost: number;
+      }>(
+        tx,
+        `SELECT pid, vendor_id, GREATEST(moq, 1) AS moq, GREATEST(case_qty, 1) AS case_qty,
+           COALESCE(cost_price, 0)::float8 AS cost FROM products WHERE pid = ANY($1::int[])`,
+        pids,
+      );
+      const byPid = new Map(products.map((p) => [p.pid, p]));
+      for (const l of input.lines) {
+        const p = byPid.get(l.pid);
+        if (!p) throw badRequest(`unknown product ${l.pid}`, "lines");
+        if (p.vendor_id !== po.vendor_id)
+          throw badRequest(
+            `product ${l.pid} is not a product of this PO's vendor (${po.vendor_id})`,
+            "lines",
+          );
+      }
+      const before = await rows<{ pid: number; ordered_qty: number; cost_each: number }>(
+        tx,
+        "SELECT pid, ordered_qty, cost_each::float8 AS cost_each FROM app_po_lines WHERE po_id = $1",
+        po.id,
+      );
+      const final = input.lines.map((l) => {
+        const p = byPid.get(l.pid)!;
+        const qty = roundToPack(l.qty, p.moq, p.case_qty);
+        rounded.push({ pid: l.pid, requested: l.qty, qty, rounding: roundingText(l.qty, p.moq, p.case_qty) });
+        const old = before.find((b) => b.pid === l.pid);
+        return { pid: l.pid, qty, cost: l.cost_each ?? old?.cost_each ?? p.cost };
+      });
+      await tx.$executeRawUnsafe(
+        "DELETE FROM app_po_lines WHERE po_id = $1 AND NOT (pid = ANY($2::int[]))",
+        po.id,
+        pids,
+      );
+      await tx.$executeRawUnsafe(
+        `INSERT INTO app_po_lines (po_id, pid, ordered_qty, cost_each)
+         SELECT $1, unnest($2::int[]), unnest($3::int[]), unnest($4::numeric[])
+         ON CONFLICT (po_id, pid) DO UPDATE SET ordered_qty = EXCLUDED.ordered_qty, cost_each = EXCLUDED.cost_each`,
+        po.id,
+        final.map((l) => l.pid),
+        final.map((l) => l.qty),
+        final.map((l) => String(l.cost)),
+      );
+      const lineChanges = [
+        ...final
+          .filter((l) => {
+            const o = before.find((b) => b.pid === l.pid);
+            return !o || o.ordered_qty !== l.qty || o.cost_each !== l.cost;
+          })
+          .map((l) => {
+            const o = before.find((b) => b.pid === l.pid);
+            return {
+              pid: l.pid,
+              qty: [o?.ordered_qty ?? null, l.qty],
+              cost_each: [o?.cost_each ?? null, l.cost],
+            };
+          }),
+        ...before
+          .filter((b) => !pids.includes(b.pid))
+          .map((b) => ({ pid: b.pid, qty: [b.ordered_qty, null], removed: true })),
+      ];
+      if (lineChanges.length) changes.lines = lineChanges;
+    }
+    if (input.date_expected !== undefined && input.date_expected !== po.date_expected) {
+      await tx.$executeRawUnsafe(
+        "UPDATE app_purchase_orders SET date_expected = $2::date WHERE id = $1",
+        po.id,
+        input.date_expected,
+      );
+      changes.date_expected = [po.date_expected, input.date_expected];
+    }
+    if (input.notes !== undefined && (input.notes || null) !== po.notes) {
+      await tx.$executeRawUnsafe(
+        "UPDATE app_purchase_orders SET notes = $2 WHERE id = $1",
+        po.id,
+        input.notes || null,
+      );
+      changes.notes = [po.notes, input.notes || null];
+    }
+    if (Object.keys(changes).length) {
+      await touch(tx, po.id);
+      await addHistory(tx, po.id, actor, "edited", changes);
+      if (po.status !== "draft" && changes.date_expected) await replanProducts(tx, await linePids(tx, po.id));
+    }
+    return { po: await readPurchaseOrder(tx, po.number), rounded };
+  }, TX_OPTIONS);
+}
+
+export async function markOrdered(db: Database, actor: Actor, number: string): Promise<PoDetail> {
+  return db.prisma.$transaction(async (tx) => {
+    const po = await lockForChange(tx, number);
+    if (po.status !== "draft") throw notAllowed("mark as ordered", po);
+    const pids = await linePids(tx, po.id);
+    if (!pids.length) throw conflict(`Cannot mark purchase order ${po.number} as ordered: it has no lines`);
+    const today = todayUtc();
+    let expected = po.date_expected;
+    if (!expected) {
+      // Today + the lead time that plans its products (their mean L), else the vendor's quote, else 14 days.
+      const [lt] = await rows<{ days: number | null }>(
+        tx,
+        `SELECT ceil(COALESCE(
+           (SELECT avg(m.lead_time_days) FROM product_metrics m WHERE m.pid = ANY($1::int[])),
+           (SELECT lead_time_days FROM vendors WHERE id = $2), 14))::int AS days`,
+        pids,
+        po.vendor_id,
+      );
+      expected = new Date(Date.parse(`${today}T00:00:00Z`) + (lt?.days ?? 14) * 86_400_000)
+        .toISOString()
+        .slice(0, 10);
+    }
+    await tx.$executeRawUnsafe(
+      "UPDATE app_purchase_orders SET status = 'ordered', date_ordered = $2::date, date_expected = $3::date WHERE id = $1",
+      po.id,
+      today,
+      expected,
+    );
+    await touch(tx, po.id);
+    await addHistory(tx, po.id, actor, "ordered", {
+      status: ["draft", "ordered"],
+      date_ordered: today,
+      date_expected: expected,
+    });
+    await replanProducts(tx, pids);
+    return readPurchaseOrder(tx, po.number);
+  }, TX_OPTIONS);
+}
+
+export async function recordReceipt(
+  db: Database,
+  actor: Actor,
+  number: string,
+  input: ReceiptInput,
+): Promise<PoDetail> {
+  const today = todayUtc();
+  const date = input.received_date ?? today;
+  if (date > today) throw badRequest(`a receipt cannot be dated after today (${today})`, "received_date");
+  return db.prisma.$transaction(async (tx) => {
+    const po = await lockForChange(tx, number);
+    if (po.status !== "ordered" && po.status !== "partial") throw notAllowed("receive against", po);
+    if (po.date_ordered && date < po.date_ordered)
+      throw badRequest(
+        `a receipt cannot be dated before the order date (${po.date_ordered})`,
+        "received_date",
+      );
+    const lines = await rows<{ id: number; pid: number; ordered_qty: number; received_qty: number }>(
+      tx,
+      "SELECT id, pid, ordered_qty, received_qty FROM app_po_lines WHERE po_id = $1",
+      po.id,
+    );
+    const byId = new Map(lines.map((l) => [l.id, l]));
+    const seen = new Set<number>();
+    const over: string[] = [];
+    for (const l of input.lines) {
+      const line = byId.get(l.po_line_id);
+      if (!line)
+        throw badRequest(`po_line_id ${l.po_line_id} is not a line of purchase order ${po.number}`, "lines");
+      if (seen.has(l.po_line_id)) throw badRequest(`po_line_id ${l.po_line_id} is listed twice`, "lines");
+      seen.add(l.po_line_id);
+      const open = Math.max(line.ordered_qty - line.received_qty, 0);
+      if (l.qty > open)
+        over.push(`line ${l.po_line_id} (product ${line.pid}): ${l.qty} received, ${open} open`);
+    }
+    if (over.length && input.confirm_over_receipt !== true)
+      throw conflict(`Receiving more than is open needs confirm_over_receipt: true — ${over.join("; ")}`);
+    await tx.$executeRawUnsafe(
+      `INSERT INTO app_po_receipts (po_line_id, qty, received_date, recorded_by)
+       SELECT unnest($1::int[]), unnest($2::int[]), $3::date, $4`,
+      input.lines.map((l) => l.po_line_id),
+      input.lines.map((l) => l.qty),
+      date,
+      actor.id,
+    );
+    await tx.$executeRawUnsafe(
+      `UPDATE app_po_lines l SET received_qty = l.received_qty + x.qty
+       FROM (SELECT unnest($1::int[]) AS id, unnest($2::int[]) AS qty) x WHERE x.id = l.id`,
+      input.lines.map((l) => l.po_line_id),
+      input.lines.map((l) => l.qty),
+    );
+    const [state] = await rows<{ open: number }>(
+      tx,
+      "SELECT count(*) FILTER (WHERE received_qty < ordered_qty)::int AS open FROM app_po_lines WHERE po_id = $1",
+      po.id,
+    );
+    const status: PoStatus = (state?.open ?? 0) === 0 ? "received" : "partial";
+    await tx.$executeRawUnsafe("UPDATE app_purchase_orders SET status = $2 WHERE id = $1", po.id, status);
+    await touch(tx, po.id);
+    await addHistory(tx, po.id, actor, "received", {
+      received_date: date,
+      lines: input.lines.map((l) => ({
+        po_line_id: l.po_line_id,
+        pid: byId.get(l.po_line_id)!.pid,
+        qty: l.qty,
+      })),
+      ...(over.length ? { over_receipt_confirmed: true } : {}),
+      ...(status !== po.status ? { status: [po.status, status] } : {}),
+    });
+    await replanProducts(
+      tx,
+      input.lines.map((l) => byId.get(l.po_line_id)!.pid),
+    );
+    return readPurchaseOrder(tx, po.number);
+  }, TX_OPTIONS);
+}
+
+export async function closePurchaseOrder(db: Database, actor: Actor, number: string, input: ReasonInput) {
+  return endPurchaseOrder(db, actor, number, input, "close short", ["partial"], "closed");
+}
+
+export async function cancelPurchaseOrder(db: Database, actor: Actor, number: string, input: ReasonInput) {
+  return endPurchaseOrder(db, actor, number, input, "cancel", ["draft", "ordered"], "cancelled");
+}
+
+async function endPurchaseOrder(
+  db: Database,
+  actor: Actor,
+  number: string,
+  input: ReasonInput,
+  action: string,
+  from: readonly PoStatus[],
+  to: PoStatus,
+): Promise<PoDetail> {
+  return db.prisma.$transaction(async (tx) => {
+    const po = await lockForChange(tx, number);
+    if (!from.includes(po.status)) throw notAllowed(action, po);
+    await tx.$executeRawUnsafe(
+      "UPDATE app_purchase_orders SET status = $2, reason = $3 WHERE id = $1",
+      po.id,
+      to,
+      input.reason,
+    );
+    await touch(tx, po.id);
+    await addHistory(tx, po.id, actor, to, { status: [po.status, to], reason: input.reason });
+    if (po.status !== "draft") await replanProducts(tx, await linePids(tx, po.id));
+    return readPurchaseOrder(tx, po.number);
+  }, TX_OPTIONS);
+}
