@@ -5,13 +5,14 @@
 // figure keeps the stored value and a note says so. Figures stored rounded (to 2 or 4 decimals)
 // are recomputed exactly and compared within half a unit of their last stored place; rounding here
 // is half away from zero, as PostgreSQL's round() does.
+
+import { formatCurrency, formatUnitPrice } from "../../../shared/format.ts";
 import type {
   ExplainedFigure,
   ExplainedFigureKey,
   MetricsExplanation,
   ProductStatus,
 } from "../../../shared/metrics.ts";
-import { formatCurrency, formatUnitPrice } from "../../../shared/format.ts";
 import { EXPLAINED_FIGURE_KEYS, PRODUCT_STATUSES } from "../../../shared/metrics.ts";
 import type { ParameterSource } from "../../../shared/settings.ts";
 import { normalQuantile } from "../../../shared/stats.ts";
