@@ -174,3 +174,21 @@ export interface AiStatus {
 export function callCost(tokensIn: number, tokensOut: number, inPerMTok: number, outPerMTok: number): number {
   return Math.round(((tokensIn * inPerMTok + tokensOut * outPerMTok) / 1_000_000) * 1e6) / 1e6;
 }
+
+/** `POST /api/product-imports/{id}/ai-validate`: the rows to check (row ids), or every row. */
+export const ImportAiRowsSchema = z.object({
+  rows: z
+    .array(idSchema)
+    .min(1, "rows: name at least one row, or leave it out for all")
+    .max(50_000)
+    .optional(),
+});
+
+/** Accept or dismiss AI suggestions: one cell (row_id and field), a column (field) or all. */
+export const SuggestionActionSchema = z
+  .object({
+    action: z.enum(["accept", "dismiss"], { error: "must be accept or dismiss" }),
+    row_id: idSchema.optional(),
+    field: text({ max: 50 }).optional(),
+  })
+  .refine((v) => !v.row_id || v.field, { message: "field: name the field of the row", path: ["field"] });

@@ -24,6 +24,23 @@ export const STATUS_LABELS: Record<ProductStatus, string> = {
   excluded: "Excluded",
 };
 
+/**
+ * What a product is (products.csv `kind`; empty = merchandise). Only merchandise is planned: the
+ * other kinds (postage, carriage, bank charges, adjustments, gift vouchers) get the status
+ * `excluded`, no ABC class, reorder, forecast or stock value, and are left out of ABC ranking and
+ * the brand, vendor and category figures; their sales stay in the order lines (total takings).
+ */
+export const PRODUCT_KINDS = ["merchandise", "service", "fee", "gift_card"] as const;
+export type ProductKind = (typeof PRODUCT_KINDS)[number];
+export const PRODUCT_KIND_LABELS: Record<ProductKind, string> = {
+  merchandise: "Merchandise",
+  service: "Service",
+  fee: "Fee",
+  gift_card: "Gift card",
+};
+/** SQL condition: the product row aliased `alias` is merchandise (the planned kind). */
+export const isMerchandiseSql = (alias: string) => `${alias}.kind = 'merchandise'`;
+
 export const ABC_CLASSES = ["A", "B", "C"] as const;
 export type AbcClass = (typeof ABC_CLASSES)[number];
 
@@ -71,6 +88,8 @@ export const productMetricsListInput = z.object({
   abc: z.enum(ABC_CLASSES).optional(),
   vendorId: idSchema.optional(),
   brandId: idSchema.optional(),
+  /** Also list non-merchandise products (postage, fees, gift cards); hidden by default. */
+  nonMerchandise: z.boolean().default(false),
   sort: z.enum(PRODUCT_METRIC_SORTS).default("reorder_value"),
 });
 export type ProductMetricsListInput = z.input<typeof productMetricsListInput>;
@@ -102,6 +121,7 @@ export interface ProductMetricsRow {
   abc_class: AbcClass | null;
   status: ProductStatus | null;
   forecast_method: string | null;
+  kind: ProductKind;
 }
 
 export interface ProductMetricsPage {

@@ -40,6 +40,7 @@ export const ACTION_PERMISSIONS = [
   "update:purchase_orders",
   "receive:purchase_orders",
   "export:reports",
+  "update:forecasts",
   "create:promotions",
 ] as const;
 export type ActionPermission = (typeof ACTION_PERMISSIONS)[number];
@@ -90,6 +91,10 @@ const ACTION_NAMES: Record<ActionPermission, [string, string]> = {
   "update:purchase_orders": ["Update Purchase Orders", "Change or cancel open purchase orders"],
   "receive:purchase_orders": ["Receive Purchase Orders", "Record receipts against purchase orders"],
   "export:reports": ["Export Reports", "Download inventory and sales data as files"],
+  "update:forecasts": [
+    "Override Forecasts",
+    "Override the forecast of products, categories, brands and vendors, and remove overrides",
+  ],
   "create:promotions": [
     "Create Promotions",
     "Save discount scenarios as planned promotions, edit them until they start, and cancel them",
@@ -99,6 +104,7 @@ const ACTION_NAMES: Record<ActionPermission, [string, string]> = {
 /** The catalogue category an action permission is listed under. */
 function actionCategory(code: ActionPermission): string {
   if (code.endsWith("purchase_orders")) return "Purchasing";
+  if (code.endsWith("forecasts")) return "Forecasting";
   if (code.endsWith("promotions")) return "Promotions";
   return "Products";
 }

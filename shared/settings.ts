@@ -28,11 +28,12 @@ export interface GlobalSettingChoice {
  * - `share`: a number from 0 to 1, step 0.01 (only keys containing "threshold" are shares);
  * - `probability`: a number above 0 and below 1 (entered like any other number, minimum 0);
  * - `days`: a whole number of days, 0–3650 unless the setting narrows its range;
+ * - `int_list`: whole numbers separated by commas (stored sorted, without repeats, e.g. "10,11,12,13");
  * - `number`: a decimal number within the setting's own range (on the screen, step 0.01 when the
  *   range ends at 1 or below, else 0.1).
  * Numeric kinds have a range (globalSettingRange); other kinds are checked by their own rule.
  */
-export type GlobalSettingKind = "choice" | "share" | "probability" | "days" | "number";
+export type GlobalSettingKind = "choice" | "share" | "probability" | "days" | "int_list" | "number";
 
 /** The range of a numeric setting; `exclusive` ends are not allowed themselves. */
 export interface GlobalSettingRange {
@@ -152,6 +153,30 @@ export const GLOBAL_SETTINGS: readonly GlobalSettingDefinition[] = [
     kind: "days",
     defaultValue: "180",
   }),
+  define("calculation_as_of", {
+    label: "Calculate as of",
+    description:
+      "Today: figures are as of the day a run starts. Latest data: as of the day of the newest sale in the data (for a historical export or a source that stopped updating)",
+    kind: "choice",
+    defaultValue: "today",
+    options: [
+      { value: "today", label: "Today" },
+      { value: "latest_data", label: "Latest data" },
+    ],
+  }),
+  define("stale_data_days", {
+    label: "Stale Data Warning (days)",
+    description: "Pages warn when the newest sale in the data is more than this many days before today",
+    kind: "days",
+    defaultValue: "3",
+  }),
+  define("product_category_types", {
+    label: "Product Category Types",
+    description:
+      "Category types that are product categories (comma-separated, e.g. 10,11,12,13): only these are rolled up into category figures, category pages and templates; other types (warehouse zones, internal groups) are left out",
+    kind: "int_list",
+    defaultValue: "10,11,12,13",
+  }),
   define("default_price_elasticity", {
     label: "Default Price Elasticity",
     description:
@@ -182,6 +207,26 @@ export const GLOBAL_SETTINGS: readonly GlobalSettingDefinition[] = [
     ],
   }),
 ];
+
+export const CALCULATION_AS_OF_MODES = ["today", "latest_data"] as const;
+export type CalculationAsOfMode = (typeof CALCULATION_AS_OF_MODES)[number];
+
+/**
+ * The types of a product_category_types value ("10, 11,12" → [10, 11, 12]); the default's types
+ * when the text holds none (a stored value is always checked, so that only happens by hand).
+ */
+export function parseCategoryTypes(text: string | null | undefined): number[] {
+  const types = [
+    ...new Set(
+      String(text ?? "")
+        .split(",")
+        .map((t) => t.trim())
+        .filter((t) => /^-?\d+$/.test(t))
+        .map(Number),
+    ),
+  ].sort((a, b) => a - b);
+  return types.length ? types : [10, 11, 12, 13];
+}
 
 export const GLOBAL_SETTING_KEYS = GLOBAL_SETTINGS.map((d) => d.key);
 
@@ -217,6 +262,19 @@ export function describeGlobalSettingRange(def: GlobalSettingDefinition): string
 
 /** The schema of one setting's value; the result is the text stored in setting_value. */
 export function globalSettingValueSchema(def: GlobalSettingDefinition): z.ZodType<string, unknown> {
+  if (def.kind === "int_list") {
+    const message = "must be whole numbers separated by commas, e.g. 10,11,12,13";
+    return z.union([z.string(), z.number()]).transform((v, ctx) => {
+      const parts = String(v)
+        .split(",")
+        .map((t) => t.trim());
+      if (!parts.length || parts.some((t) => !/^\d{1,9}$/.test(t))) {
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+      return [...new Set(parts.map(Number))].sort((a, b) => a - b).join(",");
+    });
+  }
   if (def.kind === "choice") {
     const values = (def.options ?? []).map((o) => o.value);
     return z.string().refine((v) => values.includes(v), {

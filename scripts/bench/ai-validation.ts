@@ -12,7 +12,12 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../server/config.ts";
-import { AiValidation, type RowInput } from "../../server/modules/aiValidation/aiValidation.service.ts";
+import {
+  AiValidation,
+  getCall,
+  listCalls,
+  type RowInput,
+} from "../../server/modules/aiValidation/aiValidation.service.ts";
 import { createTestDatabase } from "../../tests/helpers/db.ts";
 import { startFakeModel } from "../../tests/helpers/fake-model.ts";
 
@@ -57,6 +62,17 @@ async function startModelProcess(latency: number): Promise<{ url: string; stop: 
 function quantile(sorted: number[], q: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+}
+
+function p(list: number[], q: number): number {
+  return (
+    Math.round(
+      quantile(
+        [...list].sort((a, b) => a - b),
+        q,
+      ) * 100,
+    ) / 100
+  );
 }
 
 async function main() {
@@ -140,15 +156,26 @@ async function main() {
       });
     }
     ai.close();
+    // The debug page's reads over the calls just stored: the runs list (first page, a filter, a
+    // search) and one run's detail.
+    const reads: Record<string, () => Promise<unknown>> = {
+      runs_page: () => listCalls(tdb.db, { page: 1, pageSize: 50 }),
+      runs_failed: () => listCalls(tdb.db, { page: 1, pageSize: 50, status: "failed" }),
+      runs_search: () => listCalls(tdb.db, { page: 1, pageSize: 50, search: "bench-model" }),
+      run_detail: () => getCall(tdb.db, 1 + Math.floor(Math.random() * rows)),
+    };
+    const readFigures: Record<string, { p50: number; p99: number }> = {};
+    for (const [name, fn] of Object.entries(reads)) {
+      const times: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const t = performance.now();
+        await fn();
+        times.push(performance.now() - t);
+      }
+      readFigures[name] = { p50: p(times, 0.5), p99: p(times, 0.99) };
+    }
     const best = rounds.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
     const sorted = [...best.appMs].sort((a, b) => a - b);
-    const p = (list: number[], q: number) =>
-      Math.round(
-        quantile(
-          [...list].sort((a, b) => a - b),
-          q,
-        ) * 100,
-      ) / 100;
     const figures = {
       backend: process.env.TEST_DATABASE_URL ? "postgres" : "pglite",
       rows,
@@ -167,6 +194,7 @@ async function main() {
       client_and_http_ms_p99: p(best.wireMs, 0.99),
       store_ms_p50: p(best.storeMs, 0.5),
       store_ms_p99: p(best.storeMs, 0.99),
+      reads_ms: readFigures,
       load_avg: os.loadavg().map((l) => Math.round(l * 10) / 10),
     };
     console.log(
@@ -175,6 +203,8 @@ async function main() {
         `p50 ${figures.app_ms_p50} ms, p99 ${figures.app_ms_p99} ms, max ${figures.app_ms_max} ms; ` +
         `CPU ${figures.app_cpu_ms_per_call} ms per call; ${best.failed} failed rows; load ${figures.load_avg.join(" ")}`,
     );
+    for (const [name, f] of Object.entries(readFigures))
+      console.log(`${name}: p50 ${f.p50} ms, p99 ${f.p99} ms`);
     console.log(JSON.stringify(figures));
   } finally {
     model.stop();

@@ -7,7 +7,7 @@ import { formatElapsed } from "../../shared/format.ts";
 import { type Database, isConnectionLoss, type SqlConnection } from "../db/database.ts";
 import type { Prisma } from "../db/generated/client.ts";
 import { conflict } from "../errors.ts";
-import { assertRunnableSettings } from "../modules/config/planning-parameters.ts";
+import { assertRunnableSettings, loadGlobalSettingValues } from "../modules/config/planning-parameters.ts";
 import { ABSORB_RECEIPTS_SQL } from "../modules/purchasing/open-orders.ts";
 import { CALC_MODULES, type CalcModule, checkModuleOrder, recordCalculation } from "./calculate.ts";
 import {
@@ -19,6 +19,7 @@ import {
   stageAll,
   type TableCounts,
 } from "./import.ts";
+import { resolveAsOf } from "./planning/as-of.ts";
 import { snapshotSettings } from "./planning/context.ts";
 import type { ProgressBus, ProgressEvent, RunStatus, RunType } from "./progress-bus.ts";
 import {
@@ -487,7 +488,19 @@ export class DataOps {
       await assertRunnableSettings(conn);
       await conn.exec(RUN_SESSION_SETTINGS);
       const source = this.opts.source();
-      const asOf = this.opts.asOf?.() ?? new Date();
+      // The day the run calculates as of (docs/metrics.md §0): the run's start, or with
+      // calculation_as_of = latest_data the newest sale's day, found once the order lines are
+      // loaded (by whichever connection needs it first; both read the same new table).
+      const runStart = this.opts.asOf?.() ?? new Date();
+      const asOfMode =
+        run.type === "chat" ? "today" : (await loadGlobalSettingValues(conn)).calculation_as_of;
+      let asOf = runStart;
+      let asOfFound: Promise<Date> | null = null;
+      const findAsOf = (c: SqlConnection) => {
+        asOfFound ??= resolveAsOf(c, asOfMode, runStart);
+        return asOfFound;
+      };
+      let newestDataDay: string | null = null;
       // Every calculation module, in the run's transaction; `check` runs before each. The modules
       // `beside` runs (a Full Reset's second connection) are waited for at their place in the order,
       // and their new tables swapped in there.
@@ -495,6 +508,7 @@ export class DataOps {
         calcFrom = steps.results.length;
         calcTo = -1;
         calcStarted = Date.now();
+        asOf = await findAsOf(tx);
         // Receipts recorded here before this run started are in the source's stock from now on.
         await tx.query(ABSORB_RECEIPTS_SQL, [started]);
         const away = (m: CalcModule) => Boolean(beside?.runs(m.name));
@@ -510,6 +524,12 @@ export class DataOps {
               : module.run({ conn: tx, asOf });
           });
         }
+        // The newest sale in the data (for the freshness warnings): product_metrics has each
+        // product's last sale up to asOf, which with either mode is the newest up to the run's start.
+        const [newest] = await tx.query<{ day: string | null }>(
+          "SELECT to_char(max(date_last_sold), 'YYYY-MM-DD') AS day FROM product_metrics",
+        );
+        newestDataDay = newest?.day ?? null;
         if (deferred.length) {
           await steps.run(METRICS_INDEX_STEP, async () => {
             for (const sql of deferred) await tx.exec(sql);
@@ -550,7 +570,8 @@ export class DataOps {
               extraDetails,
               calculate,
               modules,
-              asOf,
+              asOf: runStart,
+              findAsOf,
             });
             swapped = true;
           } catch (err) {
@@ -634,7 +655,18 @@ export class DataOps {
         );
       await prisma.dataRun.update({
         where: { id: run.runId },
-        data: { status: "completed", endedAt: ended },
+        data: {
+          status: "completed",
+          endedAt: ended,
+          ...(run.type === "chat"
+            ? {}
+            : {
+                calculationAsOf: asOfMode,
+                asOf,
+                asOfDay: new Date(`${asOf.toISOString().slice(0, 10)}T00:00:00Z`),
+                newestDataDay: newestDataDay ? new Date(`${newestDataDay}T00:00:00Z`) : null,
+              }),
+        },
       });
       currentStep = "";
       if (run.type !== "chat" && this.opts.afterImport)
@@ -724,7 +756,10 @@ export class DataOps {
     extraDetails: Record<string, Record<string, unknown>>;
     calculate: (tx: SqlConnection, check?: () => void, beside?: BesideLoader | null) => Promise<void>;
     modules: readonly CalcModule[];
+    /** The run's start: the prepare steps' D0 (a module's run() redoes its preparation for another D0). */
     asOf: Date;
+    /** The run's asOf, once the order lines are loaded (see execute). */
+    findAsOf: (conn: SqlConnection) => Promise<Date>;
   }): Promise<void> {
     const { run, conn, source, steps, counts, calculate } = ctx;
     const { db } = this.opts;
@@ -756,7 +791,7 @@ export class DataOps {
           async () => {
             await db.prisma.$executeRaw`SELECT pg_cancel_backend(${pid}::int)`;
           },
-          { list: ctx.modules.filter((m) => m.beside), asOf: ctx.asOf },
+          { list: ctx.modules.filter((m) => m.beside), asOf: ctx.findAsOf },
         );
         run.abort.signal.addEventListener("abort", stopBeside);
       }

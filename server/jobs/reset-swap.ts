@@ -409,7 +409,10 @@ export class BesideLoader {
     /** Interrupts the connection's statement in progress (pg_cancel_backend from elsewhere). */
     private readonly interrupt: () => Promise<void>,
     /** Calculation modules (CalcModule.beside) to run here once every table is loaded, and their asOf. */
-    modules: { list: readonly CalcModule[]; asOf: Date } = { list: [], asOf: new Date() },
+    modules: { list: readonly CalcModule[]; asOf: (conn: SqlConnection) => Promise<Date> } = {
+      list: [],
+      asOf: async () => new Date(),
+    },
   ) {
     for (const m of modules.list) this.moduleRuns.set(m.name, deferred<number>());
     const started = performance.now();
@@ -599,7 +602,11 @@ function deferred<T>(): Deferred<T> {
  * statistics. Nothing reads the new tables before the commit, so the exclusive locks this takes on
  * them bother nobody; the live tables are only read (their shape).
  */
-async function runModuleFresh(conn: SqlConnection, module: CalcModule, asOf: Date): Promise<number> {
+async function runModuleFresh(
+  conn: SqlConnection,
+  module: CalcModule,
+  findAsOf: (conn: SqlConnection) => Promise<Date>,
+): Promise<number> {
   return conn.transaction(async (tx) => {
     const [{ path }] = (await tx.query<{ path: string }>(
       "SELECT current_setting('search_path') AS path",
@@ -611,6 +618,7 @@ async function runModuleFresh(conn: SqlConnection, module: CalcModule, asOf: Dat
       );
     }
     await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
+    const asOf = await findAsOf(tx);
     const rows = await module.run({ conn: tx, asOf });
     await tx.query("SELECT set_config('search_path', $1, true)", [path]);
     for (const table of module.tables) {

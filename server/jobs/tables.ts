@@ -2,6 +2,8 @@
 // table's SQL types (staging uses the same types, so COPY itself validates and rounds every value),
 // its key and the references the importer checks.
 
+import { PRODUCT_KINDS } from "../../shared/metrics.ts";
+
 export type ColumnType = "int" | "decimal" | "bool" | "date" | "timestamp" | "text";
 
 export interface ColumnDef {
@@ -158,6 +160,7 @@ export const IMPORTED_TABLES: readonly TableDef[] = [
       timestamp("created_at", { required: true }),
       date("first_received"),
       text("image_url"),
+      text("kind", { default: "'merchandise'" }),
     ],
     references: [
       { column: "brand_id", table: "brands.csv", key: "brand_id" },
@@ -240,6 +243,7 @@ export const IMPORTED_TABLES: readonly TableDef[] = [
 
 /** Allowed values of text columns that are enumerations. */
 export const ENUM_COLUMNS: Record<string, Record<string, readonly string[]>> = {
+  "products.csv": { kind: PRODUCT_KINDS },
   "order_lines.csv": { status: ["completed", "cancelled", "returned"] },
   "purchase_orders.csv": { status: ["draft", "ordered", "partial", "received", "cancelled"] },
 };

@@ -28,6 +28,10 @@ const REQUIRED_KEYS = [
   "default_price_elasticity",
   "cannibalisation_share",
   "price_ending",
+  // The run's as-of day, the freshness warning and which category types are product categories.
+  "calculation_as_of",
+  "stale_data_days",
+  "product_category_types",
 ];
 
 async function seedCatalogue(t: TestApp) {
@@ -236,6 +240,18 @@ describe(`forecasting configuration (${testBackend})`, () => {
       ],
       [[{ setting_key: "no_such_key", setting_value: "1" }], 'no_such_key: unknown setting "no_such_key"'],
       [
+        [{ setting_key: "product_category_types", setting_value: "10, zone" }],
+        "product_category_types: must be whole numbers separated by commas, e.g. 10,11,12,13",
+      ],
+      [
+        [{ setting_key: "calculation_as_of", setting_value: "yesterday" }],
+        "calculation_as_of: must be one of today, latest_data",
+      ],
+      [
+        [{ setting_key: "stale_data_days", setting_value: "1.5" }],
+        "stale_data_days: must be a whole number of days from 0 to 3650",
+      ],
+      [
         [{ setting_key: "low_stock_days", setting_value: "500" }],
         "low_stock_days: Low stock days must be below overstock days",
       ],
@@ -249,6 +265,18 @@ describe(`forecasting configuration (${testBackend})`, () => {
       expect(await t.tdb.db.prisma.globalSetting.findMany({ orderBy: { settingKey: "asc" } })).toEqual(
         before,
       );
+    });
+
+    it("product_category_types is stored as sorted whole numbers without repeats", async () => {
+      const res = await call("PUT", "/config/global", [
+        { setting_key: "product_category_types", setting_value: " 13,10, 11,10 " },
+      ]);
+      expect(res.statusCode).toBe(200);
+      const list = res.json() as { setting_key: string; setting_value: string }[];
+      expect(list.find((s) => s.setting_key === "product_category_types")?.setting_value).toBe("10,11,13");
+      await call("PUT", "/config/global", [
+        { setting_key: "product_category_types", setting_value: "10,11,12,13" },
+      ]);
     });
 
     it("tRPC config.global / config.updateGlobal, with the field in the error data", async () => {

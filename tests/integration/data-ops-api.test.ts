@@ -163,6 +163,7 @@ describe(`data management REST and SSE (${testBackend})`, () => {
       "aggregates",
       "elasticity",
       "forecast",
+      "forecast_snapshots",
       "lead_times",
       "planning",
       "product_metrics",

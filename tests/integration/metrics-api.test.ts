@@ -310,6 +310,7 @@ describe(`metrics API (${testBackend})`, () => {
         abc_class: "A",
         status: "critical",
         forecast_method: "standard",
+        kind: "merchandise",
       },
     ]);
   });
@@ -818,10 +819,18 @@ describe(`metrics API (${testBackend})`, () => {
           admin,
         )
       ).data.rows.map((r) => r.id);
-    expect(await treeIds("asc")).toEqual([200, 100, 101]); // Internal, Paper, Paper › Cardstock
-    expect(await treeIds("desc")).toEqual([100, 101, 200]);
-    expect(await treeIds("asc", "a")).toEqual([200, 100, 101]);
+    // 200 (Internal) is of type 20, not a product category: not listed, even with a row of figures.
+    // 300 (Albums) is a second product root.
+    await sql(
+      `INSERT INTO categories (id, parent_id, name, type, level) VALUES (300, NULL, 'Albums', 10, 1)`,
+    );
+    await sql(`INSERT INTO category_metrics (category_id, ${cols}) VALUES (300, ${vals(1, 1)})`);
+    expect(await treeIds("asc")).toEqual([300, 100, 101]); // Albums, Paper, Paper › Cardstock
+    expect(await treeIds("desc")).toEqual([100, 101, 300]);
+    expect(await treeIds("asc", "a")).toEqual([300, 100, 101]);
     expect(await treeIds("asc", "card")).toEqual([101]);
+    await sql("DELETE FROM category_metrics WHERE category_id = 300");
+    await sql("DELETE FROM categories WHERE id = 300");
     expect((await trpc("metrics.aggregates", { kind: "vendor", sort: "tree" }, admin)).status).toBe(400);
     // Vendors also sort by their delivery performance (nulls last either way); the others do not.
     await sql(

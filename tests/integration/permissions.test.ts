@@ -156,6 +156,7 @@ describe(`every procedure and route enforces its permission (${testBackend})`, (
       "Settings",
       "Products",
       "Purchasing",
+      "Forecasting",
       "Promotions",
     ]);
     expect(categories[0]!.permissions[0]).toEqual({

@@ -202,6 +202,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "Calculate planning",
       "Calculate aggregates",
       "Calculate elasticity",
+      "Calculate forecast_snapshots",
       "Calculate product_search",
       "Index metrics tables",
     ]);
@@ -212,6 +213,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "aggregates",
       "elasticity",
       "forecast",
+      "forecast_snapshots",
       "lead_times",
       "planning",
       "product_metrics",

@@ -144,6 +144,7 @@ describe(`user management (${testBackend})`, () => {
         "Settings",
         "Products",
         "Purchasing",
+        "Forecasting",
         "Promotions",
       ]);
       expect(cats[1]!.permissions.map((p) => p.code)).toContain("settings:user_management");

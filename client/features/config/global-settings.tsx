@@ -86,6 +86,18 @@ function SettingField({
             ))}
           </SelectContent>
         </Select>
+      ) : def.kind === "int_list" ? (
+        <Input
+          id={id}
+          type="text"
+          inputMode="numeric"
+          value={value}
+          disabled={disabled}
+          aria-describedby={hintId}
+          aria-invalid={error ? true : undefined}
+          onChange={(e) => onChange(e.target.value)}
+          className="tabular-nums"
+        />
       ) : (
         <Input
           id={id}

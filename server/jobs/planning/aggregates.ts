@@ -1,7 +1,11 @@
 // Module aggregates of the planning engine (docs/metrics.md §11): one row per brand, vendor and
 // category with the sums of their products' figures, status and ABC counts; vendors also carry
 // their delivery performance from vendor_lead_times. A category counts the products linked to it or
-// to any of its descendants, each product once (recursive CTE over the tree).
+// to any of its descendants, each product once (recursive CTE over the tree). Only product categories
+// (global setting product_category_types) get a row, and only they are rolled up; only merchandise
+// products count.
+
+import { PRODUCT_CATEGORY_TYPES_SQL } from "../../modules/config/category-types.ts";
 import type { CalcModule } from "../calculate.ts";
 import { setLocal } from "./context.ts";
 
@@ -85,13 +89,18 @@ const SUM_EXPRS = SUMS.map(([col, expr]) => `${expr} AS ${col}`).join(",\n  ");
 const CATEGORY_PRODUCTS_SQL = `
   DROP TABLE IF EXISTS calc_agg_up;
   DROP TABLE IF EXISTS calc_agg_category_products;
+  DROP TABLE IF EXISTS calc_agg_types;
+  CREATE TEMP TABLE calc_agg_types ON COMMIT DROP AS SELECT t.type FROM ${PRODUCT_CATEGORY_TYPES_SQL} AS t(type);
   CREATE TEMP TABLE calc_agg_up ON COMMIT DROP AS
-    WITH RECURSIVE up(category_id, ancestor_id) AS (
-      SELECT id, id FROM categories
+    WITH RECURSIVE pcat AS (
+      SELECT id, parent_id FROM categories WHERE type IN (SELECT type FROM calc_agg_types)
+    ),
+    up(category_id, ancestor_id) AS (
+      SELECT id, id FROM pcat
       UNION
       SELECT up.category_id, c.parent_id
-      FROM up JOIN categories c ON c.id = up.ancestor_id
-      WHERE c.parent_id IS NOT NULL
+      FROM up JOIN pcat c ON c.id = up.ancestor_id
+      WHERE c.parent_id IN (SELECT id FROM pcat)
     )
     SELECT category_id, ancestor_id FROM up;
   ANALYZE calc_agg_up;
@@ -125,7 +134,8 @@ export const aggregatesModule: CalcModule = {
         SELECT m.pid, p.brand_id, p.vendor_id, p.discontinued, m.on_hand,
           m.units_7d, m.units_30d, m.units_90d, m.units_365d, m.status, m.abc_class,
           ${MONEY.map((col) => `(m.${col} * 100)::int8 AS ${col}`).join(", ")}
-        FROM product_metrics m JOIN products p ON p.pid = m.pid;`);
+        FROM product_metrics m JOIN products p ON p.pid = m.pid
+        WHERE p.kind = 'merchandise';`);
     let rows = await conn.execute(
       `INSERT INTO brand_metrics (brand_id, ${COLUMNS})
        SELECT b.id, ${SUM_EXPRS}
@@ -149,9 +159,12 @@ export const aggregatesModule: CalcModule = {
        FROM categories c
        LEFT JOIN calc_agg_category_products cp ON cp.category_id = c.id
        LEFT JOIN calc_agg_products x ON x.pid = cp.pid
+       WHERE c.type IN (SELECT type FROM calc_agg_types)
        GROUP BY c.id`,
     );
-    await conn.exec("DROP TABLE calc_agg_products; DROP TABLE calc_agg_category_products;");
+    await conn.exec(
+      "DROP TABLE calc_agg_products; DROP TABLE calc_agg_category_products; DROP TABLE calc_agg_types;",
+    );
     await restore();
     return rows;
   },

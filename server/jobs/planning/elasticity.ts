@@ -38,6 +38,7 @@ export const elasticityModule: CalcModule = {
     // discounts are not the product's price) per product, week k = 0 … 51 counted back from D0.
     // Discontinued products are left out: their clearance goes with the end of the line's life
     // (demand fading, then cleared), so it says little about what a price cut does to a live product.
+    // So are non-merchandise products (postage, fees, gift cards: products.kind).
     await conn.query(
       `CREATE TEMP TABLE el_weeks ON COMMIT DROP AS
        SELECT pid, (($1::date - (order_date AT TIME ZONE 'UTC')::date) / 7)::int AS k,
@@ -45,7 +46,7 @@ export const elasticityModule: CalcModule = {
        FROM order_lines
        WHERE status = 'completed' AND quantity > 0 AND price > 0
          AND order_date >= $2::timestamptz AND order_date <= $3::timestamptz
-         AND pid NOT IN (SELECT pid FROM products WHERE discontinued)
+         AND pid NOT IN (SELECT pid FROM products WHERE discontinued OR kind <> 'merchandise')
        GROUP BY 1, 2`,
       [d0, from, asOf],
     );

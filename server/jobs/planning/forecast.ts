@@ -84,7 +84,7 @@ export const forecastModule: CalcModule = {
          FROM calc_params c
          JOIN products p ON p.pid = c.pid
          LEFT JOIN receipt rc ON rc.pid = c.pid
-         WHERE NOT c.excluded
+         WHERE NOT c.excluded AND p.kind = 'merchandise'
        ),
        weeks AS (
          SELECT pid, requested, life0, ${weeksSince("life0")} AS n

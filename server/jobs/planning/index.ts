@@ -3,6 +3,7 @@ import type { CalcModule } from "../calculate.ts";
 import { aggregatesModule } from "./aggregates.ts";
 import { elasticityModule } from "./elasticity.ts";
 import { forecastModule } from "./forecast.ts";
+import { forecastSnapshotsModule } from "./forecast-snapshots.ts";
 import { leadTimesModule } from "./lead-times.ts";
 import { planningModule } from "./planning.ts";
 import { stockHistoryModule } from "./stock-history.ts";
@@ -14,4 +15,5 @@ export const PLANNING_MODULES: readonly CalcModule[] = [
   planningModule,
   aggregatesModule,
   elasticityModule,
+  forecastSnapshotsModule,
 ];

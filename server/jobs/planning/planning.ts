@@ -7,10 +7,12 @@
 // its own in a later transaction (no such tables), it reads the figures stored in product_metrics
 // instead, and writes only its own.
 import { normalQuantile } from "../../../shared/stats.ts";
+import { isProductCategorySql } from "../../modules/config/category-types.ts";
 import {
   type GlobalSettingValues,
   loadGlobalSettingValues,
 } from "../../modules/config/planning-parameters.ts";
+import { activeOverridesSql, calendarWeeks } from "../../modules/forecasting/forecast-weeks.ts";
 import { APP_OPEN_LINES_SQL } from "../../modules/purchasing/open-orders.ts";
 import type { CalcModule } from "../calculate.ts";
 import { createParametersTable, setLocal, utcDay } from "./context.ts";
@@ -41,12 +43,20 @@ const ABC_BASIS_COLUMN: Record<GlobalSettingValues["abc_calculation_basis"], str
  * min(max(hw − (i − 1), 0), 1) (whole weeks 1, the week H ends in its fraction, later weeks 0), and
  * week 13 repeats for the max(hw − 13, 0) weeks beyond it. One expression, no per-row subquery.
  */
-const HORIZON_FORECAST = [
+export const HORIZON_FORECAST = [
   ...Array.from({ length: 13 }, (_, i) => `f.weekly[${i + 1}] * LEAST(GREATEST(dm.hw - ${i}, 0), 1)`),
   "f.weekly[13] * GREATEST(dm.hw - 13, 0)",
 ].join("\n               + ");
 
-const TEMP_TABLES = ["calc_plan_base", "calc_plan_arrivals", "calc_plan_stockout"];
+const TEMP_TABLES = ["calc_plan_base", "calc_plan_arrivals", "calc_plan_stockout", "calc_plan_overrides"];
+
+/**
+ * F(H)'s change from the forecast overrides in force (docs/metrics.md "Forecasting page"): each
+ * overridden calendar week adds (final − system) × the share of its 7 days inside the horizon
+ * (days D0 + 1 … D0 + H; the week starts s days after D0 + 1).
+ */
+export const OVERRIDE_ADJUSTMENT = `COALESCE((SELECT sum(u.delta * LEAST(GREATEST(dm.h - u.s, 0), 7) / 7.0)
+  FROM unnest(ov.s, ov.delta) AS u(s, delta)), 0)`;
 
 export const planningModule: CalcModule = {
   name: "planning",
@@ -72,6 +82,20 @@ export const planningModule: CalcModule = {
     const sh = found?.sh ? "sh" : "pm";
     const lt = found?.lt ? "lt" : "pm";
 
+    // The forecast overrides in force, per product: each overridden week's start (days after D0 + 1)
+    // and change. Only when there are any: without overrides F(H) is the forecast's alone.
+    const cal = calendarWeeks(d0);
+    await conn.query(
+      `CREATE TEMP TABLE calc_plan_overrides ON COMMIT DROP AS
+       SELECT pid, array_agg(${cal.r} + 7 * (j - 1)) AS s, array_agg(final - system) AS delta
+       FROM (${activeOverridesSql("$1::date", `${cal.r}`)}) a
+       WHERE final <> system
+       GROUP BY pid`,
+      [cal.weeks[0]],
+    );
+    const [ovCount] = await conn.query<{ n: number }>("SELECT count(*)::int AS n FROM calc_plan_overrides");
+    const overrides = (ovCount?.n ?? 0) > 0;
+
     // One row per product with everything the rules need, each costly figure computed once:
     // - d (§5): d̄, or for a new product its category profile. Primary category = the linked
     //   category with the highest level (ties: smallest id); its profile = mean d̄ of the
@@ -89,9 +113,11 @@ export const planningModule: CalcModule = {
            COALESCE(${lt}.lead_time_days, cp.lead_time_days)::numeric AS lt,
            COALESCE(${lt}.lead_time_measured_std, 0)::numeric AS slt,
            cp.days_of_stock, cp.safety_stock AS ss_setting, cp.safety_stock_days,
-           (cp.excluded OR NOT p.replenishable) AS excluded, p.discontinued,
+           (cp.excluded OR NOT p.replenishable OR p.kind <> 'merchandise') AS excluded, p.discontinued,
+           p.kind = 'merchandise' AS merch,
            GREATEST(p.moq, 1) AS moq, GREATEST(p.case_qty, 1) AS case_qty,
-           COALESCE(p.cost_price, 0) AS cost, pm.${basis}::numeric AS basis
+           COALESCE(p.cost_price, 0) AS cost,
+           CASE WHEN p.kind = 'merchandise' THEN pm.${basis}::numeric END AS basis
          FROM product_metrics pm
          JOIN products p ON p.pid = pm.pid
          JOIN calc_params cp ON cp.pid = pm.pid
@@ -101,7 +127,7 @@ export const planningModule: CalcModule = {
        prim AS (
          SELECT DISTINCT ON (pc.pid) pc.pid, pc.category_id
          FROM product_categories pc
-         JOIN categories c ON c.id = pc.category_id
+         JOIN categories c ON c.id = pc.category_id AND ${isProductCategorySql("c")}
          WHERE pc.pid IN (SELECT pid FROM m WHERE is_new)
          ORDER BY pc.pid, c.level DESC, c.id
        ),
@@ -113,14 +139,15 @@ export const planningModule: CalcModule = {
            UNION ALL
            SELECT w.start, c.parent_id, w.depth + 1
            FROM walk w JOIN categories c ON c.id = w.category_id
-           WHERE c.parent_id IS NOT NULL AND w.depth < 100
+           JOIN categories parent ON parent.id = c.parent_id AND ${isProductCategorySql("parent")}
+           WHERE w.depth < 100
          )
          SELECT * FROM walk
        ),
        profile AS (
          SELECT pc.category_id, round(avg(m.dbar), 4) AS d
          FROM product_categories pc
-         JOIN m ON m.pid = pc.pid AND NOT m.is_new AND NOT m.discontinued
+         JOIN m ON m.pid = pc.pid AND NOT m.is_new AND NOT m.discontinued AND m.merch
          WHERE pc.category_id IN (SELECT category_id FROM up)
          GROUP BY pc.category_id
        ),
@@ -140,7 +167,7 @@ export const planningModule: CalcModule = {
          LEFT JOIN prim ON prim.pid = m.pid
          LEFT JOIN nearest pf ON pf.category_id = prim.category_id
        )
-       SELECT dm.pid, dm.on_hand, dm.on_order, dm.is_new, dm.lt, dm.days_of_stock, dm.excluded,
+       SELECT dm.pid, dm.on_hand, dm.on_order, dm.is_new, dm.lt, dm.days_of_stock, dm.excluded, dm.merch,
          dm.discontinued, dm.moq, dm.case_qty, dm.cost, dm.d, dm.demand_source, dm.h,
          CASE WHEN dm.ss_setting > 0 THEN 'fixed'
               WHEN NOT dm.is_new AND dm.in_stock_days_90 >= 30 THEN 'statistical'
@@ -149,15 +176,16 @@ export const planningModule: CalcModule = {
               WHEN NOT dm.is_new AND dm.in_stock_days_90 >= 30
                 THEN GREATEST(ceil($1::numeric * sqrt(dm.lt * dm.sd * dm.sd + dm.dbar * dm.dbar * dm.slt * dm.slt)), 0)
               ELSE GREATEST(ceil(dm.safety_stock_days * dm.d), 0) END::int AS ss,
-         CASE WHEN dm.is_new OR f.weekly IS NULL THEN round(dm.d * dm.h, 2)
-              ELSE round((${HORIZON_FORECAST})::numeric, 2) END AS f_h,
+         ${overrides ? "GREATEST(0, round((" : ""}CASE WHEN dm.is_new OR f.weekly IS NULL THEN round(dm.d * dm.h, 2)
+              ELSE round((${HORIZON_FORECAST})::numeric, 2) END${overrides ? ` + (${OVERRIDE_ADJUSTMENT})::numeric), 2))` : ""} AS f_h,
          f.method AS forecast_method,
          dm.basis,
-         COALESCE(SUM(GREATEST(dm.basis, 0)) OVER (ORDER BY dm.basis DESC, dm.pid
+         COALESCE(SUM(GREATEST(dm.basis, 0)) OVER (ORDER BY dm.basis DESC NULLS LAST, dm.pid
            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS abc_before,
          SUM(GREATEST(dm.basis, 0)) OVER () AS abc_total
        FROM dm
-       LEFT JOIN product_forecasts f ON f.pid = dm.pid`,
+       LEFT JOIN product_forecasts f ON f.pid = dm.pid
+       ${overrides ? "LEFT JOIN calc_plan_overrides ov ON ov.pid = dm.pid" : ""}`,
       [String(z)],
     );
     await conn.exec("ALTER TABLE calc_plan_base ADD PRIMARY KEY (pid)");
@@ -248,7 +276,7 @@ export const planningModule: CalcModule = {
          lead_time_demand = round(x.d * x.lt, 2), reorder_point = x.rop,
          reorder_qty = x.reorder, reorder_value = round(x.reorder * x.cost, 2),
          overstock_qty = x.over, overstock_value = round(x.over * x.cost, 2),
-         days_of_cover = CASE WHEN x.d > 0 AND x.on_hand / x.d < 99999999999 THEN round(x.on_hand / x.d, 1) END,
+         days_of_cover = CASE WHEN x.merch AND x.d > 0 AND x.on_hand / x.d < 99999999999 THEN round(x.on_hand / x.d, 1) END,
          stockout_date = x.out,
          status = CASE WHEN x.discontinued THEN 'discontinued'
                        WHEN x.excluded THEN 'excluded'
@@ -257,11 +285,12 @@ export const planningModule: CalcModule = {
                        WHEN x.rop > 0 AND x.on_hand + x.on_order <= x.rop THEN 'reorder'
                        WHEN x.over > 0 THEN 'overstocked'
                        ELSE 'healthy' END,
-         abc_class = CASE WHEN x.basis > 0 AND x.abc_before < $6::numeric * x.abc_total THEN 'A'
+         abc_class = CASE WHEN NOT x.merch THEN NULL
+                          WHEN x.basis > 0 AND x.abc_before < $6::numeric * x.abc_total THEN 'A'
                           WHEN x.basis > 0 AND x.abc_before < $7::numeric * x.abc_total THEN 'B'
                           ELSE 'C' END,
          abc_basis_value = x.basis,
-         abc_share_before = CASE WHEN x.abc_total > 0 THEN round(x.abc_before / x.abc_total, 6) END
+         abc_share_before = CASE WHEN x.merch AND x.abc_total > 0 THEN round(x.abc_before / x.abc_total, 6) END
          ${[...shColumns, ...ltColumns].map((c) => `, ${c} = x.${c}`).join("")}
        FROM (
          SELECT y.*,
@@ -271,8 +300,8 @@ export const planningModule: CalcModule = {
            SELECT b.*,
              b.f_h + b.ss - (b.on_hand + b.on_order) AS need,
              ceil(b.d * b.lt + b.ss) AS rop,
-             GREATEST(0, b.on_hand - ceil(b.ss + b.d * $2::int)) AS over,
-             CASE WHEN b.d = 0 THEN NULL WHEN b.on_hand = 0 THEN $1::date ELSE so.stockout_date END AS out
+             CASE WHEN b.merch THEN GREATEST(0, b.on_hand - ceil(b.ss + b.d * $2::int)) ELSE 0 END AS over,
+             CASE WHEN b.d = 0 OR NOT b.merch THEN NULL WHEN b.on_hand = 0 THEN $1::date ELSE so.stockout_date END AS out
              ${carried.join("")}
            FROM calc_plan_base b
            LEFT JOIN calc_plan_stockout so ON so.pid = b.pid

@@ -1,10 +1,23 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { ListCallsInputSchema, ReplayInputSchema } from "../../../shared/ai-validation.ts";
+import {
+  ImportAiRowsSchema,
+  ListCallsInputSchema,
+  ReplayInputSchema,
+  SuggestionActionSchema,
+} from "../../../shared/ai-validation.ts";
 import { idSchema } from "../../../shared/input.ts";
 import { parseBody } from "../../http/validate.ts";
 import type { AppServices } from "../../services.ts";
+import type { AiValidation, BatchProgress } from "./aiValidation.service.ts";
 import { getCall, listCalls } from "./aiValidation.service.ts";
+import {
+  actOnSuggestions,
+  cancelImportValidation,
+  estimateImport,
+  importAiStatus,
+  startImportValidation,
+} from "./import-validation.ts";
 
 const IdParams = z.object({ id: idSchema });
 
@@ -23,9 +36,78 @@ export async function aiValidationRestRoutes(app: FastifyInstance, { db, ai }: A
     const body = parseBody(ReplayInputSchema.omit({ id: true }), req.body);
     return ai.replay({ ...body, id }, req.user!.id);
   });
+  const write = { config: { auth: "create:products" as const } };
+  const log = (err: unknown) => app.log.error({ err }, "AI validation of an import failed");
+  app.post("/api/product-imports/:id/ai-validate", write, (req) => {
+    const { id } = parseBody(IdParams, req.params, "path");
+    const { rows } = parseBody(ImportAiRowsSchema, req.body ?? {});
+    return startImportValidation(ai, db, req.user!, id, rows, log);
+  });
+  app.post("/api/product-imports/:id/ai-validate/estimate", write, (req) => {
+    const { id } = parseBody(IdParams, req.params, "path");
+    const { rows } = parseBody(ImportAiRowsSchema, req.body ?? {});
+    return estimateImport(ai, db, req.user!, id, rows);
+  });
+  app.get("/api/product-imports/:id/ai-validate", write, (req) =>
+    importAiStatus(ai, db, req.user!, parseBody(IdParams, req.params, "path").id),
+  );
+  app.post("/api/product-imports/:id/ai-validate/cancel", write, (req) =>
+    cancelImportValidation(ai, db, req.user!, parseBody(IdParams, req.params, "path").id),
+  );
+  app.get("/api/product-imports/:id/ai-validate/progress", write, async (req, reply) => {
+    const { id } = parseBody(IdParams, req.params, "path");
+    await importAiStatus(ai, db, req.user!, id); // 404 / 403 before the stream opens
+    streamImportProgress(ai, id, req, reply);
+  });
+  app.post("/api/product-imports/:id/ai-suggestions", write, (req) => {
+    const { id } = parseBody(IdParams, req.params, "path");
+    return actOnSuggestions(db, req.user!, id, parseBody(SuggestionActionSchema, req.body), log);
+  });
   app.post(
     "/api/ai-validation/test-connection",
     { config: { auth: "settings:prompt_management" as const } },
     (req) => ai.testConnection(req.user!.id),
   );
+}
+
+/**
+ * Server-sent events of an import's AI run: the current state first, then each change, until the
+ * verdicts are saved into the rows (`saved: true`) or the run ends. No run on this instance: one
+ * event `{ status: "idle" }` and the stream ends.
+ */
+function streamImportProgress(ai: AiValidation, importId: number, req: FastifyRequest, reply: FastifyReply) {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache, no-transform",
+    Connection: "keep-alive",
+    "X-Accel-Buffering": "no",
+  });
+  const send = (e: object) => res.write(`data: ${JSON.stringify(e)}\n\n`);
+  const batch = ai.latestBatchFor(importId);
+  if (!batch) {
+    send({ status: "idle", import_id: importId });
+    res.end();
+    return;
+  }
+  let finished = false;
+  const onProgress = (p: BatchProgress) => {
+    if (finished) return;
+    send(p);
+    if (p.saved) end();
+  };
+  const heartbeat = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
+  const end = () => {
+    finished = true;
+    clearInterval(heartbeat);
+    batch.events.off("progress", onProgress);
+    res.end();
+  };
+  batch.events.on("progress", onProgress);
+  send({ ...batch.progress });
+  if (batch.savedAt) end();
+  req.raw.on("close", () => {
+    if (!finished) end();
+  });
 }

@@ -75,6 +75,8 @@ export interface BatchProgress {
   tokens_in: number;
   tokens_out: number;
   cost: number;
+  /** Set on the last event of an import's run: the verdicts are in the import's rows. */
+  saved?: boolean;
 }
 
 export interface Estimate {
@@ -90,6 +92,9 @@ export interface Estimate {
 
 export interface Batch {
   id: number;
+  importId: number | null;
+  /** When an import's run has written its verdicts into the rows. */
+  savedAt?: Date;
   progress: BatchProgress;
   events: EventEmitter<{ progress: [BatchProgress] }>;
   results: Promise<RowResult[]>;
@@ -190,6 +195,21 @@ export class AiValidation {
 
   getBatch(id: number): Batch | undefined {
     return this.batches.get(id);
+  }
+
+  /** The run in progress on this instance for an import, if any. */
+  runningBatchFor(importId: number): Batch | undefined {
+    for (const b of this.batches.values())
+      if (b.importId === importId && b.progress.status === "running") return b;
+    return undefined;
+  }
+
+  /** The latest run of an import on this instance (running or finished in the last minute). */
+  latestBatchFor(importId: number): Batch | undefined {
+    let latest: Batch | undefined;
+    for (const b of this.batches.values())
+      if (b.importId === importId && (!latest || b.id > latest.id)) latest = b;
+    return latest;
   }
 
   /** Calls and cache entries older than AI_LOG_RETENTION_DAYS go. Returns the calls deleted. */
@@ -488,6 +508,7 @@ export class AiValidation {
 
     const batch: Batch = {
       id: stored.id,
+      importId: ctx.importId ?? null,
       progress,
       events,
       results: finished,
@@ -738,7 +759,32 @@ export class AiValidation {
 
 // ---- reading the log ---------------------------------------------------------------------
 
-type CallRow = Awaited<ReturnType<Database["prisma"]["aiValidationCall"]["findFirstOrThrow"]>>;
+/** The columns of the runs list: never the layers, request or response of 50 calls at once. */
+const SUMMARY_SELECT = {
+  id: true,
+  createdAt: true,
+  kind: true,
+  importId: true,
+  batchId: true,
+  rowIds: true,
+  replayOf: true,
+  company: true,
+  productType: true,
+  templateId: true,
+  promptVersions: true,
+  model: true,
+  mode: true,
+  status: true,
+  latencyMs: true,
+  tokensIn: true,
+  tokensOut: true,
+  cost: true,
+  fieldsChecked: true,
+  issuesFound: true,
+  error: true,
+} satisfies Prisma.AiValidationCallSelect;
+
+type CallRow = Prisma.AiValidationCallGetPayload<{ select: typeof SUMMARY_SELECT }>;
 
 function toSummary(r: CallRow, names: Map<string, string>): AiCallSummary {
   return {
@@ -798,6 +844,7 @@ export async function listCalls(db: Database, input: ListCallsInput): Promise<Ai
   const [total, rows] = await Promise.all([
     db.prisma.aiValidationCall.count({ where }),
     db.prisma.aiValidationCall.findMany({
+      select: SUMMARY_SELECT,
       where,
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
       skip: (q.page - 1) * q.pageSize,

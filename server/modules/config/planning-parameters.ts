@@ -216,6 +216,10 @@ export interface GlobalSettingValues {
   lead_time_source: "configured" | "measured";
   low_stock_days: number;
   overstock_days: number;
+  calculation_as_of: "today" | "latest_data";
+  stale_data_days: number;
+  /** Text as stored ("10,11,12,13"); parseCategoryTypes gives the numbers. */
+  product_category_types: string;
 }
 
 export async function loadGlobalSettingValues(source: SqlSource): Promise<GlobalSettingValues> {
@@ -226,7 +230,7 @@ export async function loadGlobalSettingValues(source: SqlSource): Promise<Global
   const values: Record<string, string | number> = {};
   for (const def of GLOBAL_SETTINGS) {
     const text = stored.get(def.key) ?? def.defaultValue;
-    values[def.key] = def.kind === "choice" ? text : Number(text);
+    values[def.key] = def.kind === "choice" || def.kind === "int_list" ? text : Number(text);
   }
   return values as unknown as GlobalSettingValues;
 }

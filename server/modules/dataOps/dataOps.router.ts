@@ -1,8 +1,10 @@
 import { tracked } from "@trpc/server";
 import { z } from "zod";
 import { CancelInputSchema, HistoryInputSchema, RunTypeSchema } from "../../../shared/data-ops.ts";
+import { PAGE_KEYS, pagePermission } from "../../../shared/permissions.ts";
 import type { ProgressEvent } from "../../jobs/progress-bus.ts";
 import { permissionProcedure, router } from "../../trpc/trpc.ts";
+import { getDataAsOf } from "./as-of.service.ts";
 import {
   getTableCounts,
   listCalculationHistory,
@@ -29,6 +31,11 @@ export const dataOpsRouter = router({
   moduleStatus: dataProcedure.query(({ ctx }) => listModuleStatus(ctx.db)),
   tableStatus: dataProcedure.query(({ ctx }) => listTableStatus(ctx.db)),
   tableCounts: dataProcedure.query(({ ctx }) => getTableCounts(ctx.db)),
+  /** The figures' day and the data's freshness (with its warning): read by every page on the figures. */
+  /** (Any page's access, or data management: every page on the figures shows their day.) */
+  asOf: permissionProcedure([...PAGE_KEYS.map(pagePermission), "settings:data_management"]).query(({ ctx }) =>
+    getDataAsOf(ctx.db),
+  ),
 
   /** Progress of both operations (or one type): the current state first, then every event. */
   progress: dataProcedure

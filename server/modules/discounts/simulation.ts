@@ -63,8 +63,8 @@ const r2 = (n: number) => Math.round(n * 100) / 100;
 /** Baseline demand of day `day` (units), from the weekly forecast; flat past its end. */
 function demandOf(p: ScopeProduct, day: string): number {
   if (!p.weekly || !p.forecast_start || p.weekly.length === 0) return 0;
-  const offset = daysBetween(p.forecast_start, day);
-  if (offset < 0) return 0;
+  // Days between the calculation and the forecast's first week (if it starts later) take week 1's rate.
+  const offset = Math.max(0, daysBetween(p.forecast_start, day));
   const w = Math.floor(offset / 7);
   if (w < p.weekly.length) return Math.max(0, p.weekly[w]!) / 7;
   const tail = p.weekly.slice(-TAIL_WEEKS);

@@ -31,6 +31,8 @@ export interface ExplainRow {
   cost_price: Num;
   discontinued: boolean;
   replenishable: boolean;
+  /** products.kind: only merchandise is planned. */
+  kind?: string;
   primary_category: string | null;
   /** The category whose profile plans a new product: the primary one or its nearest ancestor with established products. */
   profile_category?: string | null;
@@ -350,7 +352,13 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
   const push = (f: Fig) => byKey.set(f.key, figure(f));
 
   const excludedBySetting = params?.excluded ?? false;
-  const excluded = excludedBySetting || !m.replenishable;
+  const nonMerchandise = (m.kind ?? "merchandise") !== "merchandise";
+  const excluded = excludedBySetting || !m.replenishable || nonMerchandise;
+  const whyExcluded = nonMerchandise
+    ? `it is not merchandise (kind ${m.kind})`
+    : excludedBySetting
+      ? "its exclude_from_forecast setting is on"
+      : "it is not replenishable";
   const d = m.demand_rate;
   const dbar = m.avg_daily_sales;
   const L = m.lead_time_days;
@@ -707,7 +715,11 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       substituted = "discontinued → 0";
     } else if (excluded) {
       computed = 0;
-      substituted = excludedBySetting ? "excluded from forecasting → 0" : "not replenishable → 0";
+      substituted = nonMerchandise
+        ? `not merchandise (${m.kind}) → 0`
+        : excludedBySetting
+          ? "excluded from forecasting → 0"
+          : "not replenishable → 0";
     } else if (F !== null && SS !== null) {
       const need = clean(F + SS - (m.on_hand + m.on_order));
       const head = `need = F(H) + SS − (on hand + on order) = ${num(F, 2)} + ${SS} − (${m.on_hand} + ${m.on_order}) = ${num(need, 2)}`;
@@ -861,12 +873,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     const low = settings.low_stock_days;
     const rules: [ProductStatus, boolean, string, string][] = [
       ["discontinued", m.discontinued, "the product is discontinued", "not discontinued"],
-      [
-        "excluded",
-        excluded,
-        excludedBySetting ? "its exclude_from_forecast setting is on" : "it is not replenishable",
-        "not excluded",
-      ],
+      ["excluded", excluded, whyExcluded, "not excluded"],
       [
         "new",
         m.is_new,
@@ -903,12 +910,13 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       label: "Status",
       value: m.status,
       formula:
-        "the first rule that matches: discontinued; excluded (setting on or not replenishable); new (history < 30 days); critical (d > 0 and stock-out fewer than low_stock_days after D0); reorder (ROP > 0 and on hand + on order ≤ ROP); overstocked (overstock > 0); healthy",
+        "the first rule that matches: discontinued; excluded (setting on, not replenishable, or not merchandise); new (history < 30 days); critical (d > 0 and stock-out fewer than low_stock_days after D0); reorder (ROP > 0 and on hand + on order ≤ ROP); overstocked (overstock > 0); healthy",
       substituted: checks.join("; "),
       inputs: {
         discontinued: m.discontinued ? "yes" : "no",
         excluded: excludedBySetting ? "yes" : "no",
         replenishable: m.replenishable ? "yes" : "no",
+        kind: m.kind ?? "merchandise",
         history_days: m.history_days,
         demand_rate: d,
         stockout_date: m.stockout_date,

@@ -10,6 +10,7 @@ import {
   type AggregateRow,
   type AggregateSort,
   aggregateListInput,
+  isMerchandiseSql,
   type MetricsExplanation,
   PRODUCT_STATUSES,
   type ProductMetricSort,
@@ -22,6 +23,7 @@ import {
 } from "../../../shared/metrics.ts";
 import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors.ts";
+import { isProductCategorySql } from "../config/category-types.ts";
 import { loadGlobalSettingValues, resolvePlanningParameters } from "../config/planning-parameters.ts";
 import {
   type AccuracyRow,
@@ -90,7 +92,7 @@ const PRODUCT_ROW_SELECT = `
   m.days_of_cover::float8 AS days_of_cover, m.safety_stock, m.reorder_point, m.reorder_qty,
   m.reorder_value::float8 AS reorder_value, m.overstock_qty, m.overstock_value::float8 AS overstock_value,
   to_char(m.stockout_date, 'YYYY-MM-DD') AS stockout_date, m.margin_365d::float8 AS margin_365d,
-  m.abc_class, m.status, m.forecast_method`;
+  m.abc_class, m.status, m.forecast_method, p.kind`;
 
 /** What the filters and sorts read (products only when they need it); names join the page's rows. */
 const fromFor = (sql: string) =>
@@ -139,6 +141,7 @@ export async function listProductMetrics(
   if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
   if (q.vendorId) where.push(`p.vendor_id = ${param(q.vendorId)}::int`);
   if (q.brandId) where.push(`p.brand_id = ${param(q.brandId)}::int`);
+  if (!q.nonMerchandise) where.push(isMerchandiseSql("p"));
   const chipWhere = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const chipParams = [...params];
   if (q.status) where.push(`m.status = ${param(q.status)}`);
@@ -280,19 +283,19 @@ const METRIC_PLAIN = [
 // D0: the UTC date of calculated_at, which is the run's asOf (docs/metrics.md §0).
 const EXPLAIN_SQL = `
 SELECT p.pid, p.title, p.sku, p.stock_quantity, p.moq, p.case_qty, p.cost_price::float8 AS cost_price,
-  p.price::float8 AS price, p.discontinued, p.replenishable, p.vendor_id,
+  p.price::float8 AS price, p.discontinued, p.replenishable, p.kind, p.vendor_id,
   (SELECT v.name FROM vendors v WHERE v.id = p.vendor_id) AS vendor_name,
   (SELECT c.name FROM product_categories pc JOIN categories c ON c.id = pc.category_id
-    WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1) AS primary_category,
+    WHERE pc.pid = p.pid AND ${isProductCategorySql("c")} ORDER BY c.level DESC, c.id LIMIT 1) AS primary_category,
   -- The category whose profile plans a new product (§5): the primary category or its nearest
   -- ancestor with established products linked to it.
   (WITH RECURSIVE up AS (
      (SELECT c.id, c.parent_id, c.name, 0 AS depth
       FROM product_categories pc JOIN categories c ON c.id = pc.category_id
-      WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1)
+      WHERE pc.pid = p.pid AND ${isProductCategorySql("c")} ORDER BY c.level DESC, c.id LIMIT 1)
      UNION ALL
      SELECT c.id, c.parent_id, c.name, up.depth + 1
-     FROM up JOIN categories c ON c.id = up.parent_id WHERE up.depth < 100)
+     FROM up JOIN categories c ON c.id = up.parent_id WHERE up.depth < 100 AND ${isProductCategorySql("c")})
    SELECT up.name FROM up
    WHERE EXISTS (SELECT 1 FROM product_categories pc2
      JOIN product_metrics m2 ON m2.pid = pc2.pid AND NOT m2.is_new
@@ -598,8 +601,10 @@ const categoryTreeSql = (desc: boolean) => {
   return `WITH RECURSIVE ranked AS (
       SELECT c.id, c.parent_id,
         row_number() OVER (PARTITION BY c.parent_id ORDER BY lower(c.name) ${dir}, c.id ${dir})::int AS r,
-        c.parent_id IS NULL OR NOT EXISTS (SELECT 1 FROM categories p WHERE p.id = c.parent_id) AS root
+        c.parent_id IS NULL OR NOT EXISTS (
+          SELECT 1 FROM categories p WHERE p.id = c.parent_id AND ${isProductCategorySql("p")}) AS root
       FROM categories c
+      WHERE ${isProductCategorySql("c")}
     ), tree AS (
       SELECT id, ARRAY[r] AS path FROM ranked WHERE root
       UNION ALL
@@ -675,6 +680,8 @@ export async function listAggregates(db: Database, input: AggregateListInput): P
   const conditions: string[] = [];
   if (search) conditions.push(`e.name ILIKE ${param(`%${likeEscape(search)}%`)}`);
   if (q.kind === "category" && q.level !== undefined) conditions.push(`e.level = ${param(q.level)}::int`);
+  // Only product categories (product_category_types), also when the setting changed since the run.
+  if (q.kind === "category") conditions.push(isProductCategorySql("e"));
   const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
   const tree = q.sort === "tree";
   // The tree's order has its direction in the sibling ranks: the paths always ascend.

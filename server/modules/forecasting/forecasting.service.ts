@@ -1,0 +1,875 @@
+// The Forecasting page (docs/metrics.md "Forecasting page"): the grid of products or their
+// categories, brands and vendors over calendar weeks, a product's detail, overrides (saved,
+// spread down a group by share of the forecast, removed) and measured accuracy. Reads what the
+// calculation stored (product_forecasts, product_metrics, forecast_snapshots, forecast_measured)
+// plus the app-owned override tables.
+
+import type { CurrentUser } from "../../../shared/auth.ts";
+import {
+  type AccuracyInput,
+  type AccuracyPage,
+  type AccuracyRow,
+  accuracyInput,
+  addDaysIso,
+  BIG_ERROR_WAPE,
+  DETAIL_HISTORY_WEEKS,
+  FORECAST_WEEKS,
+  type ForecastGridPage,
+  type ForecastGridRow,
+  type ForecastLevel,
+  type ForecastListInput,
+  type ForecastProductDetail,
+  type ForecastSort,
+  type ForecastWeeks,
+  forecastListInput,
+  GRID_HISTORY_WEEKS,
+  mondayOf,
+  type OverrideGroupRow,
+  type OverrideInput,
+  type OverrideListInput,
+  type OverrideProductResult,
+  type OverrideResult,
+  type OverrideScope,
+  type OverrideWeek,
+  overrideInput,
+  overrideListInput,
+} from "../../../shared/forecasting.ts";
+import type { Database } from "../../db/database.ts";
+import { badRequest, notFound } from "../../errors.ts";
+import {
+  activeOverridesSql,
+  type CalendarWeeks,
+  calendarWeekSql,
+  calendarWeeks,
+  finalOf,
+  toCalendar,
+} from "./forecast-weeks.ts";
+import { refreshPlanningRows } from "./planning-refresh.ts";
+
+type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
+const runner = (db: Database): Query => {
+  return <T>(sql: string, params: unknown[] = []) => db.prisma.$queryRawUnsafe<T[]>(sql, ...params);
+};
+
+const likeEscape = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/** The as-of day of the last calculation (from product_forecasts: week 1 starts the day after). */
+export async function forecastCalendar(db: Database): Promise<CalendarWeeks | null> {
+  const [row] = await runner(db)<{ d0: string | null }>(
+    "SELECT to_char(min(week_start) - 1, 'YYYY-MM-DD') AS d0 FROM product_forecasts",
+  );
+  return row?.d0 ? calendarWeeks(row.d0) : null;
+}
+
+function weeksOf(cal: CalendarWeeks, historyWeeks = GRID_HISTORY_WEEKS): ForecastWeeks {
+  return {
+    as_of: cal.d0,
+    history: Array.from({ length: historyWeeks }, (_, i) =>
+      addDaysIso(cal.asOfWeek, -7 * (historyWeeks - i)),
+    ),
+    forecast: cal.weeks,
+  };
+}
+
+function emptyWeeks(): ForecastWeeks {
+  const today = new Date().toISOString().slice(0, 10);
+  return weeksOf(calendarWeeks(today));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The grid
+
+/** Per product: the calendar forecast total, with overrides, and its value. $1 first Monday, $2 r. */
+const SYSTEM_TOTAL = "(f.total_91d + $2::int * (f.weekly[13] - f.weekly[1]) / 7.0)";
+
+const PRODUCT_SORT_SQL: Record<ForecastSort, string> = {
+  forecast_value: "fv.value",
+  forecast_units: "fv.units",
+  error: "acc.wape",
+  bias: "acc.bias",
+  change: "fv.change",
+  title: "lower(p.title)",
+};
+
+/** The product rows of the grid (filters over products, their metrics and forecasts). */
+function productFilters(
+  q: ReturnType<typeof forecastListInput.parse>,
+  param: (v: unknown) => string,
+): string[] {
+  const where: string[] = [];
+  const search = q.search?.trim();
+  if (search) {
+    const like = param(`%${likeEscape(search)}%`);
+    const alts = [`p.title ILIKE ${like}`, `p.sku ILIKE ${like}`];
+    if (/^\d{1,9}$/.test(search)) alts.push(`p.pid = ${param(Number(search))}::int`);
+    where.push(`(${alts.join(" OR ")})`);
+  }
+  if (q.vendorId) where.push(`p.vendor_id = ${param(q.vendorId)}::int`);
+  if (q.brandId) where.push(`p.brand_id = ${param(q.brandId)}::int`);
+  if (q.categoryId)
+    where.push(
+      `p.pid IN (SELECT pid FROM product_categories WHERE category_id IN (${categoryTreeSql(param(q.categoryId))}))`,
+    );
+  if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
+  if (q.status) where.push(`m.status = ${param(q.status)}`);
+  if (q.method) where.push(`f.method = ${param(q.method)}`);
+  if (q.hasOverride === true) where.push("od.pid IS NOT NULL");
+  if (q.hasOverride === false) where.push("od.pid IS NULL");
+  if (q.bigError === true) where.push(`acc.wape > ${BIG_ERROR_WAPE}`);
+  return where;
+}
+
+/** SQL: a category and every category under it (the depth cap stops a cycle). */
+function categoryTreeSql(idParam: string): string {
+  return `WITH RECURSIVE tree AS (
+      SELECT id, 0 AS depth FROM categories WHERE id = ${idParam}::int
+      UNION ALL
+      SELECT c.id, t.depth + 1 FROM categories c JOIN tree t ON c.parent_id = t.id WHERE t.depth < 100
+    ) SELECT id FROM tree`;
+}
+
+/**
+ * Every product's forecast figures the grid filters and sorts by (one row per product with a
+ * forecast): its calendar total with overrides, value at cost, change against last week's snapshot.
+ * $1 = first forecast Monday, $2 = r, $3 = last week's snapshot week.
+ */
+const PRODUCT_FIGURES = `
+  od AS (
+    SELECT pid, sum(final - system) AS delta, count(*)::int AS weeks
+    FROM (${activeOverridesSql("$1::date", "$2::int")}) a
+    GROUP BY pid
+  ),
+  fv AS (
+    SELECT f.pid, t.units, t.units * COALESCE(p.cost_price, 0) AS value,
+      CASE WHEN s.pid IS NOT NULL THEN
+        (t.units - ${calendarWeekSql("f.weekly", 13, "$2::int")}) /
+          NULLIF((SELECT sum(x) FROM unnest(s.final[2:13]) x), 0) - 1 END AS change
+    FROM product_forecasts f
+    JOIN products p ON p.pid = f.pid
+    LEFT JOIN od ON od.pid = f.pid
+    LEFT JOIN forecast_snapshots s ON s.snapshot_week = $3::date AND s.pid = f.pid,
+    LATERAL (SELECT ${SYSTEM_TOTAL} + COALESCE(od.delta, 0) AS units) t
+  )`;
+
+interface ProductPageRow {
+  pid: number;
+  title: string;
+  sku: string | null;
+  vendor: string | null;
+  brand: string | null;
+  method: string;
+  requested_method: string;
+  abc_class: string | null;
+  status: string | null;
+  weekly: number[];
+  cost: number;
+  wape: number | null;
+  bias: number | null;
+  change: number | null;
+}
+
+/** GET the grid: one page of products (or categories, brands, vendors) and the total. */
+export async function listForecastRows(db: Database, input: ForecastListInput): Promise<ForecastGridPage> {
+  const q = forecastListInput.parse(input);
+  const cal = await forecastCalendar(db);
+  if (!cal) return { items: [], total: 0, weeks: emptyWeeks() };
+  if (q.level !== "product") return listGroupRows(db, q, cal);
+  const query = runner(db);
+  const params: unknown[] = [cal.weeks[0], cal.r, addDaysIso(cal.asOfWeek, -7)];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const where = productFilters(q, param);
+  const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const dir = q.dir === "asc" ? "ASC" : "DESC";
+  const order = `ORDER BY ${PRODUCT_SORT_SQL[q.sort]} ${dir} NULLS LAST, f.pid ASC`;
+  const from = `FROM product_forecasts f
+    JOIN products p ON p.pid = f.pid
+    LEFT JOIN product_metrics m ON m.pid = f.pid
+    LEFT JOIN od ON od.pid = f.pid
+    JOIN fv ON fv.pid = f.pid
+    LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method`;
+  const limit = param(q.pageSize);
+  const offset = param((q.page - 1) * q.pageSize);
+  const [rows, [count]] = await Promise.all([
+    query<ProductPageRow>(
+      `WITH ${PRODUCT_FIGURES}
+       SELECT f.pid, p.title, p.sku, v.name AS vendor, b.name AS brand, f.method, f.requested_method,
+         m.abc_class, m.status, f.weekly, COALESCE(p.cost_price, 0)::float8 AS cost,
+         acc.wape, acc.bias, fv.change::float8 AS change
+       ${from}
+       LEFT JOIN vendors v ON v.id = p.vendor_id
+       LEFT JOIN brands b ON b.id = p.brand_id
+       ${whereSql} ${order} LIMIT ${limit}::int OFFSET ${offset}::int`,
+      params,
+    ),
+    query<{ n: number }>(
+      `WITH ${PRODUCT_FIGURES} SELECT count(*)::int AS n ${from} ${whereSql}`,
+      params.slice(0, -2),
+    ),
+  ]);
+  const pids = rows.map((r) => r.pid);
+  const weeks = weeksOf(cal);
+  const [history, overrides] = await Promise.all([
+    weeklySales(db, pids, weeks.history[0]!, cal.asOfWeek),
+    overridesFor(db, cal, pids),
+  ]);
+  const items = rows.map((r): ForecastGridRow => {
+    const system = toCalendar(r.weekly.map(Number), cal.r);
+    const own = overrides.get(r.pid);
+    const override = cal.weeks.map((w) => own?.get(w) ?? null);
+    const final = system.map((s, i) => (override[i] !== null ? (override[i] as number) : s));
+    const units = final.reduce((a, b) => a + b, 0);
+    return {
+      level: "product",
+      id: r.pid,
+      title: r.title,
+      sku: r.sku,
+      vendor: r.vendor,
+      brand: r.brand,
+      method: r.method,
+      method_label: methodLabel(r.method, r.requested_method),
+      abc_class: r.abc_class,
+      status: r.status,
+      products: 1,
+      history: weeks.history.map((w) => history.get(r.pid)?.get(w) ?? 0),
+      system: system.map(round2),
+      override: override.map((o) => (o === null ? null : round2(o))),
+      final: final.map(round2),
+      forecast_units: round2(units),
+      forecast_value: round2(units * num(r.cost)),
+      wape: numOrNull(r.wape),
+      bias: numOrNull(r.bias),
+      change: numOrNull(r.change),
+    };
+  });
+  return { items, total: count?.n ?? 0, weeks };
+}
+
+function methodLabel(method: string | null, requested: string | null): string | null {
+  if (!method) return null;
+  if (requested === "seasonal" && method === "standard") return "standard (too little history for seasonal)";
+  return method;
+}
+
+/** Units sold per calendar week (Monday keys) for the products, weeks from `from` to before `to`. */
+async function weeklySales(
+  db: Database,
+  pids: number[],
+  from: string,
+  to: string,
+): Promise<Map<number, Map<string, number>>> {
+  const out = new Map<number, Map<string, number>>();
+  if (pids.length === 0) return out;
+  const rows = await runner(db)<{ pid: number; week: string; units: number }>(
+    `SELECT pid, to_char(date_trunc('week', order_date AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS week,
+       sum(quantity)::float8 AS units
+     FROM order_lines
+     WHERE pid = ANY($1::int[]) AND status = 'completed'
+       AND order_date >= $2::date::timestamp AT TIME ZONE 'UTC' AND order_date < $3::date::timestamp AT TIME ZONE 'UTC'
+     GROUP BY 1, 2`,
+    [pids, from, to],
+  );
+  for (const r of rows) {
+    const m = out.get(r.pid) ?? new Map<string, number>();
+    m.set(r.week, num(r.units));
+    out.set(r.pid, m);
+  }
+  return out;
+}
+
+/** The final figure of every overridden week of the products: pid → week_start → units. */
+async function overridesFor(
+  db: Database,
+  cal: CalendarWeeks,
+  pids: number[],
+): Promise<Map<number, Map<string, number>>> {
+  const out = new Map<number, Map<string, number>>();
+  if (pids.length === 0) return out;
+  const rows = await runner(db)<{ pid: number; week: string; final: number }>(
+    `SELECT pid, to_char(week_start, 'YYYY-MM-DD') AS week, final::float8 AS final
+     FROM (${activeOverridesSql("$1::date", "$2::int", "AND o.pid = ANY($3::int[])")}) a`,
+    [cal.weeks[0], cal.r, pids],
+  );
+  for (const r of rows) {
+    const m = out.get(r.pid) ?? new Map<string, number>();
+    m.set(r.week, num(r.final));
+    out.set(r.pid, m);
+  }
+  return out;
+}
+
+const GROUP_SQL: Record<Exclude<ForecastLevel, "product">, { key: string; name: string; join: string }> = {
+  brand: { key: "p.brand_id", name: "(SELECT name FROM brands WHERE id = g.key)", join: "" },
+  vendor: { key: "p.vendor_id", name: "(SELECT name FROM vendors WHERE id = g.key)", join: "" },
+  // Rolled up the tree: a product counts once in its categories and each of their ancestors.
+  category: {
+    key: "ca.ancestor",
+    name: "(SELECT name FROM categories WHERE id = g.key)",
+    join: `JOIN (
+      SELECT DISTINCT pc.pid, up.ancestor FROM product_categories pc
+      JOIN LATERAL (
+        WITH RECURSIVE walk AS (
+          SELECT pc.category_id AS ancestor, 0 AS depth
+          UNION ALL
+          SELECT c.parent_id, w.depth + 1 FROM walk w JOIN categories c ON c.id = w.ancestor
+          WHERE c.parent_id IS NOT NULL AND w.depth < 100
+        ) SELECT ancestor FROM walk
+      ) up ON true
+    ) ca ON ca.pid = f.pid`,
+  },
+};
+
+const GROUP_SORT_SQL: Record<ForecastSort, string> = {
+  forecast_value: "g.value",
+  forecast_units: "g.units",
+  error: "g.wape",
+  bias: "g.bias",
+  change: "g.change",
+  title: "lower(g.name)",
+};
+
+/** The grid's category / brand / vendor rows: the sums of their products' calendar weeks. */
+async function listGroupRows(
+  db: Database,
+  q: ReturnType<typeof forecastListInput.parse>,
+  cal: CalendarWeeks,
+): Promise<ForecastGridPage> {
+  const level = q.level as Exclude<ForecastLevel, "product">;
+  const spec = GROUP_SQL[level];
+  const params: unknown[] = [cal.weeks[0], cal.r, addDaysIso(cal.asOfWeek, -7)];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const where = productFilters(q, param);
+  where.push(`${spec.key} IS NOT NULL`);
+  const weekIdx = Array.from({ length: FORECAST_WEEKS }, (_, i) => i + 1);
+  const search = q.search?.trim();
+  const groupWhere = search ? `WHERE g.name ILIKE ${param(`%${likeEscape(search)}%`)}` : "";
+  const productWhere = where.filter((w) => !w.startsWith("(p.title"));
+  const dir = q.dir === "asc" ? "ASC" : "DESC";
+  const limit = param(q.pageSize);
+  const offset = param((q.page - 1) * q.pageSize);
+  const rows = await runner(db)<{
+    key: number;
+    name: string | null;
+    products: number;
+    system: number[];
+    final: number[];
+    units: number;
+    value: number;
+    wape: number | null;
+    bias: number | null;
+    change: number | null;
+    total: number;
+  }>(
+    `WITH ${PRODUCT_FIGURES},
+     ow AS (
+       SELECT pid, array_agg(final - system ORDER BY j) FILTER (WHERE true) AS d, array_agg(j ORDER BY j) AS js
+       FROM (${activeOverridesSql("$1::date", "$2::int")}) a GROUP BY pid
+     ),
+     per AS (
+       SELECT ${spec.key} AS key, f.pid, f.weekly, fv.units, fv.value, fv.change, acc.actual, acc.wape, acc.bias,
+         ow.d, ow.js
+       FROM product_forecasts f
+       JOIN products p ON p.pid = f.pid
+       LEFT JOIN product_metrics m ON m.pid = f.pid
+       LEFT JOIN od ON od.pid = f.pid
+       JOIN fv ON fv.pid = f.pid
+       LEFT JOIN ow ON ow.pid = f.pid
+       LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method
+       ${spec.join}
+       WHERE ${productWhere.join(" AND ")}
+     ),
+     g AS (
+       SELECT key, ${spec.name} AS name, count(*)::int AS products,
+         ARRAY[${weekIdx.map((j) => `sum(${calendarWeekSql("weekly", j, "$2::int")})`).join(", ")}]::float8[] AS system,
+         ARRAY[${weekIdx
+           .map(
+             (j) =>
+               `sum(${calendarWeekSql("weekly", j, "$2::int")} + COALESCE(d[array_position(js, ${j})], 0))`,
+           )
+           .join(", ")}]::float8[] AS final,
+         sum(units)::float8 AS units, sum(value)::float8 AS value,
+         (sum(wape * actual) / NULLIF(sum(actual) FILTER (WHERE wape IS NOT NULL), 0))::float8 AS wape,
+         (sum(bias * actual) / NULLIF(sum(actual) FILTER (WHERE bias IS NOT NULL), 0))::float8 AS bias,
+         avg(change)::float8 AS change
+       FROM per GROUP BY key
+     )
+     SELECT g.*, count(*) OVER ()::int AS total FROM g ${groupWhere}
+     ORDER BY ${GROUP_SORT_SQL[q.sort]} ${dir} NULLS LAST, g.key
+     LIMIT ${limit}::int OFFSET ${offset}::int`,
+    params,
+  );
+  const weeks = weeksOf(cal);
+  const history = await groupWeeklySales(
+    db,
+    level,
+    rows.map((r) => r.key),
+    weeks.history[0]!,
+    cal.asOfWeek,
+  );
+  const items = rows.map((r): ForecastGridRow => {
+    const system = r.system.map(Number);
+    const final = r.final.map(Number);
+    return {
+      level,
+      id: r.key,
+      title: r.name ?? `#${r.key}`,
+      sku: null,
+      vendor: null,
+      brand: null,
+      method: null,
+      method_label: null,
+      abc_class: null,
+      status: null,
+      products: r.products,
+      history: weeks.history.map((w) => history.get(r.key)?.get(w) ?? 0),
+      system: system.map(round2),
+      override: final.map((f, i) => (Math.abs(f - (system[i] ?? 0)) > 1e-9 ? round2(f) : null)),
+      final: final.map(round2),
+      forecast_units: round2(num(r.units)),
+      forecast_value: round2(num(r.value)),
+      wape: numOrNull(r.wape),
+      bias: numOrNull(r.bias),
+      change: numOrNull(r.change),
+    };
+  });
+  return { items, total: rows[0]?.total ?? 0, weeks };
+}
+
+/** Units sold per calendar week by the products of each group (categories rolled up the tree). */
+async function groupWeeklySales(
+  db: Database,
+  level: Exclude<ForecastLevel, "product">,
+  keys: number[],
+  from: string,
+  to: string,
+): Promise<Map<number, Map<string, number>>> {
+  const out = new Map<number, Map<string, number>>();
+  if (keys.length === 0) return out;
+  const members =
+    level === "category"
+      ? `SELECT DISTINCT t.root AS key, pc.pid FROM (
+           WITH RECURSIVE tree AS (
+             SELECT id AS root, id, 0 AS depth FROM categories WHERE id = ANY($1::int[])
+             UNION ALL SELECT t.root, c.id, t.depth + 1 FROM categories c JOIN tree t ON c.parent_id = t.id WHERE t.depth < 100
+           ) SELECT root, id FROM tree) t
+         JOIN product_categories pc ON pc.category_id = t.id`
+      : `SELECT ${level === "brand" ? "brand_id" : "vendor_id"} AS key, pid FROM products
+         WHERE ${level === "brand" ? "brand_id" : "vendor_id"} = ANY($1::int[])`;
+  const rows = await runner(db)<{ key: number; week: string; units: number }>(
+    `WITH mem AS (${members})
+     SELECT mem.key, to_char(date_trunc('week', l.order_date AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS week,
+       sum(l.quantity)::float8 AS units
+     FROM mem JOIN order_lines l ON l.pid = mem.pid
+     WHERE l.status = 'completed'
+       AND l.order_date >= $2::date::timestamp AT TIME ZONE 'UTC' AND l.order_date < $3::date::timestamp AT TIME ZONE 'UTC'
+     GROUP BY 1, 2`,
+    [keys, from, to],
+  );
+  for (const r of rows) {
+    const m = out.get(r.key) ?? new Map<string, number>();
+    m.set(r.week, num(r.units));
+    out.set(r.key, m);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A product's detail
+
+/** GET one product: 104 weeks of history with last year, the forecast with overrides and band. */
+export async function forecastProduct(db: Database, pid: number): Promise<ForecastProductDetail> {
+  const query = runner(db);
+  const [product] = await query<{ pid: number; title: string; sku: string | null }>(
+    "SELECT pid, title, sku FROM products WHERE pid = $1::int",
+    [pid],
+  );
+  if (!product) throw notFound(`Product ${pid} not found`);
+  const cal = await forecastCalendar(db);
+  const weeks = cal ? weeksOf(cal, DETAIL_HISTORY_WEEKS) : emptyWeeks();
+  const asOfWeek = cal?.asOfWeek ?? mondayOf(new Date().toISOString().slice(0, 10));
+  const [[forecast], backtest, groups] = await Promise.all([
+    query<{ method: string; requested_method: string; weekly: number[] }>(
+      "SELECT method, requested_method, weekly FROM product_forecasts WHERE pid = $1::int",
+      [pid],
+    ),
+    query<{ method: string; weeks: number; wape: number | null; mape: number | null; bias: number | null }>(
+      "SELECT method, weeks, wape, mape, bias FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method",
+      [pid],
+    ),
+    listOverrideGroups(db, { pid, pageSize: 200 }),
+  ]);
+  // 104 weeks of history and, for last year's overlay, the 52 before them.
+  const historyFrom = addDaysIso(asOfWeek, -7 * (DETAIL_HISTORY_WEEKS + 52));
+  const sales = (await weeklySales(db, [pid], historyFrom, asOfWeek)).get(pid) ?? new Map<string, number>();
+  const history = weeks.history.map((w) => ({
+    week_start: w,
+    units: sales.get(w) ?? 0,
+    last_year: sales.get(addDaysIso(w, -364)) ?? 0,
+  }));
+  const own = cal ? ((await overridesFor(db, cal, [pid])).get(pid) ?? new Map<string, number>()) : new Map();
+  const system = forecast && cal ? toCalendar(forecast.weekly.map(Number), cal.r) : [];
+  const chosen = backtest.find((b) => b.method === forecast?.method);
+  const actualMean = history.slice(-8).reduce((a, h) => a + h.units, 0) / 8;
+  // 80 % band: ± 1.28 × the backtest's mean absolute weekly error (WAPE × mean actual ÷ 0.8, the
+  // mean absolute error scaled to a standard deviation).
+  const spread = chosen?.wape != null ? (1.28 * Number(chosen.wape) * actualMean) / 0.8 : 0;
+  return {
+    pid: product.pid,
+    title: product.title,
+    sku: product.sku,
+    weeks,
+    history,
+    forecast: (cal?.weeks ?? []).map((w, i) => {
+      const sys = system[i] ?? 0;
+      const o = own.get(w);
+      const fin = o ?? sys;
+      return {
+        week_start: w,
+        system: round2(sys),
+        override: o === undefined ? null : round2(o),
+        final: round2(fin),
+        last_year: sales.get(addDaysIso(w, -364)) ?? null,
+        low: round2(Math.max(0, fin - spread)),
+        high: round2(fin + spread),
+      };
+    }),
+    method: forecast?.method ?? null,
+    method_label: methodLabel(forecast?.method ?? null, forecast?.requested_method ?? null),
+    requested_method: forecast?.requested_method ?? null,
+    backtest: backtest.map((b) => ({
+      method: b.method,
+      weeks: b.weeks,
+      wape: numOrNull(b.wape),
+      mape: numOrNull(b.mape),
+      bias: numOrNull(b.bias),
+    })),
+    overrides: groups.items,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overrides
+
+interface ScopeInfo {
+  kind: OverrideGroupRow["scope_kind"];
+  id: number;
+  name: string;
+  pids: number[];
+}
+
+async function resolveScope(db: Database, scope: OverrideScope): Promise<ScopeInfo> {
+  const query = runner(db);
+  const members = (from: string, idParam = "$1::int") =>
+    query<{ pid: number }>(
+      `SELECT f.pid FROM product_forecasts f JOIN products p ON p.pid = f.pid WHERE ${from.replace("$ID", idParam)} ORDER BY f.pid`,
+      [Object.values(scope)[0]],
+    ).then((rows) => rows.map((r) => r.pid));
+  if ("pid" in scope) {
+    const [p] = await query<{ title: string; has: boolean }>(
+      "SELECT title, EXISTS (SELECT 1 FROM product_forecasts WHERE pid = $1::int) AS has FROM products WHERE pid = $1::int",
+      [scope.pid],
+    );
+    if (!p) throw badRequest(`product ${scope.pid} not found`, "scope.pid");
+    if (!p.has)
+      throw badRequest(`product ${scope.pid} has no forecast (excluded from forecasting)`, "scope.pid");
+    return { kind: "product", id: scope.pid, name: p.title, pids: [scope.pid] };
+  }
+  if ("category_id" in scope) {
+    const [c] = await query<{ name: string }>("SELECT name FROM categories WHERE id = $1::int", [
+      scope.category_id,
+    ]);
+    if (!c) throw badRequest(`category ${scope.category_id} not found`, "scope.category_id");
+    const pids = await members(
+      `f.pid IN (SELECT pid FROM product_categories WHERE category_id IN (${categoryTreeSql("$ID")}))`,
+    );
+    return { kind: "category", id: scope.category_id, name: c.name, pids };
+  }
+  if ("brand_id" in scope) {
+    const [b] = await query<{ name: string }>("SELECT name FROM brands WHERE id = $1::int", [scope.brand_id]);
+    if (!b) throw badRequest(`brand ${scope.brand_id} not found`, "scope.brand_id");
+    return { kind: "brand", id: scope.brand_id, name: b.name, pids: await members("p.brand_id = $ID") };
+  }
+  const [v] = await query<{ name: string }>("SELECT name FROM vendors WHERE id = $1::int", [scope.vendor_id]);
+  if (!v) throw badRequest(`vendor ${scope.vendor_id} not found`, "scope.vendor_id");
+  return { kind: "vendor", id: scope.vendor_id, name: v.name, pids: await members("p.vendor_id = $ID") };
+}
+
+/** Checks the weeks against the forecast's 13 calendar weeks; answers each week's index (0 … 12). */
+function checkWeeks(cal: CalendarWeeks, weeks: OverrideWeek[]): number[] {
+  const seen = new Set<string>();
+  return weeks.map((w, i) => {
+    const field = `weeks.${i}.week_start`;
+    if (mondayOf(w.week_start) !== w.week_start) throw badRequest(`${w.week_start} is not a Monday`, field);
+    if (w.week_start <= cal.asOfWeek)
+      throw badRequest(
+        `${w.week_start} is in the past (the first week that can be overridden is ${cal.weeks[0]})`,
+        field,
+      );
+    const idx = cal.weeks.indexOf(w.week_start);
+    if (idx < 0)
+      throw badRequest(
+        `${w.week_start} is beyond the ${FORECAST_WEEKS}-week horizon (last week ${cal.weeks.at(-1)})`,
+        field,
+      );
+    if (seen.has(w.week_start)) throw badRequest(`${w.week_start} is given twice`, field);
+    seen.add(w.week_start);
+    return idx;
+  });
+}
+
+/**
+ * The per-product overrides a request makes, without saving: on a category, brand or vendor, units
+ * are spread over its products by their share of the week's system forecast (evenly when the scope
+ * forecasts 0 that week); a percentage applies to each product as it is.
+ */
+async function planOverride(
+  db: Database,
+  input: OverrideInput,
+): Promise<{ cal: CalendarWeeks; scope: ScopeInfo; products: OverrideProductResult[] }> {
+  const cal = await forecastCalendar(db);
+  if (!cal) throw badRequest("There is no forecast yet: run a Full Update or Full Reset first", "weeks");
+  const idx = checkWeeks(cal, input.weeks);
+  if (input.expires_on && input.expires_on < cal.d0)
+    throw badRequest(`${input.expires_on} is in the past`, "expires_on");
+  const scope = await resolveScope(db, input.scope);
+  if (scope.pids.length === 0)
+    throw badRequest(`${scope.kind} ${scope.id} has no products with a forecast`, "scope");
+  const rows = await runner(db)<{ pid: number; title: string; weekly: number[] }>(
+    "SELECT f.pid, p.title, f.weekly FROM product_forecasts f JOIN products p ON p.pid = f.pid WHERE f.pid = ANY($1::int[]) ORDER BY f.pid",
+    [scope.pids],
+  );
+  const system = rows.map((r) => toCalendar(r.weekly.map(Number), cal.r));
+  const totals = idx.map((j) => system.reduce((a, s) => a + (s[j] ?? 0), 0));
+  const overall = totals.reduce((a, b) => a + b, 0);
+  const products = rows.map((r, p): OverrideProductResult => {
+    const sys = system[p]!;
+    const ownTotal = idx.reduce((a, j) => a + (sys[j] ?? 0), 0);
+    return {
+      pid: r.pid,
+      title: r.title,
+      share: rows.length === 1 ? 1 : overall > 0 ? ownTotal / overall : 1 / rows.length,
+      weeks: input.weeks.map((w, k) => {
+        const s = sys[idx[k]!] ?? 0;
+        if ("pct" in w)
+          return {
+            week_start: w.week_start,
+            system: round2(s),
+            units: null,
+            pct: w.pct,
+            final: round2(finalOf(s, { units: null, pct: w.pct })),
+          };
+        const total = totals[k]!;
+        const share = rows.length === 1 ? 1 : total > 0 ? s / total : 1 / rows.length;
+        const units = w.units * share;
+        return {
+          week_start: w.week_start,
+          system: round2(s),
+          units: round2(units),
+          pct: null,
+          final: round2(units),
+        };
+      }),
+    };
+  });
+  return { cal, scope, products };
+}
+
+/** What an override would make, per product, before it is saved. */
+export async function previewOverride(db: Database, raw: unknown): Promise<OverrideResult> {
+  const input = parseOverride(raw);
+  const { products } = await planOverride(db, input);
+  return { id: null, products };
+}
+
+function parseOverride(raw: unknown): OverrideInput {
+  const parsed = overrideInput.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join(".");
+    throw badRequest(issue.message, field || "body");
+  }
+  return parsed.data;
+}
+
+const TX_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
+
+/**
+ * POST an override: one group and its per-product rows, and the edited products' planning rows
+ * recomputed (refreshPlanningRows), in one transaction: nothing is half-saved.
+ */
+export async function createOverride(db: Database, user: CurrentUser, raw: unknown): Promise<OverrideResult> {
+  const input = parseOverride(raw);
+  const { cal, scope, products } = await planOverride(db, input);
+  const pids: number[] = [];
+  const weeks: string[] = [];
+  const units: (number | null)[] = [];
+  const pcts: (number | null)[] = [];
+  for (const p of products)
+    for (const w of p.weeks) {
+      pids.push(p.pid);
+      weeks.push(w.week_start);
+      units.push(w.units);
+      pcts.push(w.pct);
+    }
+  const id = await db.prisma.$transaction(async (tx) => {
+    const [group] = await tx.$queryRawUnsafe<{ id: number }[]>(
+      `INSERT INTO forecast_override_groups (scope_kind, scope_id, scope_name, weeks, reason, expires_on, created_by, created_by_name)
+       VALUES ($1, $2::int, $3, $4::jsonb, $5, $6::date, $7::int, $8) RETURNING id`,
+      scope.kind,
+      scope.id,
+      scope.name,
+      JSON.stringify(input.weeks),
+      input.reason,
+      input.expires_on ?? null,
+      user.id,
+      user.username,
+    );
+    await tx.$executeRawUnsafe(
+      `INSERT INTO forecast_overrides (group_id, pid, week_start, units, pct)
+       SELECT $1::int, * FROM unnest($2::int[], $3::date[], $4::float8[], $5::float8[])`,
+      group!.id,
+      pids,
+      weeks,
+      units,
+      pcts,
+    );
+    await refreshPlanningRows(tx, cal, scope.pids);
+    return group!.id;
+  }, TX_OPTIONS);
+  return { id, products };
+}
+
+/** DELETE an override group (all its products' weeks); the products' planning rows are recomputed. */
+export async function deleteOverride(db: Database, id: number): Promise<{ id: number; products: number[] }> {
+  const cal = await forecastCalendar(db);
+  const pids = await db.prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRawUnsafe<{ pid: number }[]>(
+      "SELECT DISTINCT pid FROM forecast_overrides WHERE group_id = $1::int ORDER BY pid",
+      id,
+    );
+    const gone = await tx.$executeRawUnsafe("DELETE FROM forecast_override_groups WHERE id = $1::int", id);
+    if (gone === 0) throw notFound(`Override ${id} not found`);
+    const pids = rows.map((r) => r.pid);
+    if (cal) await refreshPlanningRows(tx, cal, pids);
+    return pids;
+  }, TX_OPTIONS);
+  return { id, products: pids };
+}
+
+/** The override groups, newest first (optionally those touching one product). */
+export async function listOverrideGroups(
+  db: Database,
+  raw: OverrideListInput,
+): Promise<{ items: OverrideGroupRow[]; total: number }> {
+  const q = overrideListInput.parse(raw);
+  const where = q.pid ? "WHERE g.id IN (SELECT group_id FROM forecast_overrides WHERE pid = $3::int)" : "";
+  const params: unknown[] = [q.pageSize, (q.page - 1) * q.pageSize];
+  if (q.pid) params.push(q.pid);
+  const rows = await runner(db)<{
+    id: number;
+    scope_kind: OverrideGroupRow["scope_kind"];
+    scope_id: number;
+    scope_name: string;
+    weeks: unknown;
+    reason: string;
+    expires_on: string | null;
+    created_by_name: string;
+    created_at: Date;
+    products: number;
+    total: number;
+  }>(
+    `SELECT g.id, g.scope_kind, g.scope_id, g.scope_name, g.weeks, g.reason,
+       to_char(g.expires_on, 'YYYY-MM-DD') AS expires_on, g.created_by_name, g.created_at,
+       (SELECT count(DISTINCT pid)::int FROM forecast_overrides o WHERE o.group_id = g.id) AS products,
+       count(*) OVER ()::int AS total
+     FROM forecast_override_groups g ${where}
+     ORDER BY g.created_at DESC, g.id DESC LIMIT $1::int OFFSET $2::int`,
+    params,
+  );
+  return {
+    items: rows.map((r) => ({
+      id: r.id,
+      scope_kind: r.scope_kind,
+      scope_id: r.scope_id,
+      scope_name: r.scope_name,
+      weeks: (typeof r.weeks === "string" ? JSON.parse(r.weeks) : r.weeks) as OverrideWeek[],
+      reason: r.reason,
+      expires_on: r.expires_on,
+      created_by: r.created_by_name,
+      created_at: new Date(r.created_at).toISOString(),
+      products: r.products,
+    })),
+    total: rows[0]?.total ?? 0,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measured accuracy (forecast_measured, filled by the calculation from the snapshots)
+
+const ACCURACY_KEY: Record<AccuracyPage["group"], { key: string; label: string; join: string }> = {
+  product: { key: "x.pid::text", label: "min(p.title)", join: "JOIN products p ON p.pid = x.pid" },
+  abc: {
+    key: "COALESCE(m.abc_class, '–')",
+    label: "COALESCE(m.abc_class, 'No class')",
+    join: "LEFT JOIN product_metrics m ON m.pid = x.pid",
+  },
+  method: { key: "x.method", label: "x.method", join: "" },
+  category: {
+    key: "pc.category_id::text",
+    label: "min(c.name)",
+    join: "JOIN product_categories pc ON pc.pid = x.pid JOIN categories c ON c.id = pc.category_id",
+  },
+};
+
+const ACCURACY_FIGURES = `
+  count(DISTINCT x.week_start)::int AS weeks,
+  sum(x.actual)::float8 AS actual,
+  (sum(abs(x.actual - x.system)) / NULLIF(sum(x.actual), 0))::float8 AS wape,
+  (sum(x.system - x.actual) / NULLIF(sum(x.actual), 0))::float8 AS bias,
+  (sum(abs(x.actual - x.system)) / NULLIF(sum(abs(x.actual - x.naive)), 0))::float8 AS mase,
+  (sum(abs(x.actual - x.final)) / NULLIF(sum(x.actual), 0))::float8 AS final_wape,
+  ((sum(abs(x.actual - x.system)) FILTER (WHERE x.final <> x.system)
+    - sum(abs(x.actual - x.final)) FILTER (WHERE x.final <> x.system))
+    / NULLIF(sum(x.actual) FILTER (WHERE x.final <> x.system), 0))::float8 AS fva,
+  count(*) FILTER (WHERE x.final <> x.system)::int AS overridden_weeks`;
+
+/** GET measured accuracy at the lead-time lag, grouped, with the overall figures and weekly trend. */
+export async function forecastAccuracy(db: Database, raw: AccuracyInput): Promise<AccuracyPage> {
+  const q = accuracyInput.parse(raw);
+  const spec = ACCURACY_KEY[q.group];
+  const query = runner(db);
+  const [items, [overall], trend] = await Promise.all([
+    query<AccuracyRow & { total: number }>(
+      `SELECT ${spec.key} AS key, ${spec.label} AS label, ${ACCURACY_FIGURES}, count(*) OVER ()::int AS total
+       FROM forecast_measured x ${spec.join}
+       GROUP BY 1 ${q.group === "abc" || q.group === "method" ? ", 2" : ""}
+       ORDER BY sum(abs(x.actual - x.system)) DESC, 1 LIMIT $1::int OFFSET $2::int`,
+      [q.pageSize, (q.page - 1) * q.pageSize],
+    ),
+    query<AccuracyRow & { n: number }>(
+      `SELECT 'all' AS key, 'All products' AS label, ${ACCURACY_FIGURES}, count(*)::int AS n FROM forecast_measured x`,
+    ),
+    query<{ week_start: string; wape: number | null; bias: number | null; final_wape: number | null }>(
+      `SELECT to_char(x.week_start, 'YYYY-MM-DD') AS week_start,
+         (sum(abs(x.actual - x.system)) / NULLIF(sum(x.actual), 0))::float8 AS wape,
+         (sum(x.system - x.actual) / NULLIF(sum(x.actual), 0))::float8 AS bias,
+         (sum(abs(x.actual - x.final)) / NULLIF(sum(x.actual), 0))::float8 AS final_wape
+       FROM forecast_measured x GROUP BY x.week_start ORDER BY x.week_start`,
+    ),
+  ]);
+  return {
+    group: q.group,
+    items: items.map(({ total: _t, ...r }) => r),
+    total: items[0]?.total ?? 0,
+    overall: overall && overall.n > 0 ? (({ n: _n, ...r }) => r)(overall) : null,
+    trend,
+  };
+}
