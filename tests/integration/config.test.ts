@@ -25,13 +25,14 @@ const REQUIRED_KEYS = [
   "lead_time_source",
   "low_stock_days",
   "overstock_days",
-  "default_price_elasticity",
-  "cannibalisation_share",
-  "price_ending",
   // The run's as-of day, the freshness warning and which category types are product categories.
   "calculation_as_of",
   "stale_data_days",
   "product_category_types",
+  // The Discount Simulator's default elasticity, cannibalisation and price endings.
+  "default_price_elasticity",
+  "cannibalisation_share",
+  "price_ending",
 ];
 
 async function seedCatalogue(t: TestApp) {
