@@ -15,6 +15,7 @@ import { aiValidationRestRoutes } from "./modules/aiValidation/aiValidation.rest
 import { authRestRoutes } from "./modules/auth/auth.rest.ts";
 import { chatRestRoutes } from "./modules/chat/chat.rest.ts";
 import { configRestRoutes } from "./modules/config/config.rest.ts";
+import { dashboardRestRoutes } from "./modules/dashboard/dashboard.rest.ts";
 import { dataOpsRestRoutes } from "./modules/dataOps/dataOps.rest.ts";
 import { discountsRestRoutes } from "./modules/discounts/discounts.rest.ts";
 import { forecastingRestRoutes } from "./modules/forecasting/forecasting.rest.ts";
@@ -142,6 +143,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   await app.register(async (scope) => imagesRestRoutes(scope, services));
   await app.register(async (scope) => metricsRestRoutes(scope, services));
   await app.register(async (scope) => discountsRestRoutes(scope, services));
+  await app.register(async (scope) => dashboardRestRoutes(scope, services));
   await app.register(async (scope) => forecastingRestRoutes(scope, services));
   await app.register(async (scope) => purchasingRestRoutes(scope, services));
   await app.register(async (scope) => productImportRestRoutes(scope, services));

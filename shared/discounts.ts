@@ -1,4 +1,4 @@
-// The Discount Simulator and promotions (docs/metrics.md §14–15, docs/api.md "Discount Simulator"):
+// The Discount Simulator and promotions (docs/metrics.md §15–16, docs/api.md "Discount Simulator"):
 // request schemas both sides validate with, response shapes, and the pure price arithmetic.
 import { z } from "zod";
 import { decimal, idSchema, int, text } from "./input.ts";

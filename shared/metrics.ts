@@ -82,12 +82,52 @@ const pageFields = {
   dir: z.enum(SORT_DIRECTIONS).default("desc"),
 };
 
+/** Parses a status filter: one status, a list, or a comma-separated text ("critical,reorder"). */
+export function parseStatusList(value: string | readonly string[]): {
+  statuses: ProductStatus[];
+  bad?: string;
+} {
+  const list = typeof value === "string" ? value.split(",").map((s) => s.trim()) : [...value];
+  const statuses: ProductStatus[] = [];
+  for (const s of list.filter(Boolean)) {
+    if (!(PRODUCT_STATUSES as readonly string[]).includes(s)) return { statuses, bad: s };
+    if (!statuses.includes(s as ProductStatus)) statuses.push(s as ProductStatus);
+  }
+  return { statuses };
+}
+
+/** Several statuses at once: `status=critical,reorder` or ["critical", "reorder"]; empty means every status. */
+export const statusFilterSchema = z
+  .union([z.array(z.string().max(20)).max(20), z.string().max(200)])
+  .transform((value, ctx) => {
+    const { statuses, bad } = parseStatusList(value);
+    if (bad !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: `unknown status "${bad.slice(0, 20)}" (one of ${PRODUCT_STATUSES.join(", ")})`,
+      });
+      return z.NEVER;
+    }
+    return statuses.length ? statuses : undefined;
+  });
+
+/** Most days a "no sale in N days" filter looks back. */
+export const MAX_NO_SALES_DAYS = 3650;
+
 export const productMetricsListInput = z.object({
   ...pageFields,
-  status: z.enum(PRODUCT_STATUSES).optional(),
+  status: statusFilterSchema.optional(),
   abc: z.enum(ABC_CLASSES).optional(),
   vendorId: idSchema.optional(),
   brandId: idSchema.optional(),
+  /** A product category and its whole subtree */
+  category: idSchema.optional(),
+  /** Expected to run out before an order placed today would arrive (stock-out date < D0 + lead time) */
+  stockoutBeforeArrival: z.boolean().optional(),
+  /** Nothing on hand */
+  outOfStock: z.boolean().optional(),
+  /** No completed sale in the last N days (D0 included), or never */
+  noSalesDays: z.coerce.number().int().min(1).max(MAX_NO_SALES_DAYS).optional(),
   /** Also list non-merchandise products (postage, fees, gift cards); hidden by default. */
   nonMerchandise: z.boolean().default(false),
   sort: z.enum(PRODUCT_METRIC_SORTS).default("reorder_value"),
@@ -135,6 +175,8 @@ export interface ProductMetricsPage {
   vendor_name?: string | null;
   /** With the brandId filter: that brand's name (null when there is no such brand). */
   brand_name?: string | null;
+  /** With the category filter: that category's name (null when there is no such category). */
+  category_name?: string | null;
 }
 
 // ---------------------------------------------------------------------------------------------

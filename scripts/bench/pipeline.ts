@@ -194,8 +194,9 @@ async function runFloor(): Promise<number> {
 const db = await openDatabase({ databaseUrl: url, poolSize: 4 });
 await migrate(db);
 const bus = await createProgressBus(url);
-// --core: the core calculation modules only (CALC_MODULES without the planning engine's).
-const planningNames = new Set(PLANNING_MODULES.map((m) => m.name));
+// --core: the core calculation modules only (CALC_MODULES without the planning engine's and the
+// dashboards' series).
+const planningNames = new Set([...PLANNING_MODULES.map((m) => m.name), "stock_series", "sales_series"]);
 const modules = values.core ? CALC_MODULES.filter((m) => !planningNames.has(m.name)) : CALC_MODULES;
 const ops = new DataOps({ db, bus, source: () => new CsvFolderSource(dir), modules, asOf: () => AS_OF });
 await ops.init();

@@ -4,6 +4,7 @@ import { SESSION_COOKIE } from "../../shared/auth.ts";
 import { hasPermission, type Requirement } from "../../shared/permissions.ts";
 import { AppError } from "../errors.ts";
 import { type AuthUser, resolveSession } from "../modules/auth/auth.service.ts";
+import { resolveDevice } from "../modules/dashboard/small.service.ts";
 import type { AppServices } from "../services.ts";
 import { setSessionCookie } from "./session-cookie.ts";
 
@@ -11,6 +12,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** Every route declares what it needs; see docs/permissions.md. */
     auth?: Requirement | "public";
+    /** A device link's token (small_devices) also opens this route; nothing else does. */
+    device?: boolean;
   }
   interface FastifyInstance {
     /** Every route as Fastify registered it, with the permission it declares (read by tests and docs). */
@@ -21,6 +24,8 @@ declare module "fastify" {
   interface FastifyRequest {
     user: AuthUser | null;
     authToken: string | null;
+    /** The device link that opened this request (routes with config.device). */
+    device: { id: number; name: string } | null;
   }
 }
 
@@ -61,6 +66,7 @@ function isAllowedOrigin(req: FastifyRequest, origin: string, allowed: readonly 
 async function authHooks(app: FastifyInstance, services: AppServices) {
   app.decorateRequest("user", null);
   app.decorateRequest("authToken", null);
+  app.decorateRequest("device", null);
 
   // A route that forgets to declare its permission fails at start, not in production. Only the
   // routes of the static-file plugin (registered inside `declareStaticRoutes`) and tRPC's own
@@ -117,6 +123,10 @@ async function authHooks(app: FastifyInstance, services: AppServices) {
     }
 
     if (need === undefined) return; // tRPC: each procedure checks its own requirement
+    if (!req.user && bearer && req.routeOptions.config?.device) {
+      req.device = await resolveDevice(services.db, bearer);
+      if (req.device) return;
+    }
     if (!req.user) throw new AppError("UNAUTHORIZED", "Authentication required");
     if (!hasPermission(req.user, need))
       throw new AppError("FORBIDDEN", "You don't have permission to do this");

@@ -5,6 +5,7 @@ import { APP_OPEN_LINES_SQL, APP_PENDING_RECEIPTS_SQL } from "../modules/purchas
 import { utcDay, utcMidnight } from "./planning/context.ts";
 import { PLANNING_MODULES } from "./planning/index.ts";
 import { productSearchModule } from "./product-search.ts";
+import { salesSeriesModule, stockSeriesModule } from "./series.ts";
 
 export interface CalcContext {
   conn: SqlConnection;
@@ -169,6 +170,8 @@ export const CALC_MODULES: readonly CalcModule[] = [
   productMetricsModule,
   ...PLANNING_MODULES,
   productSearchModule,
+  stockSeriesModule,
+  salesSeriesModule,
 ];
 
 export async function recordCalculation(

@@ -2,6 +2,7 @@ import { aiValidationRouter } from "../modules/aiValidation/aiValidation.router.
 import { authRouter } from "../modules/auth/auth.router.ts";
 import { chatRouter } from "../modules/chat/chat.router.ts";
 import { configRouter } from "../modules/config/config.router.ts";
+import { dashboardRouter } from "../modules/dashboard/dashboard.router.ts";
 import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
 import { discountsRouter } from "../modules/discounts/discounts.router.ts";
 import { forecastingRouter } from "../modules/forecasting/forecasting.router.ts";
@@ -25,6 +26,7 @@ export const appRouter = router({
   images: imagesRouter,
   metrics: metricsRouter,
   discounts: discountsRouter,
+  dashboard: dashboardRouter,
   forecasting: forecastingRouter,
   purchasing: purchasingRouter,
   productImport: productImportRouter,

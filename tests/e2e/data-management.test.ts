@@ -49,6 +49,9 @@ describe("Data Management in Chromium", () => {
       .locator("[data-sonner-toast] [data-title]")
       .filter({ hasText: new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) });
   const logLines = (page: Page) => page.getByTestId("script-output-line");
+  /** The raw JSON text of a log line (after its time, step and status). */
+  const rawOf = async (line: ReturnType<typeof logLines>) =>
+    JSON.parse((await line.getByTestId("script-output-raw").textContent()) ?? "") as Record<string, unknown>;
   const runButtons = (page: Page) => ({
     update: page.getByTestId("update-button"),
     reset: page.getByTestId("reset-button"),
@@ -89,7 +92,7 @@ describe("Data Management in Chromium", () => {
 
     // The log fills with each progress message's raw JSON text.
     await expect.poll(() => logLines(page).count()).toBeGreaterThan(5);
-    const first = JSON.parse((await logLines(page).first().textContent()) ?? "") as Record<string, unknown>;
+    const first = await rawOf(logLines(page).first());
     expect(first).toMatchObject({ type: "update", status: "running" });
     await page.getByTestId("run-progress").waitFor();
 
@@ -99,7 +102,7 @@ describe("Data Management in Chromium", () => {
     expect(await page.getByRole("button", { name: "Cancel full update" }).count()).toBe(0);
     // The output stays, under its idle title; the last line is the final message.
     expect(await page.getByTestId("script-output-title").textContent()).toBe("Process output");
-    const last = JSON.parse((await logLines(page).last().textContent()) ?? "") as Record<string, unknown>;
+    const last = await rawOf(logLines(page).last());
     expect(last).toMatchObject({ status: "complete", operation: "Full update complete" });
 
     // Recent Imports: a completed (green) row; expanded, its steps and per-table details.
@@ -142,6 +145,42 @@ describe("Data Management in Chromium", () => {
     await waitIdle();
   });
 
+  it("shows each message as a line with its time, step and status, pretty-printed when opened, none missing", async () => {
+    const page = await openDataTab();
+    await page.getByRole("button", { name: "Run Full Update" }).click();
+    await toast(page, "Update completed successfully").waitFor({ timeout: 30_000 });
+    const lines = logLines(page);
+    const count = await lines.count();
+    expect(count).toBeGreaterThan(5);
+    const shown = await lines.evaluateAll((els) =>
+      els.map((el) => ({
+        prefix: el.querySelector('[data-testid="script-output-prefix"]')?.textContent ?? "",
+        raw: el.querySelector('[data-testid="script-output-raw"]')?.textContent ?? "",
+      })),
+    );
+    const events = shown.map(
+      (l) => JSON.parse(l.raw) as { seq: number; status: string; step_index: number; step_count: number },
+    );
+    for (const [i, line] of shown.entries()) {
+      const ev = events[i]!;
+      // "12:34:56 step 3/9 running " before the raw message.
+      expect(line.prefix).toMatch(
+        new RegExp(`^\\d{2}:\\d{2}:\\d{2} step ${ev.step_index}/${ev.step_count} ${ev.status} $`),
+      );
+    }
+    // Every message of the run, in order: the sequence numbers run 1, 2, 3, … without a gap.
+    expect(events.map((ev) => ev.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)?.status).toBe("complete");
+    // Opening a line shows its JSON pretty-printed; the raw line stays visible above it.
+    const line = lines.nth(2);
+    const pretty = line.getByTestId("script-output-json");
+    expect(await pretty.isVisible()).toBe(false);
+    await line.locator("summary").click();
+    await pretty.waitFor();
+    expect(await pretty.textContent()).toBe(JSON.stringify(events[2], null, 2));
+    expect(await line.getByTestId("script-output-raw").isVisible()).toBe(true);
+    await waitIdle();
+  });
   it("asks before a full reset, and cancels it with the X button", async () => {
     const page = await openDataTab();
     await page.getByRole("button", { name: "Full Reset", exact: true }).click();

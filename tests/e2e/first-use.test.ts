@@ -17,8 +17,10 @@ import type {
 import { type E2E, startE2E } from "./harness.ts";
 
 const PHONE = { width: 390, height: 844 };
+/** E2E_SCREENSHOTS=<dir> keeps a full-page screenshot of each screen checked. */
+const SHOTS = process.env.E2E_SCREENSHOTS;
 /** The settings tabs whose content fits a phone without scrolling sideways. */
-const PHONE_READY_TABS = ["global", "products"];
+const PHONE_READY_TABS = ["global", "products", "vendors", "templates", "prompts", "images", "users", "data"];
 const NO_PAGES = "Your account has no pages it may open. Ask an administrator for access.";
 
 describe("a new user's first steps in Chromium", () => {
@@ -40,6 +42,13 @@ describe("a new user's first steps in Chromium", () => {
     await e?.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  const shot = async (page: Page, name: string) => {
+    if (!SHOTS) return;
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  };
 
   /** A tRPC query over HTTP as the admin (superjson's envelope). */
   async function query<T>(procedure: string, input: unknown): Promise<T> {
@@ -139,6 +148,7 @@ describe("a new user's first steps in Chromium", () => {
       const notes = page.getByTestId("accuracy-notes");
       await notes.waitFor();
       expect(await notes.textContent()).toContain("WAPE (weighted absolute percentage error)");
+      await shot(page, "product-1440");
       expect(await page.getByTestId("accuracy-in-use").textContent()).toBe(
         "Standard is in use because it is the global default forecast method (Settings → Global Settings); this product has no method of its own.",
       );
@@ -262,6 +272,7 @@ describe("a new user's first steps in Chromium", () => {
         await page.getByTestId(`settings-panel-${tab}`).waitFor();
         await page.waitForLoadState("networkidle");
         await page.waitForTimeout(300);
+        await shot(page, `settings-${tab}-390`);
         const scrollers = await sidewaysScrollers(page);
         const width = await page.evaluate(() => document.documentElement.scrollWidth);
         if (scrollers.length || width > PHONE.width) wide[tab] = { scrollers, width };

@@ -1,4 +1,4 @@
-// Hand-made sources for the price elasticity fit and the Discount Simulator (docs/metrics.md §14).
+// Hand-made sources for the price elasticity fit and the Discount Simulator (docs/metrics.md §15).
 // asOf = 2026-06-30T12:00Z (FIXTURE_AS_OF), D0 = 2026-06-30; week k is D0−7k−6 … D0−7k and each
 // week's units are sold in one line in its middle (D0 − 7k − 3). Stock is ample (no day out of
 // stock) unless a product says otherwise.
@@ -86,7 +86,7 @@ export function discountSource(products: SourceProduct[], pos: OpenPo[] = []): s
   });
 }
 
-/** Product 1 of docs/metrics.md §14.6: 100 a week at 10.00, 140 a week at 8.00 in weeks 10–11 and 30–31. */
+/** Product 1 of docs/metrics.md §15.6: 100 a week at 10.00, 140 a week at 8.00 in weeks 10–11 and 30–31. */
 export const HAND_WORKED: SourceProduct = {
   pid: 1,
   title: "Promo Card",

@@ -20,6 +20,8 @@ const METRICS_TABLES = [
   "product_search",
   "product_search_rows",
   "product_search_keys",
+  "stock_value_weekly",
+  "sales_daily",
 ];
 
 /** Reads server-sent events with fetch (Node 20 has no EventSource) until `until` says stop. */
@@ -168,7 +170,9 @@ describe(`data management REST and SSE (${testBackend})`, () => {
       "planning",
       "product_metrics",
       "product_search",
+      "sales_series",
       "stock_history",
+      "stock_series",
     ]);
     const counts = await get("/csv/status/table-counts");
     expect(counts.core.find((c: { table_name: string }) => c.table_name === "order_lines")).toEqual({

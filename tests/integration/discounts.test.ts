@@ -1,4 +1,4 @@
-// The Discount Simulator's REST and tRPC doors over a hand-made source (docs/metrics.md §15):
+// The Discount Simulator's REST and tRPC doors over a hand-made source (docs/metrics.md §16):
 // projections, break-even, price endings, the fallback to the global elasticity, stock-outs before
 // the next PO, the clearance search, promotions (create, edit until they start, cancel, predicted
 // against actual, kept by a Full Reset) and who may do what.

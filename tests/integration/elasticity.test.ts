@@ -1,5 +1,5 @@
-// Module elasticity (docs/metrics.md §14) through a real Full Reset of hand-made sources: the
-// hand-worked product of §14.6, and the fallback chain product → category → global.
+// Module elasticity (docs/metrics.md §15) through a real Full Reset of hand-made sources: the
+// hand-worked product of §15.6, and the fallback chain product → category → global.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
 import {
@@ -52,7 +52,7 @@ describe(`price elasticity fit (${testBackend})`, () => {
   const rows = async () =>
     tdb.db.prisma.$queryRawUnsafe<Row[]>("SELECT * FROM product_elasticities ORDER BY pid");
 
-  it("fits the hand-worked product of docs/metrics.md §14.6", async () => {
+  it("fits the hand-worked product of docs/metrics.md §15.6", async () => {
     dir = discountSource([HAND_WORKED, FLAT]);
     expect((await p.run("reset")).status).toBe("complete");
     const [one, ...others] = await rows();

@@ -204,6 +204,8 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "Calculate elasticity",
       "Calculate forecast_snapshots",
       "Calculate product_search",
+      "Calculate stock_series",
+      "Calculate sales_series",
       "Index metrics tables",
     ]);
     expect((await prisma.syncStatus.findMany()).map((s) => s.tableName).sort()).toContain("order_lines");
@@ -218,7 +220,9 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "planning",
       "product_metrics",
       "product_search",
+      "sales_series",
       "stock_history",
+      "stock_series",
     ]);
   });
 

@@ -1,10 +1,31 @@
 import { cn } from "@client/lib/utils.ts";
 import type * as React from "react";
 
-export function Table({ className, ...props }: React.ComponentProps<"table">) {
+/**
+ * Under 768 px a table with `stackOnPhone` shows each row as a card: the header row goes, every cell
+ * takes its own line with its column's name (the cell's `data-label`) above its value, so nothing is
+ * cut off or scrolls sideways.
+ */
+const STACK_ON_PHONE = [
+  "max-md:block max-md:[&_tbody]:block max-md:[&_thead]:hidden",
+  "max-md:[&_tr]:flex max-md:[&_tr]:flex-wrap max-md:[&_tr]:items-start max-md:[&_tr]:gap-x-5 max-md:[&_tr]:gap-y-2 max-md:[&_tr]:px-4 max-md:[&_tr]:py-3",
+  "max-md:[&_td]:block max-md:[&_td]:max-w-full max-md:[&_td]:min-w-0 max-md:[&_td]:p-0! max-md:[&_td]:whitespace-normal max-md:[&_td]:break-words",
+  "max-md:[&_td[data-label]]:before:block max-md:[&_td[data-label]]:before:text-xs max-md:[&_td[data-label]]:before:font-medium max-md:[&_td[data-label]]:before:text-muted-foreground max-md:[&_td[data-label]]:before:content-[attr(data-label)]",
+  "max-md:[&_td[data-primary]]:basis-full max-md:[&_td[data-actions]]:ml-auto",
+].join(" ");
+
+export function Table({
+  className,
+  stackOnPhone,
+  ...props
+}: React.ComponentProps<"table"> & { stackOnPhone?: boolean }) {
   return (
     <div data-slot="table-container" className="relative w-full overflow-x-auto">
-      <table data-slot="table" className={cn("w-full caption-bottom text-sm", className)} {...props} />
+      <table
+        data-slot="table"
+        className={cn("w-full caption-bottom text-sm", stackOnPhone && STACK_ON_PHONE, className)}
+        {...props}
+      />
     </div>
   );
 }

@@ -110,7 +110,7 @@ function VendorRow({
       data-changed={changed ? "true" : undefined}
       className={cn("align-top", changed && "bg-amber-50/70 hover:bg-amber-50 dark:bg-amber-950/20")}
     >
-      <TableCell className="py-2.5">
+      <TableCell data-primary className="py-2.5">
         <div className="flex items-center gap-2">
           <span className="font-medium">{row.vendor}</span>
           {row.has_override && (
@@ -127,7 +127,7 @@ function VendorRow({
           {countFormat.format(row.product_count)} {row.product_count === 1 ? "product" : "products"}
         </div>
       </TableCell>
-      <TableCell>
+      <TableCell data-label="Default Lead Time (days)">
         <DaysInput
           label={`Default lead time (days) for ${row.vendor}`}
           value={current.default_lead_time_days}
@@ -142,7 +142,7 @@ function VendorRow({
           disabled={busy}
         />
       </TableCell>
-      <TableCell>
+      <TableCell data-label="Default Days of Stock">
         <DaysInput
           label={`Default days of stock for ${row.vendor}`}
           value={current.default_days_of_stock}
@@ -153,7 +153,7 @@ function VendorRow({
           disabled={busy}
         />
       </TableCell>
-      <TableCell>
+      <TableCell data-actions>
         <RowActions
           label={`vendor ${row.vendor}`}
           changed={changed}
@@ -207,6 +207,7 @@ export default function VendorSettings() {
           </div>
         ) : (
           <Table
+            stackOnPhone
             className={cn(
               "[&_td:first-child]:pl-6 [&_td:last-child]:pr-6 [&_th:first-child]:pl-6 [&_th:last-child]:pr-6",
               query.isPlaceholderData && "opacity-60",

@@ -73,7 +73,7 @@ function RunDetailView({ detail, error }: { detail: RunDetail; error: string | n
           <div>
             <DetailHeading>Steps</DetailHeading>
             <div className="rounded-md border bg-background">
-              <Table data-testid="run-steps" className={COMPACT}>
+              <Table stackOnPhone data-testid="run-steps" className={COMPACT}>
                 <TableHeader>
                   <TableRow>
                     <TableHead>Step</TableHead>
@@ -86,12 +86,16 @@ function RunDetailView({ detail, error }: { detail: RunDetail; error: string | n
                   {detail.steps.map((step, i) => (
                     // biome-ignore lint/suspicious/noArrayIndexKey: steps are a fixed, ordered record
                     <TableRow key={i}>
-                      <TableCell className="font-mono text-xs">{step.name}</TableCell>
-                      <TableCell className="text-right tabular-nums">{step.duration.toFixed(3)}</TableCell>
-                      <TableCell className="text-right tabular-nums">
+                      <TableCell data-primary className="font-mono text-xs">
+                        {step.name}
+                      </TableCell>
+                      <TableCell data-label="Duration (s)" className="text-right tabular-nums">
+                        {step.duration.toFixed(3)}
+                      </TableCell>
+                      <TableCell data-label="Rows affected" className="text-right tabular-nums">
                         {formatCount(step.rowsAffected)}
                       </TableCell>
-                      <TableCell>
+                      <TableCell data-label="Status">
                         <StatusBadge status={step.status} />
                       </TableCell>
                     </TableRow>
@@ -125,7 +129,7 @@ function RunDetailView({ detail, error }: { detail: RunDetail; error: string | n
         <div key={section.name} data-testid={`run-details-${section.name}`}>
           <DetailHeading>Details: {section.name}</DetailHeading>
           <div className="rounded-md border bg-background">
-            <Table className={COMPACT}>
+            <Table stackOnPhone className={COMPACT}>
               <TableHeader>
                 <TableRow>
                   <TableHead>Name</TableHead>
@@ -139,11 +143,13 @@ function RunDetailView({ detail, error }: { detail: RunDetail; error: string | n
               <TableBody>
                 {section.rows.map((row) => (
                   <TableRow key={row.name} data-name={row.name}>
-                    <TableCell className="font-mono text-xs">{row.name}</TableCell>
+                    <TableCell data-primary className="font-mono text-xs">
+                      {row.name}
+                    </TableCell>
                     {section.columns.map((c) => {
                       const v = row.values[c];
                       return (
-                        <TableCell key={c} className="text-right tabular-nums">
+                        <TableCell data-label={c} key={c} className="text-right tabular-nums">
                           {typeof v === "number" ? formatCount(v) : (v ?? "—")}
                         </TableCell>
                       );
@@ -206,7 +212,7 @@ function HistoryTable<
       </CardHeader>
       <CardContent>
         <div className="rounded-md border">
-          <Table>
+          <Table stackOnPhone>
             <TableHeader>
               <TableRow className="bg-muted/40 hover:bg-muted/40">
                 <TableHead className="w-10">
@@ -273,7 +279,7 @@ function HistoryTable<
                           </Button>
                         </TableCell>
                         {columns.map((c) => (
-                          <TableCell key={c.header} className={c.className}>
+                          <TableCell data-label={c.header} key={c.header} className={c.className}>
                             {c.cell(record)}
                           </TableCell>
                         ))}

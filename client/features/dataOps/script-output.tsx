@@ -4,7 +4,7 @@ import { cn } from "@client/lib/utils.ts";
 import { Loader2Icon, TerminalIcon, WifiOffIcon } from "lucide-react";
 import { useLayoutEffect, useRef } from "react";
 import { RUN_TEXT } from "./model.ts";
-import type { DataOperations, LogTone } from "./use-data-operations.ts";
+import type { DataOperations, LogLine, LogTone } from "./use-data-operations.ts";
 
 const TONE_CLASS: Record<LogTone, string> = {
   info: "text-zinc-300",
@@ -76,18 +76,65 @@ export function ScriptOutput({ ops }: { ops: DataOperations }) {
           {log.length === 0 ? (
             <div className="text-zinc-500">Waiting for output…</div>
           ) : (
-            log.map((line) => (
-              <div
-                key={line.id}
-                data-testid="script-output-line"
-                className={cn("break-all whitespace-pre-wrap", TONE_CLASS[line.tone])}
-              >
-                {line.text}
-              </div>
-            ))
+            log.map((line) => <LogLineView key={line.id} line={line} />)
           )}
         </div>
       </div>
     </Card>
+  );
+}
+
+const timeFormat = new Intl.DateTimeFormat(undefined, {
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+  hour12: false,
+});
+
+/**
+ * One line of the log: a progress message stays its raw JSON text, prefixed with when it came, the
+ * step it belongs to and its status; opening the line pretty-prints the JSON. Notes of the screen's
+ * own (e.g. "[Connected to running update process]") are plain lines.
+ */
+function LogLineView({ line }: { line: LogLine }) {
+  const { event } = line;
+  if (!event) {
+    return (
+      <div
+        data-testid="script-output-line"
+        className={cn("break-all whitespace-pre-wrap", TONE_CLASS[line.tone])}
+      >
+        {line.text}
+      </div>
+    );
+  }
+  const at = new Date(event.timestamp);
+  const step =
+    event.step_count != null && event.step_count > 0
+      ? `step ${event.step_index ?? 0}/${event.step_count}`
+      : "step —";
+  const status = event.progress?.status ?? event.status;
+  return (
+    <details
+      data-testid="script-output-line"
+      data-seq={event.seq}
+      className={cn("group", TONE_CLASS[line.tone])}
+    >
+      <summary className="cursor-pointer list-none break-all whitespace-pre-wrap [&::-webkit-details-marker]:hidden">
+        <span data-testid="script-output-prefix" className="text-zinc-500">
+          <time dateTime={event.timestamp}>
+            {Number.isNaN(at.getTime()) ? event.timestamp : timeFormat.format(at)}
+          </time>{" "}
+          <span>{step}</span> <span data-testid="script-output-status">{status}</span>{" "}
+        </span>
+        <span data-testid="script-output-raw">{line.text}</span>
+      </summary>
+      <pre
+        data-testid="script-output-json"
+        className="mt-1 mb-2 rounded border border-zinc-800 bg-zinc-900 p-2 break-all whitespace-pre-wrap text-zinc-200"
+      >
+        {JSON.stringify(event, null, 2)}
+      </pre>
+    </details>
   );
 }

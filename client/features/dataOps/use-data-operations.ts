@@ -22,8 +22,11 @@ export interface ActiveRun {
 export type LogTone = "info" | "success" | "error" | "warning" | "notice";
 export interface LogLine {
   id: number;
+  /** The raw message as it arrived (its JSON text), or a note of the screen's own. */
   text: string;
   tone: LogTone;
+  /** The progress message the line shows, when it is one. */
+  event?: ProgressEvent;
 }
 
 /** The log keeps its newest lines only, so a long run cannot grow the page without bound. */
@@ -66,7 +69,10 @@ export function useDataOperations({ onHistoryChange }: { onHistoryChange: () => 
 
   // Refs: stream messages arrive faster than renders, and each must see the state the previous left.
   const runRef = useRef<ActiveRun | null>(null);
-  /** `${run_id}:${timestamp}` of every message handled: a reconnect replays the current state. */
+  /**
+   * `${run_id}:${seq}` of every message handled (a reconnect replays the current state). By seq, not
+   * timestamp: two messages of the same millisecond are both shown.
+   */
   const seen = useRef(new Set<string>());
   /** Runs known to have ended: their replayed final messages do nothing. */
   const finished = useRef(new Set<number>());
@@ -83,8 +89,8 @@ export function useDataOperations({ onHistoryChange }: { onHistoryChange: () => 
     setRunState(next);
   }, []);
 
-  const append = useCallback((text: string, tone: LogTone) => {
-    const line = { id: ++lineId.current, text, tone };
+  const append = useCallback((text: string, tone: LogTone, event?: ProgressEvent) => {
+    const line: LogLine = { id: ++lineId.current, text, tone, event };
     setLog((prev) =>
       prev.length >= MAX_LOG_LINES ? [...prev.slice(1 - MAX_LOG_LINES), line] : [...prev, line],
     );
@@ -123,7 +129,7 @@ export function useDataOperations({ onHistoryChange }: { onHistoryChange: () => 
 
   const handleEvent = useCallback(
     (event: ProgressEvent) => {
-      const key = `${event.run_id}:${event.timestamp}`;
+      const key = `${event.run_id}:${event.seq ?? event.timestamp}`;
       if (seen.current.has(key)) return;
       seen.current.add(key);
       const type = runTypeOf(event);
@@ -136,13 +142,13 @@ export function useDataOperations({ onHistoryChange }: { onHistoryChange: () => 
         const known = finished.current.has(event.run_id);
         finished.current.add(event.run_id);
         if (!ours || known) return;
-        append(JSON.stringify(event), TONE[eventStatus(event)] ?? "info");
+        append(JSON.stringify(event), TONE[eventStatus(event)] ?? "info", event);
         setLastEvent(event);
         end(event);
         return;
       }
       if (eventStatus(event) !== "running" || finished.current.has(event.run_id)) {
-        if (ours) append(JSON.stringify(event), "info");
+        if (ours) append(JSON.stringify(event), "info", event);
         return;
       }
       if (!current) {
@@ -156,7 +162,7 @@ export function useDataOperations({ onHistoryChange }: { onHistoryChange: () => 
       } else if (current.runId === null) {
         setRun({ type, runId: event.run_id });
       }
-      append(JSON.stringify(event), "info");
+      append(JSON.stringify(event), "info", event);
       setLastEvent(event);
       setLastEventAt(Date.now());
       // The run's history records exist once its first step began: show them as running.

@@ -1,4 +1,4 @@
-// Projected weekly units and stock, baseline against up to three scenarios (docs/metrics.md §15).
+// Projected weekly units and stock, baseline against up to three scenarios (docs/metrics.md §16).
 import { formatShortDay, formatUnits } from "@client/features/products/format.ts";
 import type { SimulationResult } from "@shared/discounts.ts";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";

@@ -1,6 +1,6 @@
 // The Discount Simulator (/discount-simulator): choose a scope, set up to three scenarios, compare
 // them with the baseline (totals, per product, weekly chart), search a clearance discount, and save a
-// scenario as a planned promotion. The model: docs/metrics.md §14–15.
+// scenario as a planned promotion. The model: docs/metrics.md §15–16.
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
 import { Checkbox } from "@client/components/ui/checkbox.tsx";

@@ -190,7 +190,7 @@ export default function ReusableImages() {
             className="max-w-sm sm:w-auto"
           />
           <div className="rounded-md border">
-            <Table data-testid="images-table">
+            <Table stackOnPhone data-testid="images-table">
               <TableHeader>
                 <TableRow>
                   <SortableHead column="name" sort={sort} onSort={onSort}>
@@ -220,24 +220,27 @@ export default function ReusableImages() {
                 ) : (
                   rows.map((i) => (
                     <TableRow key={i.id} data-testid="image-row">
-                      <TableCell className="max-w-64 truncate font-medium" title={i.name}>
+                      <TableCell data-primary className="max-w-64 truncate font-medium" title={i.name}>
                         {i.name}
                       </TableCell>
-                      <TableCell>
+                      <TableCell data-label="Type">
                         <Badge variant={i.is_global ? "default" : "secondary"}>
                           {i.is_global ? "Global" : "Company Specific"}
                         </Badge>
                       </TableCell>
-                      <TableCell className={i.is_global || !i.company ? "text-muted-foreground" : undefined}>
+                      <TableCell
+                        data-label="Company"
+                        className={i.is_global || !i.company ? "text-muted-foreground" : undefined}
+                      >
                         {imageCompany(i, companies)}
                       </TableCell>
-                      <TableCell className="text-right tabular-nums">
+                      <TableCell data-label="Size" className="text-right tabular-nums">
                         {formatKilobytes(i.file_size)}
                       </TableCell>
-                      <TableCell className="tabular-nums text-muted-foreground">
+                      <TableCell data-label="Created" className="tabular-nums text-muted-foreground">
                         {new Date(i.created_at).toLocaleDateString()}
                       </TableCell>
-                      <TableCell>
+                      <TableCell data-label="Thumbnail">
                         <button
                           type="button"
                           className="block size-12 overflow-hidden rounded border"
@@ -253,7 +256,7 @@ export default function ReusableImages() {
                           />
                         </button>
                       </TableCell>
-                      <TableCell className="text-right">
+                      <TableCell data-actions className="text-right">
                         <div className="flex justify-end gap-1">
                           <RowAction label="Preview" icon={EyeIcon} onClick={() => setPreviewing(i)} />
                           <RowAction

@@ -2,7 +2,7 @@ import { PageHeader } from "@client/components/page-header.tsx";
 import { PAGES } from "@client/features/layout/pages.ts";
 import type { PageKey } from "@shared/permissions.ts";
 
-/** Pages that later issues fill: their title and a short "coming soon" line. */
+/** Pages not built yet: their title and a short "coming soon" line. */
 export function PagePlaceholder({ page }: { page: PageKey }) {
   const { title, icon: Icon } = PAGES[page];
   return (

@@ -41,7 +41,7 @@ export const CHART_COLORS = {
   axis: "#6b7280",
 } as const;
 
-const AXIS_TICK = { fontSize: 11, fill: CHART_COLORS.axis };
+export const AXIS_TICK = { fontSize: 11, fill: CHART_COLORS.axis };
 
 export function methodLabel(method: string | null | undefined): string {
   if (!method) return DASH;
@@ -49,7 +49,7 @@ export function methodLabel(method: string | null | undefined): string {
 }
 
 /** A chart's frame; the svg gets a name for screen readers and tests. */
-function ChartFrame({
+export function ChartFrame({
   testId,
   label,
   height,
@@ -86,7 +86,7 @@ interface LegendItem {
 }
 
 /** The series of a chart, above it (plain HTML: it wraps on narrow screens). */
-function ChartLegend({ items, note }: { items: LegendItem[]; note?: string }) {
+export function ChartLegend({ items, note }: { items: LegendItem[]; note?: string }) {
   return (
     <ul className="mb-2 flex flex-wrap justify-end gap-x-4 gap-y-1 text-xs text-muted-foreground">
       {note && <li className="mr-auto">{note}</li>}
@@ -110,7 +110,7 @@ function ChartLegend({ items, note }: { items: LegendItem[]; note?: string }) {
   );
 }
 
-function TooltipBox({ title, children }: { title: string; children: ReactNode }) {
+export function TooltipBox({ title, children }: { title: string; children: ReactNode }) {
   return (
     <div className="rounded-md border bg-popover px-3 py-2 text-xs text-popover-foreground shadow-md">
       <p className="mb-1 font-medium">{title}</p>
@@ -119,7 +119,7 @@ function TooltipBox({ title, children }: { title: string; children: ReactNode })
   );
 }
 
-function TooltipRow({ color, label, value }: { color: string; label: string; value: string }) {
+export function TooltipRow({ color, label, value }: { color: string; label: string; value: string }) {
   return (
     <p className="flex items-center gap-2 tabular-nums">
       <span aria-hidden className="size-2 rounded-full" style={{ background: color }} />

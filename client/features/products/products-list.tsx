@@ -52,7 +52,14 @@ import {
   formatPercent,
   formatRate,
 } from "./format.ts";
-import { DEFAULT_DIR, DEFAULT_SORT, listInputOf, nextSort, type ProductsSearch } from "./search.ts";
+import {
+  DEFAULT_DIR,
+  DEFAULT_SORT,
+  listInputOf,
+  nextSort,
+  type ProductsSearch,
+  statusesOf,
+} from "./search.ts";
 import { AbcBadge, ProductStatusBadge, STATUS_STYLES } from "./status.tsx";
 
 export const NO_METRICS_TEXT =
@@ -253,7 +260,17 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
   const onSort = (column: ProductMetricSort) => set(nextSort(sort, column));
 
   const data = query.data;
-  const filtered = Boolean(input.search || search.status || search.abc || search.vendor || search.brand);
+  const filtered = Boolean(
+    input.search ||
+      search.status ||
+      search.abc ||
+      search.vendor ||
+      search.brand ||
+      search.category ||
+      search.stockout_before_arrival ||
+      search.out_of_stock ||
+      search.no_sales_days,
+  );
   const pageCount = data ? Math.max(1, Math.ceil(data.total / METRICS_PAGE_SIZE)) : 1;
   // A page past the end (fewer results after a recalculation, an old link): go to the last one.
   useEffect(() => {
@@ -288,8 +305,42 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
             )}
           </div>
         </div>
-        {(search.vendor || search.brand) && (
+        {(search.vendor ||
+          search.brand ||
+          search.category ||
+          search.stockout_before_arrival ||
+          search.out_of_stock ||
+          search.no_sales_days) && (
           <div className="flex flex-wrap gap-2">
+            {search.category && (
+              <FilterChip
+                kind="Category"
+                id={search.category}
+                name={query.isPlaceholderData ? undefined : data?.category_name}
+                onRemove={() => set({ category: undefined })}
+              />
+            )}
+            {search.stockout_before_arrival && (
+              <FlagChip
+                flag="stockout_before_arrival"
+                label="Runs out before an order placed today would arrive"
+                onRemove={() => set({ stockout_before_arrival: undefined })}
+              />
+            )}
+            {search.out_of_stock && (
+              <FlagChip
+                flag="out_of_stock"
+                label="Out of stock"
+                onRemove={() => set({ out_of_stock: undefined })}
+              />
+            )}
+            {search.no_sales_days && (
+              <FlagChip
+                flag="no_sales_days"
+                label={`No sale in the last ${formatNumber(search.no_sales_days)} days`}
+                onRemove={() => set({ no_sales_days: undefined })}
+              />
+            )}
             {search.vendor && (
               <FilterChip
                 kind="Vendor"
@@ -310,7 +361,7 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
         )}
         <StatusChips
           counts={data?.status_counts}
-          value={search.status}
+          value={statusesOf(search)}
           onChange={(status) => set({ status })}
         />
       </div>
@@ -350,13 +401,34 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
 }
 
 /** The vendor or brand the list is narrowed to (from the Vendors / Brands pages), with its remove button. */
+/** A filter without a name to look up (from a Dashboard tile's link), removable. */
+function FlagChip({ flag, label, onRemove }: { flag: string; label: string; onRemove: () => void }) {
+  return (
+    <span
+      data-testid="flag-filter"
+      data-flag={flag}
+      className="inline-flex h-8 max-w-full items-center gap-1.5 rounded-full border border-foreground/70 bg-accent pr-1 pl-3 text-sm"
+    >
+      <span className="truncate font-medium">{label}</span>
+      <button
+        type="button"
+        onClick={onRemove}
+        aria-label={`Remove the filter: ${label}`}
+        className="inline-flex size-6 items-center justify-center rounded-full text-muted-foreground hover:bg-background hover:text-foreground"
+      >
+        <XIcon className="size-3.5" aria-hidden />
+      </button>
+    </span>
+  );
+}
+
 function FilterChip({
   kind,
   id,
   name,
   onRemove,
 }: {
-  kind: "Vendor" | "Brand";
+  kind: "Vendor" | "Brand" | "Category";
   id: number;
   /** undefined while loading, null when there is no such vendor / brand */
   name: string | null | undefined;
@@ -395,7 +467,8 @@ function StatusChips({
   onChange,
 }: {
   counts: ProductMetricsPage["status_counts"] | undefined;
-  value: ProductStatus | undefined;
+  /** The statuses filtered by (none: all) */
+  value: ProductStatus[];
   onChange: (status: ProductStatus | undefined) => void;
 }) {
   const total = counts ? PRODUCT_STATUSES.reduce((sum, s) => sum + (counts[s] ?? 0), 0) : undefined;
@@ -405,7 +478,7 @@ function StatusChips({
     count: number | undefined,
     dot?: string,
   ) => {
-    const active = value === status;
+    const active = status === undefined ? value.length === 0 : value.includes(status);
     return (
       <button
         key={status ?? "all"}
@@ -413,6 +486,7 @@ function StatusChips({
         aria-pressed={active}
         data-testid="status-chip"
         data-status={status ?? "all"}
+        // One status at a time from here (several come from links): an active chip clears the filter.
         onClick={() => onChange(active ? undefined : status)}
         className={cn(
           "inline-flex h-8 shrink-0 items-center gap-2 rounded-full border px-3 text-sm transition-colors",

@@ -2,10 +2,13 @@
 // zod/mini: route search schemas load with the first bundle, so they stay small.
 import {
   ABC_CLASSES,
+  MAX_NO_SALES_DAYS,
   PRODUCT_METRIC_SORTS,
   PRODUCT_STATUSES,
   type ProductMetricSort,
   type ProductMetricsListInput,
+  type ProductStatus,
+  parseStatusList,
   SORT_DIRECTIONS,
   type SortDirection,
 } from "@shared/metrics.ts";
@@ -15,16 +18,52 @@ export const DEFAULT_SORT: ProductMetricSort = "reorder_value";
 export const DEFAULT_DIR: SortDirection = "desc";
 
 const idParam = z.coerce.number().check(z.int(), z.minimum(1), z.maximum(2_147_483_647));
+/** "1" or "true" (a link's flag); anything else leaves the filter off. */
+const flagParam = z.pipe(
+  z.union([z.string(), z.number(), z.boolean()]),
+  z.transform((v) => (v === true || v === 1 || v === "1" || v === "true" ? 1 : undefined)),
+);
+
+/** The valid statuses of a status parameter, comma-separated, or undefined when none. */
+function statusParam(value: string): string | undefined {
+  const { statuses } = parseStatusList(
+    value.split(",").filter((s) => (PRODUCT_STATUSES as readonly string[]).includes(s)),
+  );
+  return statuses.length ? statuses.join(",") : undefined;
+}
+
+/** The statuses a URL state filters by. */
+export function statusesOf(search: ProductsSearch): ProductStatus[] {
+  return search.status ? parseStatusList(search.status).statuses : [];
+}
 
 /** A bad value of one parameter is dropped (the default applies) instead of failing the page. */
 export const ProductsSearchSchema = z.object({
   page: z.catch(z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))), undefined),
   q: z.catch(z.optional(z.string().check(z.maxLength(200))), undefined),
-  status: z.catch(z.optional(z.enum(PRODUCT_STATUSES)), undefined),
+  /** One status or several, comma-separated ("critical,reorder"); unknown ones are dropped. */
+  status: z.catch(
+    z.optional(
+      z.pipe(
+        z.string().check(z.maxLength(200)),
+        z.transform((v) => statusParam(v)),
+      ),
+    ),
+    undefined,
+  ),
   abc: z.catch(z.optional(z.enum(ABC_CLASSES)), undefined),
   /** Only this vendor's / brand's products (the links of the Vendors and Brands pages). */
   vendor: z.catch(z.optional(idParam), undefined),
   brand: z.catch(z.optional(idParam), undefined),
+  /** A product category and its subtree */
+  category: z.catch(z.optional(idParam), undefined),
+  /** The Dashboard's filters: runs out before an order placed today arrives, nothing on hand, no sale in N days */
+  stockout_before_arrival: z.catch(z.optional(flagParam), undefined),
+  out_of_stock: z.catch(z.optional(flagParam), undefined),
+  no_sales_days: z.catch(
+    z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_NO_SALES_DAYS))),
+    undefined,
+  ),
   sort: z.catch(z.optional(z.enum(PRODUCT_METRIC_SORTS)), undefined),
   dir: z.catch(z.optional(z.enum(SORT_DIRECTIONS)), undefined),
 });
@@ -40,6 +79,10 @@ export function listInputOf(search: ProductsSearch, pageSize: number): ProductMe
     abc: search.abc,
     vendorId: search.vendor,
     brandId: search.brand,
+    category: search.category,
+    stockoutBeforeArrival: search.stockout_before_arrival ? true : undefined,
+    outOfStock: search.out_of_stock ? true : undefined,
+    noSalesDays: search.no_sales_days,
     sort: search.sort ?? DEFAULT_SORT,
     dir: search.dir ?? DEFAULT_DIR,
   };
@@ -54,6 +97,10 @@ export function cleanSearch(search: ProductsSearch): ProductsSearch {
   if (search.abc) out.abc = search.abc;
   if (search.vendor) out.vendor = search.vendor;
   if (search.brand) out.brand = search.brand;
+  if (search.category) out.category = search.category;
+  if (search.stockout_before_arrival) out.stockout_before_arrival = 1;
+  if (search.out_of_stock) out.out_of_stock = 1;
+  if (search.no_sales_days) out.no_sales_days = search.no_sales_days;
   const sort = search.sort ?? DEFAULT_SORT;
   const dir = search.dir ?? DEFAULT_DIR;
   if (sort !== DEFAULT_SORT || dir !== DEFAULT_DIR) {

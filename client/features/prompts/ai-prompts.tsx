@@ -126,7 +126,7 @@ export default function AiPrompts() {
             className="max-w-sm sm:w-auto"
           />
           <div className="rounded-md border">
-            <Table data-testid="prompts-table">
+            <Table stackOnPhone data-testid="prompts-table">
               <TableHeader>
                 <TableRow>
                   <SortableHead column="prompt_type" sort={sort} onSort={onSort}>
@@ -152,21 +152,23 @@ export default function AiPrompts() {
                 ) : (
                   rows.map((p) => (
                     <TableRow key={p.id} data-testid="prompt-row">
-                      <TableCell>
+                      <TableCell data-primary>
                         <Badge variant={TYPE_BADGE[p.prompt_type]}>{PROMPT_TYPE_LABELS[p.prompt_type]}</Badge>
                       </TableCell>
-                      <TableCell className="tabular-nums">{p.prompt_text.length.toLocaleString()}</TableCell>
-                      <TableCell>
+                      <TableCell data-label="Length" className="tabular-nums">
+                        {p.prompt_text.length.toLocaleString()}
+                      </TableCell>
+                      <TableCell data-label="Company">
                         {p.company ? (
                           companyLabel(companies, p.company)
                         ) : (
                           <span className="text-muted-foreground">-</span>
                         )}
                       </TableCell>
-                      <TableCell className="tabular-nums text-muted-foreground">
+                      <TableCell data-label="Last Updated" className="tabular-nums text-muted-foreground">
                         {new Date(p.updated_at).toLocaleString()}
                       </TableCell>
-                      <TableCell className="text-right">
+                      <TableCell data-actions className="text-right">
                         <div className="flex justify-end gap-1">
                           <RowAction
                             label="Edit"

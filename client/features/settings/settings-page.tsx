@@ -72,9 +72,8 @@ function CompactTabSelect({
           {sections.map((section) => (
             <SelectGroup key={section.name}>
               <SelectLabel>{section.name}</SelectLabel>
-              {section.tabs.map(({ id, title, icon: Icon }) => (
+              {section.tabs.map(({ id, title }) => (
                 <SelectItem key={id} value={id} data-testid={`settings-option-${id}`}>
-                  <Icon aria-hidden />
                   {title}
                 </SelectItem>
               ))}

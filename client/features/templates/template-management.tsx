@@ -152,7 +152,7 @@ export default function TemplateManagement() {
             className="max-w-sm sm:w-auto"
           />
           <div className="rounded-md border">
-            <Table data-testid="templates-table">
+            <Table stackOnPhone data-testid="templates-table">
               <TableHeader>
                 <TableRow>
                   <SortableHead column="company" sort={sort} onSort={onSort}>
@@ -175,12 +175,14 @@ export default function TemplateManagement() {
                 ) : (
                   rows.map((t) => (
                     <TableRow key={t.id} data-testid="template-row">
-                      <TableCell className="font-medium">{companyLabel(companies, t.company)}</TableCell>
-                      <TableCell>{t.product_type}</TableCell>
-                      <TableCell className="tabular-nums text-muted-foreground">
+                      <TableCell data-primary className="font-medium">
+                        {companyLabel(companies, t.company)}
+                      </TableCell>
+                      <TableCell data-label="Product Type">{t.product_type}</TableCell>
+                      <TableCell data-label="Last Updated" className="tabular-nums text-muted-foreground">
                         {new Date(t.updated_at).toLocaleDateString()}
                       </TableCell>
-                      <TableCell className="text-right">
+                      <TableCell data-actions className="text-right">
                         <div className="flex justify-end gap-1">
                           <RowAction
                             label="Edit"

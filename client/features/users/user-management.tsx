@@ -119,7 +119,10 @@ function UserTable({
   onDelete: (user: AdminUserRow) => void;
 }) {
   return (
-    <Table className="[&_td:first-child]:pl-6 [&_td:last-child]:pr-6 [&_th:first-child]:pl-6 [&_th:last-child]:pr-6">
+    <Table
+      stackOnPhone
+      className="[&_td:first-child]:pl-6 [&_td:last-child]:pr-6 [&_th:first-child]:pl-6 [&_th:last-child]:pr-6"
+    >
       <TableHeader>
         <TableRow className="hover:bg-transparent">
           <TableHead>Username</TableHead>
@@ -147,16 +150,16 @@ function UserTable({
               !me.is_admin && u.is_admin ? "Only administrators can change administrators" : undefined;
             return (
               <TableRow key={u.id} data-testid="user-row" data-username={u.username}>
-                <TableCell className="font-medium">
+                <TableCell data-primary className="font-medium">
                   {u.username}
                   {u.id === me.id && (
                     <span className="ml-2 text-xs font-normal text-muted-foreground">(you)</span>
                   )}
                 </TableCell>
-                <TableCell className={u.email ? undefined : "text-muted-foreground"}>
+                <TableCell data-label="Email" className={u.email ? undefined : "text-muted-foreground"}>
                   {u.email || "-"}
                 </TableCell>
-                <TableCell>
+                <TableCell data-label="Admin">
                   {u.is_admin ? (
                     <Badge>Admin</Badge>
                   ) : (
@@ -165,7 +168,7 @@ function UserTable({
                     </Badge>
                   )}
                 </TableCell>
-                <TableCell>
+                <TableCell data-label="Status">
                   {u.is_active ? (
                     <Badge variant="success">Active</Badge>
                   ) : (
@@ -174,10 +177,10 @@ function UserTable({
                     </Badge>
                   )}
                 </TableCell>
-                <TableCell>
+                <TableCell data-label="Last Login">
                   <LastLogin date={u.last_login} />
                 </TableCell>
-                <TableCell>
+                <TableCell data-actions>
                   <div className="flex justify-end gap-1">
                     <RowButton label={`Edit ${u.username}`} reason={adminOnly} onClick={() => onEdit(u)}>
                       <PencilIcon aria-hidden />

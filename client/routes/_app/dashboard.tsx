@@ -1,7 +1,7 @@
-import { PagePlaceholder } from "@client/features/pages/page-placeholder.tsx";
+import { DashboardPage } from "@client/features/dashboard/dashboard-page.tsx";
 import { createFileRoute } from "@tanstack/react-router";
 
 export const Route = createFileRoute("/_app/dashboard")({
   staticData: { page: "dashboard" },
-  component: () => <PagePlaceholder page="dashboard" />,
+  component: DashboardPage,
 });

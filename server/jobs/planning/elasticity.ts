@@ -1,4 +1,4 @@
-// Module elasticity of the planning engine (docs/metrics.md §14): how strongly each product's sales
+// Module elasticity of the planning engine (docs/metrics.md §15): how strongly each product's sales
 // respond to its price, fitted from its own last 52 weeks of sales, with its category's pooled
 // figure where its own history has too little evidence. The Discount Simulator reads the result.
 //
@@ -19,7 +19,7 @@ export const LEVEL_STEP = 0.05;
 /** A category needs this many categories' worth of products to be a product's seasonal reference. */
 export const HOME_CATEGORY_MIN_PRODUCTS = 10;
 
-/** When a product's own fit is used (docs/metrics.md §14.3). */
+/** When a product's own fit is used (docs/metrics.md §15.3). */
 export const OWN_FIT_RULE = { minPriceChanges: 2, minDiscountedUnits: 5, maxSe: 0.5, max: 10 } as const;
 /** When a category's pooled fit stands in for its products. */
 export const CATEGORY_FIT_RULE = { minProducts: 3, maxSe: 0.35, max: 10 } as const;

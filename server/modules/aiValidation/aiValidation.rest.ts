@@ -16,6 +16,7 @@ import {
   cancelImportValidation,
   estimateImport,
   importAiStatus,
+  listImportSuggestions,
   startImportValidation,
 } from "./import-validation.ts";
 
@@ -59,6 +60,9 @@ export async function aiValidationRestRoutes(app: FastifyInstance, { db, ai }: A
     await importAiStatus(ai, db, req.user!, id); // 404 / 403 before the stream opens
     streamImportProgress(ai, id, req, reply);
   });
+  app.get("/api/product-imports/:id/ai-suggestions", write, (req) =>
+    listImportSuggestions(db, req.user!, parseBody(IdParams, req.params, "path").id),
+  );
   app.post("/api/product-imports/:id/ai-suggestions", write, (req) => {
     const { id } = parseBody(IdParams, req.params, "path");
     return actOnSuggestions(db, req.user!, id, parseBody(SuggestionActionSchema, req.body), log);

@@ -13,6 +13,7 @@ import {
   cancelImportValidation,
   estimateImport,
   importAiStatus,
+  listImportSuggestions,
   startImportValidation,
 } from "./import-validation.ts";
 
@@ -47,6 +48,9 @@ export const aiValidationRouter = router({
   importCancel: importProcedure
     .input(ImportId)
     .mutation(({ ctx, input }) => cancelImportValidation(ctx.ai, ctx.db, ctx.user, input.id)),
+  importSuggestions: importProcedure
+    .input(ImportId)
+    .query(({ ctx, input }) => listImportSuggestions(ctx.db, ctx.user, input.id)),
   suggestions: importProcedure
     .input(z.intersection(ImportId, SuggestionActionSchema))
     .mutation(({ ctx, input: { id, ...action } }) => actOnSuggestions(ctx.db, ctx.user, id, action)),

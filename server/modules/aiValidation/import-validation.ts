@@ -358,3 +358,46 @@ export async function actOnSuggestions(
   await writeHistory(db, id, history);
   return { changed: picked.length };
 }
+
+export interface SuggestionItem {
+  row_id: number;
+  field: string;
+  value: string | null;
+  message: string;
+  suggestion: string | null;
+  confidence: number | null;
+  call_id: number | null;
+}
+
+/** The import's AI findings, row order, at most `limit`; with counts per field for "accept column". */
+export async function listImportSuggestions(
+  db: Database,
+  user: CurrentUser,
+  id: number,
+  limit = 500,
+): Promise<{ items: SuggestionItem[]; total: number; by_field: Record<string, number> }> {
+  await loadImport(db, user, id);
+  const rows = await db.prisma.$queryRawUnsafe<(SuggestionItem & { n: number })[]>(
+    `SELECT r.row_id, f->>'field' AS field, f->>'value' AS value, f->>'message' AS message,
+            f->>'suggestion' AS suggestion, (f->>'confidence')::float8 AS confidence,
+            (f->>'call_id')::int AS call_id, count(*) OVER ()::int AS n
+       FROM product_import_rows r, jsonb_array_elements(COALESCE(r.validation->'${AI_STEP}', '[]'::jsonb)) AS f
+      WHERE r.import_id = $1 AND NOT r.deleted
+      ORDER BY r.row_id, f->>'field'
+      LIMIT $2`,
+    id,
+    limit,
+  );
+  const counts = await db.prisma.$queryRawUnsafe<{ field: string; n: number }[]>(
+    `SELECT f->>'field' AS field, count(*)::int AS n
+       FROM product_import_rows r, jsonb_array_elements(COALESCE(r.validation->'${AI_STEP}', '[]'::jsonb)) AS f
+      WHERE r.import_id = $1 AND NOT r.deleted AND f->>'suggestion' IS NOT NULL
+      GROUP BY 1`,
+    id,
+  );
+  return {
+    items: rows.map(({ n: _n, ...r }) => r),
+    total: rows[0]?.n ?? 0,
+    by_field: Object.fromEntries(counts.map((c) => [c.field, c.n])),
+  };
+}

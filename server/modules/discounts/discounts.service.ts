@@ -1,4 +1,4 @@
-// The Discount Simulator and promotions (docs/metrics.md §14–15, docs/api.md "Discount Simulator").
+// The Discount Simulator and promotions (docs/metrics.md §15–16, docs/api.md "Discount Simulator").
 // A simulation reads the scope's products with their stored forecast and elasticity in one query
 // and projects them in memory (simulation.ts); it saves nothing. Promotions are app-owned rows
 // (promotions, promotion_products) that no import step writes.

@@ -1,4 +1,4 @@
-// The Discount Simulator's projection (docs/metrics.md §15): per product, day by day from the first
+// The Discount Simulator's projection (docs/metrics.md §16): per product, day by day from the first
 // forecast day, baseline demand from the stored 13-week forecast and scenario demand lifted by the
 // price elasticity during the scenario's days, each sold out of the stock on hand plus the next open
 // purchase order. Pure functions over rows that discounts.service.ts reads in one query.

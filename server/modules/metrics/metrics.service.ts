@@ -16,6 +16,7 @@ import {
   type ProductMetricSort,
   type ProductMetricsDetail,
   type ProductMetricsListInput,
+  type ProductMetricsListQuery,
   type ProductMetricsPage,
   type ProductMetricsRow,
   type ProductStatus,
@@ -107,6 +108,85 @@ const statusCountCaches = new WeakMap<
   Map<string, { version: string; chips: { status: string | null; n: number }[] }>
 >();
 
+/** D0 of a product_metrics row: the UTC day its figures are as of. */
+const METRICS_D0 = "(m.calculated_at AT TIME ZONE 'UTC')::date";
+
+/**
+ * The product list's filters but status, as SQL conditions over product_metrics m (and products p),
+ * parameters added through `param`. The Dashboard's tiles count with these very conditions
+ * (countProductMetrics), so a tile and the list it opens cannot disagree.
+ */
+export function productFilterWhere(q: ProductMetricsListQuery, param: (v: unknown) => string): string[] {
+  const where: string[] = [];
+  const search = q.search?.trim();
+  if (search) {
+    const like = param(`%${likeEscape(search)}%`);
+    const alternatives = [`p.title ILIKE ${like}`, `p.sku ILIKE ${like}`, `p.barcode ILIKE ${like}`];
+    if (/^\d{1,9}$/.test(search)) alternatives.push(`p.pid = ${param(Number(search))}::int`);
+    where.push(`(${alternatives.join(" OR ")})`);
+  }
+  if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
+  if (q.vendorId) where.push(`p.vendor_id = ${param(q.vendorId)}::int`);
+  if (q.brandId) where.push(`p.brand_id = ${param(q.brandId)}::int`);
+  if (!q.nonMerchandise) where.push(isMerchandiseSql("p"));
+  if (q.category) {
+    // The category and every category below it.
+    where.push(`m.pid IN (
+      SELECT pc.pid FROM product_categories pc WHERE pc.category_id IN (
+        WITH RECURSIVE sub(id) AS (
+          SELECT id FROM categories WHERE id = ${param(q.category)}::int
+          UNION SELECT c.id FROM categories c JOIN sub ON c.parent_id = sub.id
+        ) SELECT id FROM sub))`);
+  }
+  if (q.stockoutBeforeArrival)
+    where.push(
+      `m.stockout_date < ${METRICS_D0} + ceil(COALESCE(m.lead_time_days, 0))::int AND m.status NOT IN ('discontinued', 'excluded')`,
+    );
+  if (q.outOfStock) where.push("m.on_hand <= 0");
+  if (q.noSalesDays)
+    where.push(
+      `(m.date_last_sold IS NULL OR m.date_last_sold <= ${METRICS_D0} - ${param(q.noSalesDays)}::int)`,
+    );
+  return where;
+}
+
+/** The products a filter set matches: how many and the sums the Dashboard's tiles show. */
+export async function countProductMetrics(
+  db: Database,
+  input: ProductMetricsListInput,
+): Promise<{
+  count: number;
+  reorder_value: number;
+  overstock_value: number;
+  stock_value_cost: number;
+  revenue_30d: number;
+}> {
+  const q = productMetricsListInput.parse(input);
+  const params: unknown[] = [];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const where = productFilterWhere(q, param);
+  if (q.status) where.push(`m.status = ANY(${param(q.status)}::text[])`);
+  const sql = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const [row] = await runner(db)<{
+    count: number;
+    reorder_value: number;
+    overstock_value: number;
+    stock_value_cost: number;
+    revenue_30d: number;
+  }>(
+    `SELECT count(*)::int AS count, COALESCE(SUM(m.reorder_value), 0)::float8 AS reorder_value,
+       COALESCE(SUM(m.overstock_value), 0)::float8 AS overstock_value,
+       COALESCE(SUM(m.stock_value_cost), 0)::float8 AS stock_value_cost,
+       COALESCE(SUM(m.revenue_30d), 0)::float8 AS revenue_30d
+     ${fromFor(sql)} ${sql}`,
+    params,
+  );
+  return row!;
+}
+
 /** GET the product metrics list: one page, its total, and the status counts for the filter chips. */
 export async function listProductMetrics(
   db: Database,
@@ -130,21 +210,10 @@ export async function listProductMetrics(
     params.push(v);
     return `$${params.length}`;
   };
-  const where: string[] = [];
-  const search = q.search?.trim();
-  if (search) {
-    const like = param(`%${likeEscape(search)}%`);
-    const alternatives = [`p.title ILIKE ${like}`, `p.sku ILIKE ${like}`, `p.barcode ILIKE ${like}`];
-    if (/^\d{1,9}$/.test(search)) alternatives.push(`p.pid = ${param(Number(search))}::int`);
-    where.push(`(${alternatives.join(" OR ")})`);
-  }
-  if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
-  if (q.vendorId) where.push(`p.vendor_id = ${param(q.vendorId)}::int`);
-  if (q.brandId) where.push(`p.brand_id = ${param(q.brandId)}::int`);
-  if (!q.nonMerchandise) where.push(isMerchandiseSql("p"));
+  const where = productFilterWhere(q, param);
   const chipWhere = where.length ? `WHERE ${where.join(" AND ")}` : "";
   const chipParams = [...params];
-  if (q.status) where.push(`m.status = ${param(q.status)}`);
+  if (q.status) where.push(`m.status = ANY(${param(q.status)}::text[])`);
   const rowWhere = where.length ? `WHERE ${where.join(" AND ")}` : "";
 
   const dir = q.dir === "asc" ? "ASC" : "DESC";
@@ -154,11 +223,12 @@ export async function listProductMetrics(
 
   // The names of the vendor / brand filtered by (for the filter's chip).
   const filterNames =
-    q.vendorId || q.brandId
-      ? query<{ vendor_name: string | null; brand_name: string | null }>(
+    q.vendorId || q.brandId || q.category
+      ? query<{ vendor_name: string | null; brand_name: string | null; category_name: string | null }>(
           `SELECT (SELECT name FROM vendors WHERE id = $1::int) AS vendor_name,
-                  (SELECT name FROM brands WHERE id = $2::int) AS brand_name`,
-          [q.vendorId ?? null, q.brandId ?? null],
+                  (SELECT name FROM brands WHERE id = $2::int) AS brand_name,
+                  (SELECT name FROM categories WHERE id = $3::int) AS category_name`,
+          [q.vendorId ?? null, q.brandId ?? null, q.category ?? null],
         )
       : Promise.resolve([]);
   // The chips count over every filter but status; the total is one of them (or their sum). They
@@ -196,7 +266,7 @@ export async function listProductMetrics(
   let total = 0;
   for (const c of chips) {
     if (c.status && c.status in status_counts) status_counts[c.status as ProductStatus] = c.n;
-    if (!q.status || c.status === q.status) total += c.n;
+    if (!q.status || (c.status && (q.status as string[]).includes(c.status))) total += c.n;
   }
   const page: ProductMetricsPage = {
     rows,
@@ -206,6 +276,7 @@ export async function listProductMetrics(
     status_counts,
     ...(q.vendorId ? { vendor_name: names?.vendor_name ?? null } : {}),
     ...(q.brandId ? { brand_name: names?.brand_name ?? null } : {}),
+    ...(q.category ? { category_name: names?.category_name ?? null } : {}),
   };
   if (version) {
     if (pages.size >= PAGE_CACHE_SIZE) pages.clear();

@@ -1,0 +1,342 @@
+// The Dashboard (/dashboard, docs/metrics.md §13): the data's age, "Needs action today" (each tile
+// opens the Products page with its own filter), the KPIs of the last 7 or 30 days with their change
+// against the period before and last year, and three charts. One query: dashboard.summary.
+import { PageHeader } from "@client/components/page-header.tsx";
+import { Button } from "@client/components/ui/button.tsx";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
+import { Skeleton } from "@client/components/ui/skeleton.tsx";
+import { LoadError } from "@client/features/config/parts.tsx";
+import { DASH, formatMoneyShort, formatNumber, formatPercent } from "@client/features/products/format.ts";
+import { useTRPC } from "@client/lib/trpc.ts";
+import { cn } from "@client/lib/utils.ts";
+import type { DashboardSummary, DashboardTile, DataAge, Kpi, KpiPeriod } from "@shared/dashboard.ts";
+import { useQuery } from "@tanstack/react-query";
+import { useRouter } from "@tanstack/react-router";
+import {
+  AlertTriangleIcon,
+  ArrowDownRightIcon,
+  ArrowUpRightIcon,
+  DatabaseIcon,
+  MinusIcon,
+} from "lucide-react";
+import { useState } from "react";
+import { SalesChart, StatusValueChart, StockValueChart } from "./charts.tsx";
+import { formatAsOf, formatMoment } from "./format.ts";
+
+export function DashboardPage() {
+  const trpc = useTRPC();
+  const summary = useQuery(trpc.dashboard.summary.queryOptions());
+  const data = summary.data;
+  return (
+    <div className="space-y-6" data-testid="dashboard-page">
+      <PageHeader
+        title="Dashboard"
+        description={
+          data?.data.as_of ? (
+            <span data-testid="as-of">as of {formatAsOf(data.data.as_of)}</span>
+          ) : data ? null : (
+            <Skeleton className="h-4 w-40" />
+          )
+        }
+      />
+      {summary.isError ? (
+        <LoadError message={summary.error.message} onRetry={() => void summary.refetch()} />
+      ) : !data ? (
+        <DashboardSkeleton />
+      ) : !data.has_data ? (
+        <NoData href={data.data_management_href} />
+      ) : (
+        <>
+          <DataAgeCard data={data.data} href={data.data_management_href} />
+          <Tiles tiles={data.tiles} />
+          <Kpis periods={data.kpis} />
+          <Charts charts={data.charts} />
+        </>
+      )}
+    </div>
+  );
+}
+
+/** No calculation yet: say so, with the way to run one for those allowed. */
+export function NoData({ href }: { href: string | null }) {
+  return (
+    <div
+      data-testid="dashboard-empty"
+      className="flex flex-col items-center gap-3 rounded-xl border border-dashed bg-muted/30 px-6 py-16 text-center"
+    >
+      <DatabaseIcon className="size-6 text-muted-foreground" aria-hidden />
+      <p className="text-sm font-medium">No data yet: run a full update or reset</p>
+      {href ? (
+        <Button asChild size="sm" variant="outline">
+          <a href={href}>Open Data Management</a>
+        </Button>
+      ) : (
+        <p className="text-sm text-muted-foreground">Ask someone who manages the data to run one.</p>
+      )}
+    </div>
+  );
+}
+
+function DashboardSkeleton() {
+  return (
+    <div className="space-y-4" aria-busy="true">
+      <Skeleton className="h-16 w-full" />
+      <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-5">
+        {["a", "b", "c", "d", "e"].map((k) => (
+          <Skeleton key={k} className="h-28" />
+        ))}
+      </div>
+      <Skeleton className="h-64 w-full" />
+    </div>
+  );
+}
+
+/** The last import and calculation; a warning when old, an error card when the last run failed. */
+export function DataAgeCard({ data, href }: { data: DataAge; href: string | null }) {
+  const failed = data.last_run_failed;
+  return (
+    <div className="space-y-2">
+      {failed && (
+        <div
+          role="alert"
+          data-testid="run-failed"
+          className="flex flex-wrap items-center gap-3 rounded-lg border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900 dark:border-red-900 dark:bg-red-950 dark:text-red-200"
+        >
+          <AlertTriangleIcon className="size-4 shrink-0" aria-hidden />
+          <span className="min-w-0 flex-1">
+            The last {failed.type === "reset" ? "full reset" : "full update"} failed (
+            {formatMoment(failed.at)}): {failed.message}. The figures below are from the last successful run.
+          </span>
+          {href && (
+            <a className="font-medium underline" href={href}>
+              Open Data Management
+            </a>
+          )}
+        </div>
+      )}
+      {data.warning && (
+        <div
+          role="status"
+          data-testid="stale-warning"
+          className="flex items-center gap-3 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-sm text-amber-900 dark:border-amber-900 dark:bg-amber-950 dark:text-amber-200"
+        >
+          <AlertTriangleIcon className="size-4 shrink-0" aria-hidden />
+          <span>{data.warning}</span>
+        </div>
+      )}
+      <p className="text-xs text-muted-foreground" data-testid="data-age">
+        Last import {data.last_import ? formatMoment(data.last_import) : "never"} · last calculation{" "}
+        {data.last_calculation ? formatMoment(data.last_calculation) : "never"}
+      </p>
+    </div>
+  );
+}
+
+const TONES: Record<DashboardTile["tone"], string> = {
+  danger: "border-l-red-500",
+  warning: "border-l-amber-500",
+  info: "border-l-sky-500",
+};
+
+function Tiles({ tiles }: { tiles: DashboardTile[] }) {
+  return (
+    <section aria-labelledby="needs-action" className="space-y-3">
+      <h2 id="needs-action" className="text-base font-semibold">
+        Needs action today
+      </h2>
+      <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-5">
+        {tiles.map((tile) => (
+          <TileCard key={tile.key} tile={tile} />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function TileCard({ tile }: { tile: DashboardTile }) {
+  const body = (
+    <>
+      <div className="text-sm font-medium text-muted-foreground">{tile.label}</div>
+      <div className="mt-1 text-3xl font-semibold tabular-nums" data-testid="tile-count">
+        {formatNumber(tile.count)}
+      </div>
+      <div className="mt-1 text-xs text-muted-foreground" data-testid="tile-value">
+        {tile.count === 0 ? "Nothing to do" : `${formatMoneyShort(tile.value)} ${tile.value_label}`}
+      </div>
+    </>
+  );
+  const className = cn(
+    "block rounded-xl border border-l-4 bg-card p-4 shadow-xs",
+    tile.count > 0 ? TONES[tile.tone] : "border-l-emerald-500",
+  );
+  const router = useRouter();
+  const href = tile.href;
+  return href ? (
+    <a
+      href={href}
+      onClick={(e) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+        e.preventDefault();
+        router.history.push(href);
+      }}
+      className={cn(
+        className,
+        "transition-colors hover:bg-muted/50 focus-visible:ring-2 focus-visible:ring-ring",
+      )}
+      data-testid="tile"
+      data-key={tile.key}
+      title={tile.how}
+    >
+      {body}
+    </a>
+  ) : (
+    <div className={className} data-testid="tile" data-key={tile.key} title={tile.how}>
+      {body}
+    </div>
+  );
+}
+
+function formatKpi(kpi: Kpi, value: number | null): string {
+  if (value == null) return DASH;
+  if (kpi.unit === "money") return formatMoneyShort(value);
+  if (kpi.unit === "percent") return formatPercent(value);
+  return formatNumber(value);
+}
+
+/** The change from `base` to `value`: relative for amounts, in points for percentages. */
+function Change({ kpi, base, label }: { kpi: Kpi; base: number | null; label: string }) {
+  const value = kpi.current;
+  if (value == null || base == null) {
+    return (
+      <span className="text-muted-foreground" title={`No figure for ${label}`}>
+        {label}: {DASH}
+      </span>
+    );
+  }
+  const diff = value - base;
+  const text =
+    kpi.unit === "percent"
+      ? `${diff >= 0 ? "+" : ""}${(diff * 100).toFixed(1)} pts`
+      : base === 0
+        ? diff === 0
+          ? "0%"
+          : "new"
+        : `${diff >= 0 ? "+" : ""}${((diff / Math.abs(base)) * 100).toFixed(1)}%`;
+  const good = diff === 0 ? null : diff > 0 === (kpi.better === "up");
+  const Icon = diff === 0 ? MinusIcon : diff > 0 ? ArrowUpRightIcon : ArrowDownRightIcon;
+  return (
+    <span
+      className={cn(
+        "inline-flex items-center gap-0.5 whitespace-nowrap",
+        good === null
+          ? "text-muted-foreground"
+          : good
+            ? "text-emerald-700 dark:text-emerald-400"
+            : "text-red-700 dark:text-red-400",
+      )}
+      data-testid="kpi-change"
+      title={`${label}: ${formatKpi(kpi, base)}`}
+    >
+      <Icon className="size-3.5" aria-hidden />
+      {label}: {text}
+    </span>
+  );
+}
+
+function Kpis({ periods }: { periods: KpiPeriod[] }) {
+  const [days, setDays] = useState<7 | 30>(7);
+  const period = periods.find((p) => p.days === days) ?? periods[0];
+  if (!period) return null;
+  return (
+    <section aria-labelledby="kpis" className="space-y-3">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h2 id="kpis" className="text-base font-semibold">
+          Last {period.days} days{" "}
+          <span className="text-sm font-normal text-muted-foreground">
+            ({period.current.from} – {period.current.to})
+          </span>
+        </h2>
+        <fieldset className="inline-flex rounded-md border p-0.5" aria-label="Period">
+          {([7, 30] as const).map((d) => (
+            <button
+              key={d}
+              type="button"
+              aria-pressed={days === d}
+              onClick={() => setDays(d)}
+              className={cn(
+                "rounded px-3 py-1 text-sm",
+                days === d ? "bg-primary text-primary-foreground" : "text-muted-foreground hover:bg-muted",
+              )}
+            >
+              {d} days
+            </button>
+          ))}
+        </fieldset>
+      </div>
+      <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-5">
+        {period.figures.map((kpi) => (
+          <div
+            key={kpi.key}
+            className="rounded-xl border bg-card p-4 shadow-xs"
+            data-testid="kpi"
+            data-key={kpi.key}
+          >
+            <div className="text-sm text-muted-foreground" title={kpi.how}>
+              {kpi.label}
+            </div>
+            <div className="mt-1 text-2xl font-semibold tabular-nums" data-testid="kpi-value">
+              {formatKpi(kpi, kpi.current)}
+            </div>
+            <div className="mt-2 flex flex-col gap-0.5 text-xs">
+              <Change kpi={kpi} base={kpi.previous} label={`vs previous ${period.days} days`} />
+              <Change kpi={kpi} base={kpi.last_year} label="vs last year" />
+            </div>
+          </div>
+        ))}
+      </div>
+      <p className="text-xs text-muted-foreground">
+        Previous period {period.previous.from} – {period.previous.to}; last year {period.last_year.from} –{" "}
+        {period.last_year.to} (52 weeks earlier, so weekdays line up). Hover a figure's name for how it is
+        computed.
+      </p>
+    </section>
+  );
+}
+
+function Charts({ charts }: { charts: DashboardSummary["charts"] }) {
+  return (
+    <section className="grid gap-4 xl:grid-cols-2">
+      <Card className="xl:col-span-2">
+        <CardHeader>
+          <CardTitle>Units sold per week</CardTitle>
+          <CardDescription>
+            The last 26 weeks, the same weeks last year, and the forecast for the next 13.
+          </CardDescription>
+        </CardHeader>
+        <CardContent>
+          <SalesChart points={charts.weekly_sales} />
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle>Stock value at cost</CardTitle>
+          <CardDescription>
+            Reconstructed closing stock × cost price, at each week's end over the last year.
+          </CardDescription>
+        </CardHeader>
+        <CardContent>
+          <StockValueChart points={charts.stock_value} />
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle>Stock value by status</CardTitle>
+          <CardDescription>Today's stock at cost, by the products' planning status.</CardDescription>
+        </CardHeader>
+        <CardContent>
+          <StatusValueChart rows={charts.stock_by_status} />
+        </CardContent>
+      </Card>
+    </section>
+  );
+}

@@ -1,0 +1,133 @@
+// The stored series the dashboards read (docs/metrics.md §13): daily sales in total and per brand and
+// vendor (module sales_series), and the weekly stock value at cost with the in-stock count of A
+// products (module stock_series). Pages read these tables and never aggregate order lines themselves.
+// The tables are keyed by a dimension (dim, key) so that further breakdowns add rows, not tables.
+import type { CalcModule } from "./calculate.ts";
+import { setLocal, utcDay, utcMidnight } from "./planning/context.ts";
+
+const DAY_MS = 86_400_000;
+/** Days of daily sales kept: two years and a day, so a 365-day range compares with the year before. */
+export const SALES_SERIES_DAYS = 731;
+/** Week ends of the stock-value series: D0, D0 − 7, … (53 of them, a year and a week). */
+export const STOCK_SERIES_WEEKS = 53;
+
+/** The first day of the daily series and the moment it starts. */
+function salesWindow(asOf: Date) {
+  const start = new Date(utcMidnight(asOf).getTime() - (SALES_SERIES_DAYS - 1) * DAY_MS);
+  return { start, first: utcDay(start) };
+}
+
+export const salesSeriesModule: CalcModule = {
+  name: "sales_series",
+  tables: ["sales_daily"],
+  // Reads only imported tables: a Full Reset on PostgreSQL runs it on its second connection.
+  beside: true,
+  async run({ conn, asOf }) {
+    // The day expression has no statistics, so the planner guesses millions of groups where there
+    // are a few hundred thousand: more hash memory lets it pick one hashed pass over the lines
+    // instead of sorting them once per grouping.
+    const restore = await setLocal(conn, { jit: "off", work_mem: "128MB", hash_mem_multiplier: "8" });
+    await conn.exec("TRUNCATE sales_daily");
+    const { start } = salesWindow(asOf);
+    // One pass over the window's order lines, each joined to its product's brand, vendor and cost
+    // and added to three groupings at once: the day; the day and brand; the day and vendor.
+    // Revenue is quantity × price − discount as in §1; GROUPING bits: brand_id 2, vendor_id 1.
+    await conn.query(
+      `CREATE TEMP TABLE ss_sales ON COMMIT DROP AS
+       SELECT day, brand_id, vendor_id, GROUPING(brand_id, vendor_id) AS g,
+         COALESCE(SUM(quantity) FILTER (WHERE done AND merch), 0)::int AS units,
+         COALESCE(SUM(amount) FILTER (WHERE done AND merch), 0) AS revenue,
+         COALESCE(SUM(amount) FILTER (WHERE done), 0) AS takings,
+         COALESCE(SUM(amount) FILTER (WHERE done AND merch AND cost_price IS NOT NULL), 0) AS costed_revenue,
+         COALESCE(SUM(quantity * cost_price) FILTER (WHERE done AND merch), 0) AS cogs,
+         COALESCE(SUM(quantity) FILTER (WHERE NOT done AND merch), 0)::int AS returned_units,
+         COALESCE(SUM(amount) FILTER (WHERE NOT done AND merch), 0) AS returned_value
+       FROM (
+         SELECT (l.order_date AT TIME ZONE 'UTC')::date AS day, p.brand_id, p.vendor_id,
+           l.status = 'completed' AS done, l.quantity, l.quantity * l.price - l.discount AS amount,
+           p.cost_price, true AS merch
+         FROM order_lines l JOIN products p ON p.pid = l.pid
+         WHERE l.status IN ('completed', 'returned')
+           AND l.order_date >= $1::timestamptz AND l.order_date <= $2::timestamptz
+       ) x
+       GROUP BY GROUPING SETS ((day), (day, brand_id), (day, vendor_id))`,
+      [start, asOf],
+    );
+    // Orders per day: distinct order numbers with a completed line (an order's lines share its day).
+    await conn.query(
+      `CREATE TEMP TABLE ss_orders ON COMMIT DROP AS
+       SELECT day, count(*)::int AS n FROM (
+         SELECT DISTINCT (order_date AT TIME ZONE 'UTC')::date AS day, order_number FROM order_lines
+         WHERE status = 'completed' AND order_date >= $1::timestamptz AND order_date <= $2::timestamptz
+       ) o GROUP BY day`,
+      [start, asOf],
+    );
+    const active = "(units <> 0 OR revenue <> 0 OR returned_units <> 0 OR returned_value <> 0)";
+    const cols = `round(revenue, 2), round(revenue, 2), round(costed_revenue, 2), round(cogs, 2), 0,
+      returned_units, round(returned_value, 2)`;
+    const rows = await conn.execute(
+      `INSERT INTO sales_daily (dim, key, day, units, revenue, takings, costed_revenue, cogs, orders, returned_units, returned_value)
+       SELECT 'total', 0, t.day, t.units, round(t.revenue, 2), round(t.takings, 2), round(t.costed_revenue, 2),
+         round(t.cogs, 2), COALESCE(o.n, 0), t.returned_units, round(t.returned_value, 2)
+       FROM ss_sales t LEFT JOIN ss_orders o ON o.day = t.day
+       WHERE t.g = 3
+       UNION ALL
+       SELECT 'brand', brand_id, day, units, ${cols} FROM ss_sales WHERE g = 1 AND brand_id IS NOT NULL AND ${active}
+       UNION ALL
+       SELECT 'vendor', vendor_id, day, units, ${cols} FROM ss_sales WHERE g = 2 AND vendor_id IS NOT NULL AND ${active}`,
+    );
+    await conn.exec("DROP TABLE ss_sales, ss_orders");
+    await restore();
+    return rows;
+  },
+};
+
+/**
+ * Stock value at cost at each week end from the reconstructed stock (product_stock_history, §2),
+ * and how many of today's A products were in stock then. A product's stock on a day is the run
+ * covering it. Each run adds stock × cost from its first day
+ * and takes it away after its last; those changes, summed per week end they precede and running
+ * total over the weeks, give the value at each week end without expanding runs into days.
+ */
+export const stockSeriesModule: CalcModule = {
+  name: "stock_series",
+  tables: ["stock_value_weekly"],
+  async run({ conn, asOf }) {
+    const restore = await setLocal(conn, { jit: "off", work_mem: "64MB" });
+    await conn.exec("TRUNCATE stock_value_weekly");
+    const d0 = utcDay(asOf);
+    // Week index w (0 = the oldest week end, D0 − 7 × 52; 52 = D0) of the first week end on or
+    // after a day; changes after D0 never count.
+    const week = (day: string) => `GREATEST(ceil((${day} - ($1::date - 364))::numeric / 7), 0)::int`;
+    // Per week: the change of stock units and value, and of today's A products that are in stock
+    // (0/1) and alive (0/1: a run covers the day; runs follow each other from the life start to D0).
+    const rows = await conn.execute(
+      `WITH changes AS (
+         SELECT h.pid, ${week("h.valid_from")} AS w, GREATEST(h.stock, 0) AS units, (h.stock > 0)::int AS in_stock, 1 AS alive
+         FROM product_stock_history h
+         UNION ALL
+         SELECT h.pid, ${week("(h.valid_to + 1)")}, -GREATEST(h.stock, 0), -(h.stock > 0)::int, -1
+         FROM product_stock_history h WHERE h.valid_to < $1::date
+       ),
+       per_week AS (
+         SELECT c.w, SUM(c.units) AS units, COALESCE(SUM(c.units * p.cost_price), 0) AS value,
+           COALESCE(SUM(c.in_stock) FILTER (WHERE m.abc_class = 'A'), 0) AS in_stock_a,
+           COALESCE(SUM(c.alive) FILTER (WHERE m.abc_class = 'A'), 0) AS a_products
+         FROM changes c
+         JOIN products p ON p.pid = c.pid
+         LEFT JOIN product_metrics m ON m.pid = c.pid
+         WHERE c.w <= 52
+         GROUP BY c.w
+       )
+       INSERT INTO stock_value_weekly (dim, key, week_end, value_cost, units, in_stock_a, a_products)
+       SELECT 'total', 0, $1::date - 7 * (52 - g.w),
+         round(SUM(COALESCE(x.value, 0)) OVER run, 2), (SUM(COALESCE(x.units, 0)) OVER run)::int,
+         (SUM(COALESCE(x.in_stock_a, 0)) OVER run)::int, (SUM(COALESCE(x.a_products, 0)) OVER run)::int
+       FROM generate_series(0, 52) AS g(w) LEFT JOIN per_week x ON x.w = g.w
+       WINDOW run AS (ORDER BY g.w)`,
+      [d0],
+    );
+    await restore();
+    return rows;
+  },
+};
