@@ -427,4 +427,20 @@ describe(`AI validation (${testBackend})`, () => {
       await off.close();
     }
   });
+
+  it("sends no Authorization header to an endpoint configured without a key (Ollama, vLLM)", async () => {
+    const keyless = await startTestApp({
+      tdb: t.tdb,
+      listen: false,
+      env: { AI_BASE_URL: model.url, AI_MODEL: "fake-model", AI_RETRY_BASE_MS: "10" },
+    });
+    try {
+      model.requests.length = 0;
+      const [r] = await keyless.app.services.ai.validateRows([freshRow()]);
+      expect(r!.status).toBe("ok");
+      expect(chats()[0]!.headers.authorization).toBeUndefined();
+    } finally {
+      await keyless.close();
+    }
+  });
 });

@@ -34,6 +34,7 @@ import {
   type AiStatus,
 } from "@shared/ai-validation.ts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
 import { InfoIcon } from "lucide-react";
 import { Bar, BarChart, CartesianGrid, Cell, Tooltip, XAxis, YAxis } from "recharts";
 import {
@@ -300,7 +301,18 @@ function RunRow({ run: r, onOpen }: { run: AiCallSummary; onOpen: () => void }) 
         </div>
       </TableCell>
       <TableCell className="text-xs">
-        {r.import_id ? `Import ${r.import_id}` : <span className="text-muted-foreground">no import</span>}
+        {r.import_id ? (
+          <Link
+            to="/import"
+            search={{ id: r.import_id }}
+            className="text-primary hover:underline"
+            onClick={(e) => e.stopPropagation()}
+          >
+            Import {r.import_id}
+          </Link>
+        ) : (
+          <span className="text-muted-foreground">no import</span>
+        )}
         <div className="text-muted-foreground">
           {r.row_ids.length
             ? `row ${r.row_ids.slice(0, 3).join(", ")}${r.row_ids.length > 3 ? ", …" : ""}`
@@ -309,7 +321,13 @@ function RunRow({ run: r, onOpen }: { run: AiCallSummary; onOpen: () => void }) 
       </TableCell>
       <TableCell className="text-xs">
         {r.company_name ?? r.company ?? <span className="text-muted-foreground">none</span>}
-        {r.product_type && <div className="text-muted-foreground">{r.product_type}</div>}
+        {(r.product_type || r.template_id) && (
+          <div className="text-muted-foreground">
+            {[r.product_type, r.template_id ? `template #${r.template_id}` : null]
+              .filter(Boolean)
+              .join(" · ")}
+          </div>
+        )}
       </TableCell>
       <TableCell className="text-xs">{versionsText(r.prompt_versions)}</TableCell>
       <TableCell className="text-xs">
