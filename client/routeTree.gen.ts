@@ -28,6 +28,7 @@ import { Route as AppSettingsRouteImport } from './routes/_app/settings'
 import { Route as AppVendorsRouteImport } from './routes/_app/vendors'
 import { Route as AppAiValidationDebugRouteImport } from './routes/_app/ai-validation/debug'
 import { Route as AppProductsPidRouteImport } from './routes/_app/products.$pid'
+import { Route as AppPurchaseOrdersNumberRouteImport } from './routes/_app/purchase-orders.$number'
 
 const AppRoute = AppRouteImport.update({
   id: '/_app',
@@ -123,6 +124,11 @@ const AppProductsPidRoute = AppProductsPidRouteImport.update({
   path: '/$pid',
   getParentRoute: () => AppProductsRoute,
 } as any)
+const AppPurchaseOrdersNumberRoute = AppPurchaseOrdersNumberRouteImport.update({
+  id: '/$number',
+  path: '/$number',
+  getParentRoute: () => AppPurchaseOrdersRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AppIndexRoute
@@ -138,11 +144,12 @@ export interface FileRoutesByFullPath {
   '/import': typeof AppImportRoute
   '/overview': typeof AppOverviewRoute
   '/products': typeof AppProductsRouteWithChildren
-  '/purchase-orders': typeof AppPurchaseOrdersRoute
+  '/purchase-orders': typeof AppPurchaseOrdersRouteWithChildren
   '/settings': typeof AppSettingsRoute
   '/vendors': typeof AppVendorsRoute
   '/ai-validation/debug': typeof AppAiValidationDebugRoute
   '/products/$pid': typeof AppProductsPidRoute
+  '/purchase-orders/$number': typeof AppPurchaseOrdersNumberRoute
 }
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
@@ -157,12 +164,13 @@ export interface FileRoutesByTo {
   '/import': typeof AppImportRoute
   '/overview': typeof AppOverviewRoute
   '/products': typeof AppProductsRouteWithChildren
-  '/purchase-orders': typeof AppPurchaseOrdersRoute
+  '/purchase-orders': typeof AppPurchaseOrdersRouteWithChildren
   '/settings': typeof AppSettingsRoute
   '/vendors': typeof AppVendorsRoute
   '/': typeof AppIndexRoute
   '/ai-validation/debug': typeof AppAiValidationDebugRoute
   '/products/$pid': typeof AppProductsPidRoute
+  '/purchase-orders/$number': typeof AppPurchaseOrdersNumberRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -179,12 +187,13 @@ export interface FileRoutesById {
   '/_app/import': typeof AppImportRoute
   '/_app/overview': typeof AppOverviewRoute
   '/_app/products': typeof AppProductsRouteWithChildren
-  '/_app/purchase-orders': typeof AppPurchaseOrdersRoute
+  '/_app/purchase-orders': typeof AppPurchaseOrdersRouteWithChildren
   '/_app/settings': typeof AppSettingsRoute
   '/_app/vendors': typeof AppVendorsRoute
   '/_app/': typeof AppIndexRoute
   '/_app/ai-validation/debug': typeof AppAiValidationDebugRoute
   '/_app/products/$pid': typeof AppProductsPidRoute
+  '/_app/purchase-orders/$number': typeof AppPurchaseOrdersNumberRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
@@ -207,6 +216,7 @@ export interface FileRouteTypes {
     | '/vendors'
     | '/ai-validation/debug'
     | '/products/$pid'
+    | '/purchase-orders/$number'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/login'
@@ -227,6 +237,7 @@ export interface FileRouteTypes {
     | '/'
     | '/ai-validation/debug'
     | '/products/$pid'
+    | '/purchase-orders/$number'
   id:
     | '__root__'
     | '/_app'
@@ -248,6 +259,7 @@ export interface FileRouteTypes {
     | '/_app/'
     | '/_app/ai-validation/debug'
     | '/_app/products/$pid'
+    | '/_app/purchase-orders/$number'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -391,6 +403,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AppProductsPidRouteImport
       parentRoute: typeof AppProductsRoute
     }
+    '/_app/purchase-orders/$number': {
+      id: '/_app/purchase-orders/$number'
+      path: '/$number'
+      fullPath: '/purchase-orders/$number'
+      preLoaderRoute: typeof AppPurchaseOrdersNumberRouteImport
+      parentRoute: typeof AppPurchaseOrdersRoute
+    }
   }
 }
 
@@ -406,6 +425,17 @@ const AppProductsRouteWithChildren = AppProductsRoute._addFileChildren(
   AppProductsRouteChildren,
 )
 
+interface AppPurchaseOrdersRouteChildren {
+  AppPurchaseOrdersNumberRoute: typeof AppPurchaseOrdersNumberRoute
+}
+
+const AppPurchaseOrdersRouteChildren: AppPurchaseOrdersRouteChildren = {
+  AppPurchaseOrdersNumberRoute: AppPurchaseOrdersNumberRoute,
+}
+
+const AppPurchaseOrdersRouteWithChildren =
+  AppPurchaseOrdersRoute._addFileChildren(AppPurchaseOrdersRouteChildren)
+
 interface AppRouteChildren {
   AppAnalyticsRoute: typeof AppAnalyticsRoute
   AppBrandsRoute: typeof AppBrandsRoute
@@ -417,7 +447,7 @@ interface AppRouteChildren {
   AppImportRoute: typeof AppImportRoute
   AppOverviewRoute: typeof AppOverviewRoute
   AppProductsRoute: typeof AppProductsRouteWithChildren
-  AppPurchaseOrdersRoute: typeof AppPurchaseOrdersRoute
+  AppPurchaseOrdersRoute: typeof AppPurchaseOrdersRouteWithChildren
   AppSettingsRoute: typeof AppSettingsRoute
   AppVendorsRoute: typeof AppVendorsRoute
   AppIndexRoute: typeof AppIndexRoute
@@ -435,7 +465,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppImportRoute: AppImportRoute,
   AppOverviewRoute: AppOverviewRoute,
   AppProductsRoute: AppProductsRouteWithChildren,
-  AppPurchaseOrdersRoute: AppPurchaseOrdersRoute,
+  AppPurchaseOrdersRoute: AppPurchaseOrdersRouteWithChildren,
   AppSettingsRoute: AppSettingsRoute,
   AppVendorsRoute: AppVendorsRoute,
   AppIndexRoute: AppIndexRoute,

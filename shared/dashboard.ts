@@ -12,12 +12,12 @@ export interface DataAge {
   as_of_day: string | null;
   last_import: string | null;
   last_calculation: string | null;
-  /** Whole days from the last successful import to now. */
+  /** Whole days from the newest sale in the data to today. */
   age_days: number | null;
   stale_data_days: number;
-  /** The last import is older than stale_data_days. */
+  /** The newest sale is more than stale_data_days old. */
   stale: boolean;
-  /** A warning about the data's age (old import, or figures as of an old day), else null. */
+  /** The stale-data warning (the Products page's), else null. */
   warning: string | null;
   /** The last Full Update / Full Reset failed (after the last success): when and why. */
   last_run_failed: { at: string; type: string; message: string } | null;

@@ -2,6 +2,7 @@
 // vendor (module sales_series), and the weekly stock value at cost with the in-stock count of A
 // products (module stock_series). Pages read these tables and never aggregate order lines themselves.
 // The tables are keyed by a dimension (dim, key) so that further breakdowns add rows, not tables.
+import { isMerchandiseSql } from "../../shared/metrics.ts";
 import type { CalcModule } from "./calculate.ts";
 import { setLocal, utcDay, utcMidnight } from "./planning/context.ts";
 
@@ -45,7 +46,7 @@ export const salesSeriesModule: CalcModule = {
        FROM (
          SELECT (l.order_date AT TIME ZONE 'UTC')::date AS day, p.brand_id, p.vendor_id,
            l.status = 'completed' AS done, l.quantity, l.quantity * l.price - l.discount AS amount,
-           p.cost_price, true AS merch
+           p.cost_price, ${isMerchandiseSql("p")} AS merch
          FROM order_lines l JOIN products p ON p.pid = l.pid
          WHERE l.status IN ('completed', 'returned')
            AND l.order_date >= $1::timestamptz AND l.order_date <= $2::timestamptz
@@ -116,7 +117,7 @@ export const stockSeriesModule: CalcModule = {
          FROM changes c
          JOIN products p ON p.pid = c.pid
          LEFT JOIN product_metrics m ON m.pid = c.pid
-         WHERE c.w <= 52
+         WHERE c.w <= 52 AND ${isMerchandiseSql("p")}
          GROUP BY c.w
        )
        INSERT INTO stock_value_weekly (dim, key, week_end, value_cost, units, in_stock_a, a_products)

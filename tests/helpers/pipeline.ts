@@ -34,7 +34,10 @@ export interface PipelineHarness {
 export async function pipeline(
   db: Database,
   sourceDir: () => string,
-  opts: { stepDelayMs?: number } = {},
+  opts: {
+    stepDelayMs?: number;
+    log?: { info(msg: string): void; error(obj: unknown, msg: string): void };
+  } = {},
 ): Promise<PipelineHarness> {
   const bus = await createProgressBus(db.url);
   const ops = new DataOps({
@@ -43,6 +46,7 @@ export async function pipeline(
     source: () => new CsvFolderSource(sourceDir()),
     asOf: () => FIXTURE_AS_OF,
     stepDelayMs: opts.stepDelayMs,
+    log: opts.log,
   });
   await ops.init();
   const events: ProgressEvent[] = [];

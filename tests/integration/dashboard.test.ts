@@ -31,6 +31,17 @@ const ORDER_LINES = [
   "10,SO-9,1002,2026-06-18T10:00:00Z,2,5.00,1.00,completed",
   // After the as-of moment (12:00 on D0): not in any figure.
   "11,SO-10,1001,2026-06-30T18:00:00Z,50,1.50,0,completed",
+  // Postage on SO-1 (a fee, not merchandise): in total takings and orders only.
+  "12,SO-1,1004,2026-06-29T10:00:00Z,1,4.00,0,completed",
+];
+
+/** The small fixture's products with their kind, and a postage "product". */
+const PRODUCTS = [
+  "pid,title,sku,barcode,brand_id,vendor_id,line,description,price,regular_price,cost_price,stock_quantity,moq,case_qty,harmonized_tariff_code,weight,length,width,height,tax_code,size_cat,shipping_restrictions,visible,replenishable,discontinued,created_at,first_received,image_url,kind",
+  '1001,Cardstock 12x12 - Blue,CS-1,0123456789012,1,10,Basics,"Heavy, 80lb ""cover"" stock",1.50,2.00,0.60,100,1,25,4802.56,0.5,12,12,0.1,1,S,0,true,true,false,2025-01-01T00:00:00Z,2025-01-05,,',
+  "1002,Ink Pad Black,IP-1,,2,11,Inks,,5.00,,2.00,0,,6,,,,,,,,,,,,2025-02-01T00:00:00Z,,,merchandise",
+  "1003,Discontinued Glue,GL-1,,1,10,,,3.00,3.00,1.00,5,1,1,,,,,,0,,1,false,false,true,2024-06-01T00:00:00Z,2024-06-10,https://img.example/gl-1.jpg,",
+  "1004,Postage,POST,,1,10,,,4.00,,,0,,,,,,,,,,,,,,2024-01-01T00:00:00Z,,,fee",
 ];
 
 describe("Dashboard: stored series, KPIs, tiles and device links", () => {
@@ -45,7 +56,7 @@ describe("Dashboard: stored series, KPIs, tiles and device links", () => {
     admin = (await t.login("admin")).token;
     await t.createUser("viewer", ["access:dashboard"]);
     await t.createUser("usermgr", ["settings:user_management"]);
-    const dir = writeSource({ "order_lines.csv": ORDER_LINES });
+    const dir = writeSource({ "order_lines.csv": ORDER_LINES, "products.csv": PRODUCTS });
     p = await pipeline(tdb.db, () => dir);
   }, 60_000);
   afterAll(async () => {
@@ -91,11 +102,19 @@ describe("Dashboard: stored series, KPIs, tiles and device links", () => {
       );
       const of = (dim: string, key: number) =>
         rows.filter((r) => r.dim === dim && r.key === key).map(({ dim: _d, key: _k, ...r }) => r);
-      const day = (d: string, units: number, revenue: number, cogs: number, orders = 0, ret = [0, 0]) => ({
+      const day = (
+        d: string,
+        units: number,
+        revenue: number,
+        cogs: number,
+        orders = 0,
+        ret = [0, 0],
+        takings = revenue,
+      ) => ({
         day: d,
         units,
         revenue,
-        takings: revenue,
+        takings,
         costed_revenue: revenue,
         cogs,
         orders,
@@ -111,8 +130,8 @@ describe("Dashboard: stored series, KPIs, tiles and device links", () => {
         day("2026-06-10", 2, 3, 1.2, 1),
         day("2026-06-18", 2, 9, 4, 1),
         day("2026-06-20", 0, 0, 0, 0, [2, 10]),
-        // SO-1's two lines: one order.
-        day("2026-06-29", 4, 9, 3.8, 1),
+        // SO-1's three lines: one order; its postage counts in takings only.
+        day("2026-06-29", 4, 9, 3.8, 1, [0, 0], 13),
       ]);
       expect(of("vendor", 11)).toEqual([
         day("2026-06-18", 2, 9, 4),
@@ -143,6 +162,10 @@ describe("Dashboard: stored series, KPIs, tiles and device links", () => {
       const body = res.json() as DashboardSummary;
       expect(body.has_data).toBe(true);
       expect(body.data.as_of_day).toBe("2026-06-30");
+      // The fixture's data is months older than today: the Products page's warning, here too.
+      expect(body.data.stale).toBe(true);
+      expect(body.data.warning).toMatch(/^The newest sale in the data is from 2026-06-/);
+      expect(body.data.last_run_failed).toBeNull();
       const [week, month] = body.kpis;
       expect(week).toMatchObject({
         days: 7,
@@ -160,11 +183,13 @@ describe("Dashboard: stored series, KPIs, tiles and device links", () => {
       expect(fig(week!.figures, "gross_margin_pct").map((v) => Number(v?.toFixed(4)))).toEqual([
         0.5778, 0.5556, 0.6,
       ]);
-      expect(fig(week!.figures, "avg_order_value")).toEqual([9, 9, 9]);
+      expect(fig(week!.figures, "takings")).toEqual([13, 9, 9]);
+      expect(fig(week!.figures, "avg_order_value")).toEqual([13, 9, 9]);
       expect(month).toMatchObject({ days: 30, current: { from: "2026-06-01", to: "2026-06-30" } });
       expect(fig(month!.figures, "revenue")).toEqual([21, 0, 9]);
       expect(fig(month!.figures, "units")).toEqual([8, 0, 6]);
-      expect(fig(month!.figures, "avg_order_value")).toEqual([7, null, 9]);
+      expect(fig(month!.figures, "takings")).toEqual([25, 0, 9]);
+      expect(fig(month!.figures, "avg_order_value")).toEqual([8.33, null, 9]);
       // Stock at each period's end: D0, D0 − 7 (a week end) and D0 − 364.
       expect(fig(week!.figures, "stock_value").slice(0, 2)).toEqual([65, 68.8]);
       for (const k of month!.figures) expect(k.how.length).toBeGreaterThan(10);
@@ -183,6 +208,10 @@ describe("Dashboard: stored series, KPIs, tiles and device links", () => {
       for (const tile of body.tiles) {
         const list = await products({ ...tile.filter, pageSize: 10 });
         expect(tile.count, tile.key).toBe(list.total);
+        expect(
+          list.rows.some((r) => r.pid === 1004),
+          tile.key,
+        ).toBe(false);
         expect(tile.href).toBe(`/products?${new URLSearchParams(tile.search).toString()}`);
         if (tile.count > 0) nonZero++;
       }

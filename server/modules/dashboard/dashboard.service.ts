@@ -18,6 +18,7 @@ import type {
 import { PRODUCT_STATUSES } from "../../../shared/metrics.ts";
 import { hasPermission, type PermissionHolder } from "../../../shared/permissions.ts";
 import type { Database } from "../../db/database.ts";
+import { getDataAsOf } from "../dataOps/as-of.service.ts";
 import { countProductMetrics } from "../metrics/metrics.service.ts";
 
 type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
@@ -32,61 +33,57 @@ export function addDays(day: string, n: number): string {
 }
 /** Days a year is shifted by for "last year": 52 weeks, so weekdays line up. */
 export const LAST_YEAR_DAYS = 364;
-/** When the data's age warns, before a global setting names it. */
-const DEFAULT_STALE_DATA_DAYS = 3;
 
 // ---------------------------------------------------------------------------------------------
 // The data's age
 
-/** The last calculation's moment and the run state the pages show; the version keys the caches. */
+/**
+ * The figures' day and freshness (getDataAsOf: the last completed run's as-of day, the stale-data
+ * warning), the last successful import and calculation, and the last run when it failed; the
+ * version keys the caches (it changes when a run ends).
+ */
 export async function loadDataAge(
   db: Database,
   now: Date = new Date(),
 ): Promise<DataAge & { version: string }> {
   const query = runner(db);
-  const [row] = await query<{
-    as_of: Date | null;
-    last_import: Date | null;
-    last_calculation: Date | null;
-    failed_at: Date | null;
-    failed_type: string | null;
-    failed_message: string | null;
-    stale_days: string | null;
-    version: string | null;
-  }>(
-    `SELECT (SELECT calculated_at FROM product_metrics LIMIT 1) AS as_of,
-       (SELECT max(end_time) FROM import_history WHERE status = 'completed') AS last_import,
-       (SELECT max(end_time) FROM calculate_history WHERE status = 'completed') AS last_calculation,
-       f.ended_at AS failed_at, f.type AS failed_type, f.error AS failed_message,
-       (SELECT setting_value FROM settings_global WHERE setting_key = 'stale_data_days') AS stale_days,
-       (SELECT max(last_calculation_timestamp)::text FROM calculate_status) || '|' ||
-         COALESCE((SELECT max(id) FROM data_runs WHERE status <> 'running')::text, '') AS version
-     FROM (SELECT 1) one
-     LEFT JOIN LATERAL (
-       SELECT r.ended_at, r.type, r.error FROM data_runs r
-       WHERE r.type IN ('update', 'reset') AND r.status <> 'running'
-       ORDER BY r.id DESC LIMIT 1
-     ) f ON true`,
-  );
-  const staleDays = Number(row?.stale_days ?? DEFAULT_STALE_DATA_DAYS);
+  const [asOf, [row]] = await Promise.all([
+    getDataAsOf(db, now),
+    query<{
+      last_import: Date | null;
+      last_calculation: Date | null;
+      failed_at: Date | null;
+      failed_type: string | null;
+      failed_message: string | null;
+      version: string | null;
+    }>(
+      `SELECT (SELECT max(end_time) FROM import_history WHERE status = 'completed') AS last_import,
+         (SELECT max(end_time) FROM calculate_history WHERE status = 'completed') AS last_calculation,
+         f.ended_at AS failed_at, f.type AS failed_type, f.error AS failed_message,
+         (SELECT max(last_calculation_timestamp)::text FROM calculate_status) || '|' ||
+           COALESCE((SELECT max(id) FROM data_runs WHERE status <> 'running')::text, '') AS version
+       FROM (SELECT 1) one
+       LEFT JOIN LATERAL (
+         SELECT r.ended_at, r.type, r.error, r.status FROM data_runs r
+         WHERE r.type IN ('update', 'reset') AND r.status <> 'running'
+         ORDER BY r.id DESC LIMIT 1
+       ) f ON f.status = 'failed'`,
+    ),
+  ]);
   const lastImport = row?.last_import ?? null;
-  const ageDays = lastImport ? Math.floor((now.getTime() - lastImport.getTime()) / DAY_MS) : null;
-  const stale = ageDays !== null && ageDays > staleDays;
-  const failed = row?.failed_at && row.failed_message !== null && row.failed_message !== undefined;
+  const calculated = asOf.run_id !== null;
   return {
-    version: row?.version ?? "",
-    as_of: row?.as_of ? row.as_of.toISOString() : null,
-    as_of_day: row?.as_of ? row.as_of.toISOString().slice(0, 10) : null,
+    version: `${row?.version ?? ""}|${asOf.run_id ?? ""}`,
+    as_of: calculated ? asOf.as_of : null,
+    as_of_day: calculated ? asOf.as_of_day : null,
     last_import: lastImport ? lastImport.toISOString() : null,
     last_calculation: row?.last_calculation ? row.last_calculation.toISOString() : null,
-    age_days: ageDays,
-    stale_data_days: staleDays,
-    stale,
-    warning: stale
-      ? `The data was last imported ${ageDays} days ago (more than ${staleDays}): run a full update.`
-      : null,
-    last_run_failed: failed
-      ? { at: row.failed_at!.toISOString(), type: row.failed_type ?? "", message: row.failed_message ?? "" }
+    age_days: asOf.data_age_days,
+    stale_data_days: asOf.stale_data_days,
+    stale: asOf.stale,
+    warning: asOf.warning,
+    last_run_failed: row?.failed_at
+      ? { at: row.failed_at.toISOString(), type: row.failed_type ?? "", message: row.failed_message ?? "" }
       : null,
   };
 }

@@ -34,6 +34,7 @@ import {
 import type { Database } from "../../db/database.ts";
 import type { Prisma } from "../../db/generated/client.ts";
 import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
+import { figuresDay } from "../dataOps/as-of.service.ts";
 import { supersededSql } from "./open-orders.ts";
 import { replanProducts } from "./replan.ts";
 
@@ -47,18 +48,6 @@ const rows = <T>(q: Q, sql: string, ...params: unknown[]) => q.$queryRawUnsafe<T
 const likeEscape = (t: string) => t.replace(/[\\%_]/g, (c) => `\\${c}`);
 const todayUtc = () => new Date().toISOString().slice(0, 10);
 const round2 = (n: number) => Math.round(n * 100) / 100;
-
-/**
- * The day figures are "as of": the day of the last calculation (product_metrics.calculated_at,
- * the run's as-of moment); today (UTC) before any run.
- */
-export async function asOfDay(q: Q): Promise<string> {
-  const [r] = await rows<{ d: string | null }>(
-    q,
-    `SELECT to_char((calculated_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS d FROM product_metrics LIMIT 1`,
-  );
-  return r?.d ?? todayUtc();
-}
 
 // ---------------------------------------------------------------------------------------------
 // Replenishment workspace
@@ -194,7 +183,7 @@ export async function listReplenishment(db: Database, raw: ReplenishmentInput): 
   const f = candidateFilter(input);
   const n = f.params.length;
   const [asOf, vendorRows, lineRows, countRows] = await Promise.all([
-    asOfDay(q),
+    figuresDay(db),
     rows<
       Omit<VendorSummary, "reaches_min_value" | "reaches_min_qty" | "reaches_free_freight"> & {
         open_units: number;
@@ -549,7 +538,7 @@ const SORT_SQL: Record<string, string> = {
 export async function listPurchaseOrders(db: Database, raw: PoListInput): Promise<PoListPage> {
   const input = poListInput.parse(raw);
   const q = db.prisma;
-  const asOf = await asOfDay(q);
+  const asOf = await figuresDay(db);
   const params: unknown[] = [asOf];
   const add = (v: unknown) => {
     params.push(v);
@@ -715,12 +704,11 @@ async function loadAppPo(q: Q, number: string, lock: boolean): Promise<AppPoRow>
 }
 
 export async function getPurchaseOrder(db: Database, number: string): Promise<PoDetail> {
-  return readPurchaseOrder(db.prisma, number);
+  return readPurchaseOrder(db.prisma, number, await figuresDay(db));
 }
 
-async function readPurchaseOrder(q: Q, number: string): Promise<PoDetail> {
+async function readPurchaseOrder(q: Q, number: string, asOf: string): Promise<PoDetail> {
   const ref = parseNumber(number);
-  const asOf = await asOfDay(q);
   if (ref.kind === "imported") {
     const [po] = await rows<{
       id: number;
@@ -909,6 +897,7 @@ export async function updatePurchaseOrder(
   number: string,
   input: PoUpdateInput,
 ): Promise<PoUpdateResult> {
+  const asOf = await figuresDay(db);
   return db.prisma.$transaction(async (tx) => {
     const po = await lockForChange(tx, number, input.version);
     const rounded: PoRounding[] = [];
@@ -1017,11 +1006,12 @@ export async function updatePurchaseOrder(
       await addHistory(tx, po.id, actor, "edited", changes);
       if (po.status !== "draft" && changes.date_expected) await replanProducts(tx, await linePids(tx, po.id));
     }
-    return { po: await readPurchaseOrder(tx, po.number), rounded };
+    return { po: await readPurchaseOrder(tx, po.number, asOf), rounded };
   }, TX_OPTIONS);
 }
 
 export async function markOrdered(db: Database, actor: Actor, number: string): Promise<PoDetail> {
+  const asOf = await figuresDay(db);
   return db.prisma.$transaction(async (tx) => {
     const po = await lockForChange(tx, number);
     if (po.status !== "draft") throw notAllowed("mark as ordered", po);
@@ -1056,7 +1046,7 @@ export async function markOrdered(db: Database, actor: Actor, number: string): P
       date_expected: expected,
     });
     await replanProducts(tx, pids);
-    return readPurchaseOrder(tx, po.number);
+    return readPurchaseOrder(tx, po.number, asOf);
   }, TX_OPTIONS);
 }
 
@@ -1069,6 +1059,7 @@ export async function recordReceipt(
   const today = todayUtc();
   const date = input.received_date ?? today;
   if (date > today) throw badRequest(`a receipt cannot be dated after today (${today})`, "received_date");
+  const asOf = await figuresDay(db);
   return db.prisma.$transaction(async (tx) => {
     const po = await lockForChange(tx, number);
     if (po.status !== "ordered" && po.status !== "partial") throw notAllowed("receive against", po);
@@ -1133,7 +1124,7 @@ export async function recordReceipt(
       tx,
       input.lines.map((l) => byId.get(l.po_line_id)!.pid),
     );
-    return readPurchaseOrder(tx, po.number);
+    return readPurchaseOrder(tx, po.number, asOf);
   }, TX_OPTIONS);
 }
 
@@ -1154,6 +1145,7 @@ async function endPurchaseOrder(
   from: readonly PoStatus[],
   to: PoStatus,
 ): Promise<PoDetail> {
+  const asOf = await figuresDay(db);
   return db.prisma.$transaction(async (tx) => {
     const po = await lockForChange(tx, number);
     if (!from.includes(po.status)) throw notAllowed(action, po);
@@ -1166,6 +1158,6 @@ async function endPurchaseOrder(
     await touch(tx, po.id);
     await addHistory(tx, po.id, actor, to, { status: [po.status, to], reason: input.reason });
     if (po.status !== "draft") await replanProducts(tx, await linePids(tx, po.id));
-    return readPurchaseOrder(tx, po.number);
+    return readPurchaseOrder(tx, po.number, asOf);
   }, TX_OPTIONS);
 }

@@ -1,0 +1,732 @@
+// One purchase order: header, lines, receipts, history, and the actions its status and the user's
+// permissions allow (docs/metrics.md §13). A draft's lines are a react-hook-form field array over
+// the schema the server takes; quantities come back re-rounded to the MOQ and case, shown per line.
+import { PageHeader } from "@client/components/page-header.tsx";
+import { Alert, AlertDescription, AlertTitle } from "@client/components/ui/alert.tsx";
+import { Badge } from "@client/components/ui/badge.tsx";
+import { Button } from "@client/components/ui/button.tsx";
+import { Card, CardContent, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
+import { Checkbox } from "@client/components/ui/checkbox.tsx";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from "@client/components/ui/dialog.tsx";
+import { Input } from "@client/components/ui/input.tsx";
+import { Label } from "@client/components/ui/label.tsx";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@client/components/ui/table.tsx";
+import { Textarea } from "@client/components/ui/textarea.tsx";
+import { canAccess } from "@client/features/auth/access.ts";
+import { LoadError } from "@client/features/config/parts.tsx";
+import { DASH, formatDay, formatMoney, formatNumber } from "@client/features/products/format.ts";
+import { errorMessage, errorStatus } from "@client/lib/errors.ts";
+import { useAuth } from "@client/lib/session.ts";
+import { useTRPC } from "@client/lib/trpc.ts";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { type PoDetail, type PoRounding, poUpdateInput } from "@shared/purchasing.ts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { ArrowLeftIcon, DownloadIcon, PrinterIcon, Trash2Icon } from "lucide-react";
+import { useEffect, useState } from "react";
+import { useFieldArray, useForm } from "react-hook-form";
+import { toast } from "sonner";
+import type { z } from "zod";
+import { PoStatusBadge } from "./status.tsx";
+
+const ACTION_LABELS: Record<string, string> = {
+  created: "Created",
+  edited: "Edited",
+  ordered: "Marked as ordered",
+  received: "Received",
+  closed: "Closed short",
+  cancelled: "Cancelled",
+};
+
+function describeChange(details: Record<string, unknown> | null): string {
+  if (!details) return "";
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(details)) {
+    if (k === "lines" && Array.isArray(v)) {
+      parts.push(
+        v
+          .map((l: { pid?: number; qty?: unknown; removed?: boolean }) =>
+            l.removed
+              ? `removed ${l.pid}`
+              : Array.isArray(l.qty)
+                ? `${l.pid}: ${l.qty[0] ?? "new"} → ${l.qty[1]}`
+                : `${l.pid}: ${String(l.qty ?? "")}`,
+          )
+          .join(", "),
+      );
+    } else if (Array.isArray(v) && v.length === 2)
+      parts.push(`${k.replace(/_/g, " ")}: ${v[0] ?? DASH} → ${v[1] ?? DASH}`);
+    else if (k === "top_up" && Array.isArray(v)) {
+      if (v.length) parts.push(`top-up on ${v.length} lines`);
+    } else if (typeof v !== "object") parts.push(`${k.replace(/_/g, " ")}: ${String(v)}`);
+  }
+  return parts.join("; ");
+}
+
+export function PurchaseOrderDetail({ number }: { number: string }) {
+  const trpc = useTRPC();
+  const po = useQuery(trpc.purchasing.get.queryOptions({ number }));
+  if (po.isError)
+    return errorStatus(po.error) === 404 ? (
+      <div className="space-y-4">
+        <BackLink />
+        <Alert>
+          <AlertTitle>Purchase order {number} not found</AlertTitle>
+        </Alert>
+      </div>
+    ) : (
+      <LoadError message="Failed to load the purchase order" onRetry={() => void po.refetch()} />
+    );
+  if (!po.data) return <p className="text-sm text-muted-foreground">Loading...</p>;
+  return <Loaded po={po.data} />;
+}
+
+function BackLink() {
+  return (
+    <Button asChild variant="ghost" size="sm" className="print:hidden">
+      <Link to="/purchase-orders" search={{}}>
+        <ArrowLeftIcon aria-hidden /> Purchase orders
+      </Link>
+    </Button>
+  );
+}
+
+function Loaded({ po }: { po: PoDetail }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { user } = useAuth();
+  const app = po.source === "app";
+  const may = {
+    create: app && canAccess(user, "create:purchase_orders"),
+    update: app && canAccess(user, "update:purchase_orders"),
+    receive: app && canAccess(user, "receive:purchase_orders"),
+  };
+  const [rounded, setRounded] = useState<PoRounding[]>([]);
+  const [dialog, setDialog] = useState<null | "receive" | "close" | "cancel">(null);
+  const refresh = () => {
+    void queryClient.invalidateQueries(trpc.purchasing.pathFilter());
+    void queryClient.invalidateQueries(trpc.metrics.pathFilter());
+  };
+  const onError = (fallback: string) => (e: unknown) => toast.error(errorMessage(e, fallback));
+  const order = useMutation(
+    trpc.purchasing.order.mutationOptions({
+      onSuccess: (p) => {
+        toast.success(`${p.number} marked as ordered, expected ${formatDay(p.date_expected)}`);
+        refresh();
+      },
+      onError: onError("Failed to mark as ordered"),
+    }),
+  );
+  const draft = po.status === "draft";
+  const open = po.status === "ordered" || po.status === "partial";
+
+  return (
+    <div className="space-y-4" data-testid="po-detail">
+      <BackLink />
+      <PageHeader
+        title={
+          <span className="flex flex-wrap items-center gap-2">
+            Purchase order {po.number} <PoStatusBadge status={po.status} />
+            {po.overdue && <Badge variant="destructive">Overdue</Badge>}
+          </span>
+        }
+        description={`${po.vendor.name} · ${formatNumber(po.lines.length)} lines · ${formatNumber(po.units)} units · ${formatMoney(po.value)}`}
+        actions={
+          <div className="flex flex-wrap gap-2 print:hidden">
+            {draft && may.create && (
+              <Button
+                onClick={() => order.mutate({ number: po.number })}
+                disabled={order.isPending || po.lines.length === 0}
+                data-testid="mark-ordered"
+              >
+                {order.isPending ? "Sending..." : "Mark as ordered"}
+              </Button>
+            )}
+            {open && may.receive && (
+              <Button onClick={() => setDialog("receive")} data-testid="receive">
+                Receive
+              </Button>
+            )}
+            {po.status === "partial" && may.update && (
+              <Button variant="outline" onClick={() => setDialog("close")} data-testid="close-short">
+                Close short
+              </Button>
+            )}
+            {(draft || po.status === "ordered") && may.update && (
+              <Button variant="outline" onClick={() => setDialog("cancel")} data-testid="cancel-po">
+                Cancel order
+              </Button>
+            )}
+            <Button asChild variant="outline">
+              <a href={`/api/purchase-orders/${po.number}/export.csv`} download>
+                <DownloadIcon aria-hidden /> CSV
+              </a>
+            </Button>
+            <Button asChild variant="outline">
+              <a href={`/api/purchase-orders/${po.number}/export.pdf`} download data-testid="download-pdf">
+                <DownloadIcon aria-hidden /> PDF
+              </a>
+            </Button>
+            <Button variant="outline" onClick={() => window.print()}>
+              <PrinterIcon aria-hidden /> Print
+            </Button>
+          </div>
+        }
+      />
+      {po.superseded_by && (
+        <Alert data-testid="superseded">
+          <AlertTitle>
+            Now in the shop system as{" "}
+            <Link to="/purchase-orders/$number" params={{ number: po.superseded_by }} className="underline">
+              {po.superseded_by}
+            </Link>
+          </AlertTitle>
+          <AlertDescription>
+            The imported order is the truth for its lines and receipts from now on; this one no longer counts
+            as on order.
+          </AlertDescription>
+        </Alert>
+      )}
+      {!app && (
+        <Alert>
+          <AlertTitle>Imported from the shop system</AlertTitle>
+          <AlertDescription>
+            Read-only here: change it in the shop system.
+            {po.reference && (
+              <>
+                {" "}
+                It is app purchase order{" "}
+                <Link to="/purchase-orders/$number" params={{ number: po.reference }} className="underline">
+                  {po.reference}
+                </Link>
+                .
+              </>
+            )}
+          </AlertDescription>
+        </Alert>
+      )}
+      <div className="grid gap-4 md:grid-cols-2">
+        <Card>
+          <CardHeader>
+            <CardTitle>Vendor</CardTitle>
+          </CardHeader>
+          <CardContent className="text-sm">
+            <div className="font-medium">{po.vendor.name}</div>
+            <div>{po.vendor.email ?? "No e-mail on file"}</div>
+            <div>{po.vendor.phone ?? "No phone on file"}</div>
+          </CardContent>
+        </Card>
+        <HeaderCard po={po} editable={(draft && may.create) || (open && may.update)} onSaved={refresh} />
+      </div>
+      <LinesCard
+        po={po}
+        editable={draft && may.create}
+        rounded={rounded}
+        onSaved={(r) => (setRounded(r), refresh())}
+      />
+      {po.receipts.length > 0 && (
+        <Card>
+          <CardHeader>
+            <CardTitle>Receipts</CardTitle>
+          </CardHeader>
+          <CardContent className="overflow-x-auto">
+            <Table>
+              <TableHeader>
+                <TableRow>
+                  <TableHead>Date</TableHead>
+                  <TableHead>Product</TableHead>
+                  <TableHead className="text-right">Units</TableHead>
+                  <TableHead>Recorded by</TableHead>
+                </TableRow>
+              </TableHeader>
+              <TableBody>
+                {po.receipts.map((r) => (
+                  <TableRow key={r.id} data-testid="receipt-row">
+                    <TableCell>{formatDay(r.received_date)}</TableCell>
+                    <TableCell>
+                      {po.lines.find((l) => l.po_line_id === r.po_line_id)?.title ?? r.pid}
+                    </TableCell>
+                    <TableCell className="text-right tabular-nums">{formatNumber(r.qty)}</TableCell>
+                    <TableCell>{r.recorded_by ?? "shop system"}</TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </CardContent>
+        </Card>
+      )}
+      {app && (
+        <Card className="print:hidden">
+          <CardHeader>
+            <CardTitle>History</CardTitle>
+          </CardHeader>
+          <CardContent>
+            <ol className="space-y-1 text-sm" data-testid="history">
+              {po.history.map((h) => (
+                <li key={`${h.at}|${h.action}|${JSON.stringify(h.details)}`}>
+                  <span className="tabular-nums text-muted-foreground">
+                    {new Date(h.at).toLocaleString()}
+                  </span>{" "}
+                  <span className="font-medium">{ACTION_LABELS[h.action] ?? h.action}</span> by{" "}
+                  {h.user ?? "unknown"}
+                  {describeChange(h.details) && (
+                    <span className="text-muted-foreground"> — {describeChange(h.details)}</span>
+                  )}
+                </li>
+              ))}
+            </ol>
+          </CardContent>
+        </Card>
+      )}
+      {dialog === "receive" && <ReceiveDialog po={po} onClose={() => setDialog(null)} onDone={refresh} />}
+      {(dialog === "close" || dialog === "cancel") && (
+        <ReasonDialog po={po} kind={dialog} onClose={() => setDialog(null)} onDone={refresh} />
+      )}
+    </div>
+  );
+}
+
+const headerForm = poUpdateInput.pick({ date_expected: true, notes: true });
+
+function HeaderCard({ po, editable, onSaved }: { po: PoDetail; editable: boolean; onSaved: () => void }) {
+  const trpc = useTRPC();
+  const form = useForm<z.input<typeof headerForm>>({
+    resolver: zodResolver(headerForm),
+    defaultValues: { date_expected: po.date_expected, notes: po.notes ?? "" },
+  });
+  useEffect(
+    () => form.reset({ date_expected: po.date_expected, notes: po.notes ?? "" }),
+    [po.date_expected, po.notes, form],
+  );
+  const save = useMutation(
+    trpc.purchasing.update.mutationOptions({
+      onSuccess: () => {
+        toast.success("Purchase order saved");
+        onSaved();
+      },
+      onError: (e) => toast.error(errorMessage(e, "Failed to save the purchase order")),
+    }),
+  );
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Order</CardTitle>
+      </CardHeader>
+      <CardContent className="space-y-2 text-sm">
+        <dl className="grid grid-cols-[auto_1fr] gap-x-4 gap-y-1">
+          <dt className="text-muted-foreground">Ordered</dt>
+          <dd>{po.date_ordered ? formatDay(po.date_ordered) : "Not yet (draft)"}</dd>
+          {!editable && (
+            <>
+              <dt className="text-muted-foreground">Expected</dt>
+              <dd>{po.date_expected ? formatDay(po.date_expected) : "Not set"}</dd>
+            </>
+          )}
+          {po.created_by && (
+            <>
+              <dt className="text-muted-foreground">Created by</dt>
+              <dd>
+                {po.created_by}, {po.created_at ? new Date(po.created_at).toLocaleString() : ""}
+              </dd>
+            </>
+          )}
+          {po.reason && (
+            <>
+              <dt className="text-muted-foreground">Reason</dt>
+              <dd>{po.reason}</dd>
+            </>
+          )}
+          {!editable && po.notes && (
+            <>
+              <dt className="text-muted-foreground">Notes</dt>
+              <dd className="whitespace-pre-wrap">{po.notes}</dd>
+            </>
+          )}
+        </dl>
+        {editable && (
+          <form
+            className="space-y-2 print:hidden"
+            onSubmit={form.handleSubmit((v) =>
+              save.mutate({
+                number: po.number,
+                version: po.version,
+                date_expected: v.date_expected || null,
+                notes: v.notes || null,
+              }),
+            )}
+          >
+            <div className="space-y-1">
+              <Label htmlFor="date_expected">Expected</Label>
+              <Input id="date_expected" type="date" className="w-44" {...form.register("date_expected")} />
+            </div>
+            <div className="space-y-1">
+              <Label htmlFor="notes">Notes</Label>
+              <Textarea id="notes" rows={2} {...form.register("notes")} />
+              {form.formState.errors.notes && (
+                <p className="text-xs text-destructive">{form.formState.errors.notes.message}</p>
+              )}
+            </div>
+            <Button
+              type="submit"
+              size="sm"
+              variant="outline"
+              disabled={save.isPending || !form.formState.isDirty}
+            >
+              {save.isPending ? "Saving..." : "Save details"}
+            </Button>
+          </form>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+const linesForm = poUpdateInput.pick({ lines: true }).required();
+
+function LinesCard({
+  po,
+  editable,
+  rounded,
+  onSaved,
+}: {
+  po: PoDetail;
+  editable: boolean;
+  rounded: PoRounding[];
+  onSaved: (rounded: PoRounding[]) => void;
+}) {
+  const trpc = useTRPC();
+  const defaults = {
+    lines: po.lines.map((l) => ({ pid: l.pid, qty: l.ordered_qty, cost_each: l.cost_each })),
+  };
+  const form = useForm<z.input<typeof linesForm>>({
+    resolver: zodResolver(linesForm),
+    defaultValues: defaults,
+  });
+  const fields = useFieldArray({ control: form.control, name: "lines" });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the saved PO changes
+  useEffect(() => form.reset(defaults), [po.version]);
+  const [addPid, setAddPid] = useState("");
+  const save = useMutation(
+    trpc.purchasing.update.mutationOptions({
+      onSuccess: (r) => {
+        const changed = r.rounded.filter((x) => x.rounding);
+        toast.success(
+          changed.length
+            ? `Saved; rounded: ${changed.map((x) => x.rounding).join("; ")}`
+            : "Purchase order saved",
+        );
+        onSaved(r.rounded);
+      },
+      onError: (e) => toast.error(errorMessage(e, "Failed to save the lines")),
+    }),
+  );
+  const byPid = new Map(po.lines.map((l) => [l.pid, l]));
+  const roundedBy = new Map(rounded.filter((r) => r.rounding).map((r) => [r.pid, r.rounding]));
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Lines</CardTitle>
+      </CardHeader>
+      <CardContent>
+        <form
+          onSubmit={form.handleSubmit((v) =>
+            save.mutate({
+              number: po.number,
+              version: po.version,
+              lines: v.lines as z.output<typeof linesForm>["lines"],
+            }),
+          )}
+        >
+          <div className="overflow-x-auto">
+            <Table data-testid="po-lines">
+              <TableHeader>
+                <TableRow>
+                  <TableHead>Product</TableHead>
+                  <TableHead className="text-right">Ordered</TableHead>
+                  <TableHead className="text-right">Received</TableHead>
+                  <TableHead className="text-right">Open</TableHead>
+                  <TableHead className="text-right">Cost each</TableHead>
+                  <TableHead className="text-right">Value</TableHead>
+                  {editable && <TableHead className="sr-only">Remove</TableHead>}
+                </TableRow>
+              </TableHeader>
+              <TableBody>
+                {editable
+                  ? fields.fields.map((f, i) => {
+                      const pid = Number(f.pid);
+                      const line = byPid.get(pid);
+                      const qty = Number(form.watch(`lines.${i}.qty`)) || 0;
+                      const cost = Number(form.watch(`lines.${i}.cost_each`)) || 0;
+                      return (
+                        <TableRow key={f.id} data-testid="po-line" data-pid={pid}>
+                          <TableCell>
+                            <div className="font-medium">{line?.title ?? `Product ${pid}`}</div>
+                            <div className="text-xs text-muted-foreground">
+                              {line?.sku ?? pid}
+                              {line && ` · MOQ ${line.moq}, case ${line.case_qty}`}
+                            </div>
+                            {roundedBy.get(pid) && (
+                              <div
+                                className="text-xs text-amber-700 dark:text-amber-300"
+                                data-testid="rounding"
+                              >
+                                Rounded: {roundedBy.get(pid)}
+                              </div>
+                            )}
+                          </TableCell>
+                          <TableCell className="text-right">
+                            <Input
+                              type="number"
+                              min={1}
+                              className="ml-auto h-8 w-24 text-right"
+                              aria-label={`Quantity of ${line?.title ?? pid}`}
+                              {...form.register(`lines.${i}.qty`, { valueAsNumber: true })}
+                            />
+                          </TableCell>
+                          <TableCell className="text-right tabular-nums">0</TableCell>
+                          <TableCell className="text-right tabular-nums">{formatNumber(qty)}</TableCell>
+                          <TableCell className="text-right">
+                            <Input
+                              type="number"
+                              min={0}
+                              step="0.01"
+                              className="ml-auto h-8 w-24 text-right"
+                              aria-label={`Cost of ${line?.title ?? pid}`}
+                              {...form.register(`lines.${i}.cost_each`, { valueAsNumber: true })}
+                            />
+                          </TableCell>
+                          <TableCell className="text-right tabular-nums">{formatMoney(qty * cost)}</TableCell>
+                          <TableCell>
+                            <Button
+                              type="button"
+                              variant="ghost"
+                              size="icon-sm"
+                              aria-label={`Remove ${line?.title ?? pid}`}
+                              onClick={() => fields.remove(i)}
+                            >
+                              <Trash2Icon aria-hidden />
+                            </Button>
+                          </TableCell>
+                        </TableRow>
+                      );
+                    })
+                  : po.lines.map((l) => (
+                      <TableRow key={l.po_line_id} data-testid="po-line" data-pid={l.pid}>
+                        <TableCell>
+                          <div className="font-medium">{l.title ?? `Product ${l.pid}`}</div>
+                          <div className="text-xs text-muted-foreground">{l.sku ?? l.pid}</div>
+                        </TableCell>
+                        <TableCell className="text-right tabular-nums">
+                          {formatNumber(l.ordered_qty)}
+                        </TableCell>
+                        <TableCell className="text-right tabular-nums">
+                          {formatNumber(l.received_qty)}
+                        </TableCell>
+                        <TableCell className="text-right tabular-nums">{formatNumber(l.open_qty)}</TableCell>
+                        <TableCell className="text-right tabular-nums">{formatMoney(l.cost_each)}</TableCell>
+                        <TableCell className="text-right tabular-nums">{formatMoney(l.value)}</TableCell>
+                      </TableRow>
+                    ))}
+              </TableBody>
+            </Table>
+          </div>
+          {form.formState.errors.lines && (
+            <p className="mt-2 text-sm text-destructive">
+              Check the quantities: each must be a whole number of 1 or more.
+            </p>
+          )}
+          {editable && (
+            <div className="mt-3 flex flex-wrap items-end gap-2 print:hidden">
+              <div className="space-y-1">
+                <Label htmlFor="add-pid">Add product (pid)</Label>
+                <Input
+                  id="add-pid"
+                  className="w-32"
+                  inputMode="numeric"
+                  value={addPid}
+                  onChange={(e) => setAddPid(e.target.value)}
+                />
+              </div>
+              <Button
+                type="button"
+                variant="outline"
+                disabled={!/^\d+$/.test(addPid.trim())}
+                onClick={() => {
+                  fields.append({ pid: Number(addPid.trim()), qty: 1 });
+                  setAddPid("");
+                }}
+              >
+                Add line
+              </Button>
+              <Button type="submit" className="ml-auto" disabled={save.isPending} data-testid="save-lines">
+                {save.isPending ? "Saving..." : "Save lines"}
+              </Button>
+            </div>
+          )}
+        </form>
+      </CardContent>
+    </Card>
+  );
+}
+
+function ReceiveDialog({ po, onClose, onDone }: { po: PoDetail; onClose: () => void; onDone: () => void }) {
+  const trpc = useTRPC();
+  const today = new Date().toISOString().slice(0, 10);
+  const [date, setDate] = useState(today);
+  const [qty, setQty] = useState<Record<number, string>>({});
+  const [confirmOver, setConfirmOver] = useState(false);
+  const lines = po.lines
+    .map((l) => ({ po_line_id: l.po_line_id, qty: Number(qty[l.po_line_id] ?? "") }))
+    .filter((l) => Number.isInteger(l.qty) && l.qty > 0);
+  const over = po.lines.some((l) => Number(qty[l.po_line_id] ?? 0) > l.open_qty);
+  const receive = useMutation(
+    trpc.purchasing.receive.mutationOptions({
+      onSuccess: (p) => {
+        toast.success(`Receipt recorded: ${po.number} is now ${p.status}`);
+        onDone();
+        onClose();
+      },
+      onError: (e) => toast.error(errorMessage(e, "Failed to record the receipt")),
+    }),
+  );
+  return (
+    <Dialog open onOpenChange={(o) => !o && onClose()}>
+      <DialogContent className="max-h-[90vh] overflow-y-auto sm:max-w-xl" data-testid="receive-dialog">
+        <DialogHeader>
+          <DialogTitle>Receive {po.number}</DialogTitle>
+          <DialogDescription>
+            Enter the units that arrived. The date may be earlier, never after today.
+          </DialogDescription>
+        </DialogHeader>
+        <div className="space-y-1">
+          <Label htmlFor="received-date">Received on</Label>
+          <Input
+            id="received-date"
+            type="date"
+            max={today}
+            className="w-44"
+            value={date}
+            onChange={(e) => setDate(e.target.value)}
+          />
+        </div>
+        <div className="space-y-2">
+          {po.lines.map((l) => (
+            <div key={l.po_line_id} className="flex items-center justify-between gap-2 text-sm">
+              <span className="min-w-0 flex-1 truncate">
+                {l.title ?? l.pid}{" "}
+                <span className="text-muted-foreground">({formatNumber(l.open_qty)} open)</span>
+              </span>
+              <Input
+                type="number"
+                min={1}
+                className="h-8 w-24 text-right"
+                aria-label={`Received of ${l.title ?? l.pid}`}
+                value={qty[l.po_line_id] ?? ""}
+                onChange={(e) => setQty((q) => ({ ...q, [l.po_line_id]: e.target.value }))}
+              />
+            </div>
+          ))}
+        </div>
+        {over && (
+          <label className="flex items-center gap-2 text-sm text-amber-800 dark:text-amber-300">
+            <Checkbox checked={confirmOver} onCheckedChange={(v) => setConfirmOver(v === true)} />
+            More than is open on a line: receive it anyway
+          </label>
+        )}
+        <DialogFooter>
+          <Button variant="outline" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button
+            disabled={
+              receive.isPending || lines.length === 0 || (over && !confirmOver) || !date || date > today
+            }
+            onClick={() =>
+              receive.mutate({
+                number: po.number,
+                received_date: date,
+                confirm_over_receipt: over && confirmOver,
+                lines,
+              })
+            }
+            data-testid="confirm-receive"
+          >
+            {receive.isPending ? "Saving..." : "Record receipt"}
+          </Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+function ReasonDialog({
+  po,
+  kind,
+  onClose,
+  onDone,
+}: {
+  po: PoDetail;
+  kind: "close" | "cancel";
+  onClose: () => void;
+  onDone: () => void;
+}) {
+  const trpc = useTRPC();
+  const [reason, setReason] = useState("");
+  const options = {
+    onSuccess: () => {
+      toast.success(kind === "close" ? `${po.number} closed short` : `${po.number} cancelled`);
+      onDone();
+      onClose();
+    },
+    onError: (e: unknown) =>
+      toast.error(errorMessage(e, kind === "close" ? "Failed to close" : "Failed to cancel")),
+  };
+  const close = useMutation(trpc.purchasing.close.mutationOptions(options));
+  const cancel = useMutation(trpc.purchasing.cancel.mutationOptions(options));
+  const pending = close.isPending || cancel.isPending;
+  return (
+    <Dialog open onOpenChange={(o) => !o && onClose()}>
+      <DialogContent data-testid="reason-dialog">
+        <DialogHeader>
+          <DialogTitle>{kind === "close" ? `Close ${po.number} short` : `Cancel ${po.number}`}</DialogTitle>
+          <DialogDescription>
+            {kind === "close"
+              ? "The units not yet received will no longer count as on order."
+              : "The order will no longer count as on order."}
+          </DialogDescription>
+        </DialogHeader>
+        <div className="space-y-1">
+          <Label htmlFor="reason">Reason</Label>
+          <Textarea id="reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} />
+        </div>
+        <DialogFooter>
+          <Button variant="outline" onClick={onClose}>
+            Back
+          </Button>
+          <Button
+            variant={kind === "cancel" ? "destructive" : "default"}
+            disabled={pending || !reason.trim()}
+            onClick={() => (kind === "close" ? close : cancel).mutate({ number: po.number, reason })}
+            data-testid="confirm-reason"
+          >
+            {kind === "close" ? "Close short" : "Cancel order"}
+          </Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}

@@ -1,0 +1,719 @@
+// The replenishment workspace: every product the plan says to order now, by vendor, with why, and
+// the drafts made from a selection of vendors and lines (docs/metrics.md §13). The vendor panel
+// edits the vendor's terms (react-hook-form + zod over the same schema the server takes).
+import { Badge } from "@client/components/ui/badge.tsx";
+import { Button } from "@client/components/ui/button.tsx";
+import { Card } from "@client/components/ui/card.tsx";
+import { Checkbox } from "@client/components/ui/checkbox.tsx";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from "@client/components/ui/dialog.tsx";
+import { Input } from "@client/components/ui/input.tsx";
+import { Label } from "@client/components/ui/label.tsx";
+import {
+  Select,
+  SelectContent,
+  SelectItem,
+  SelectTrigger,
+  SelectValue,
+} from "@client/components/ui/select.tsx";
+import { Switch } from "@client/components/ui/switch.tsx";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@client/components/ui/table.tsx";
+import { TableEmptyRow, TableSkeletonRows } from "@client/components/ui/table-helpers.tsx";
+import { formatMoneyCompact } from "@client/features/aggregates/top-chart.tsx";
+import { canAccess } from "@client/features/auth/access.ts";
+import { LoadError, PagingFooter } from "@client/features/config/parts.tsx";
+import {
+  DASH,
+  formatDay,
+  formatMoney,
+  formatNumber,
+  formatPercent,
+} from "@client/features/products/format.ts";
+import { AbcBadge, ProductStatusBadge } from "@client/features/products/status.tsx";
+import { SearchInput } from "@client/features/tables/parts.tsx";
+import { errorMessage } from "@client/lib/errors.ts";
+import { useAuth } from "@client/lib/session.ts";
+import { useTRPC } from "@client/lib/trpc.ts";
+import { cn } from "@client/lib/utils.ts";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { ABC_CLASSES, PRODUCT_STATUSES, type ProductStatus, STATUS_LABELS } from "@shared/metrics.ts";
+import {
+  type FromSuggestionsInput,
+  type ReplenishmentLine,
+  roundingText,
+  roundToPack,
+  type VendorSummary,
+  vendorTermsInput,
+} from "@shared/purchasing.ts";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
+import { useMemo, useState } from "react";
+import { useForm } from "react-hook-form";
+import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
+import { toast } from "sonner";
+import type { z } from "zod";
+import { type PurchaseOrdersSearch, WORKSPACE_PAGE_SIZE, workspaceInputOf } from "./search.ts";
+
+const ALL = "__all";
+const pct = (v: number | null) => (v === null ? DASH : formatPercent(v, 0));
+const days = (v: number | null) => (v === null ? DASH : `${formatNumber(Math.round(v))} d`);
+
+function toggle<T>(s: Set<T>, v: T): Set<T> {
+  const next = new Set(s);
+  if (next.has(v)) next.delete(v);
+  else next.add(v);
+  return next;
+}
+
+function Reach({ label, value }: { label: string; value: boolean | null }) {
+  if (value === null) return null;
+  return (
+    <Badge
+      variant="outline"
+      className={cn(
+        "border-transparent",
+        value
+          ? "bg-green-100 text-green-800 dark:bg-green-900 dark:text-green-100"
+          : "bg-amber-100 text-amber-900 dark:bg-amber-900 dark:text-amber-100",
+      )}
+    >
+      {value ? "Reaches" : "Below"} {label}
+    </Badge>
+  );
+}
+
+export function ReplenishmentWorkspace({
+  search,
+  onSearchChange,
+}: {
+  search: PurchaseOrdersSearch;
+  onSearchChange: (next: PurchaseOrdersSearch) => void;
+}) {
+  const trpc = useTRPC();
+  const { user } = useAuth();
+  const canCreate = canAccess(user, "create:purchase_orders");
+  const input = workspaceInputOf(search);
+  const data = useQuery({
+    ...trpc.purchasing.replenishment.queryOptions(input),
+    placeholderData: keepPreviousData,
+  });
+  const set = (patch: Partial<PurchaseOrdersSearch>) =>
+    onSearchChange({ ...search, w_page: undefined, ...patch });
+
+  const [vendors, setVendors] = useState<Set<number>>(new Set());
+  const [lines, setLines] = useState<Set<number>>(new Set());
+  const [qty, setQty] = useState<Map<number, number>>(new Map());
+  const [preview, setPreview] = useState<FromSuggestionsInput | null>(null);
+  const [termsFor, setTermsFor] = useState<VendorSummary | null>(null);
+
+  const columns = useMemo<ColumnDef<ReplenishmentLine>[]>(
+    () => [
+      {
+        id: "select",
+        header: () => <span className="sr-only">Select</span>,
+        cell: ({ row }) => {
+          const l = row.original;
+          const covered = Boolean(l.covered_by);
+          return (
+            <Checkbox
+              aria-label={`Select ${l.title}`}
+              disabled={covered || !canCreate}
+              checked={!covered && (lines.has(l.pid) || vendors.has(l.vendor_id))}
+              onCheckedChange={() => setLines((s) => toggle(s, l.pid))}
+            />
+          );
+        },
+      },
+      {
+        id: "product",
+        header: "Product",
+        cell: ({ row }) => (
+          <div className="min-w-44">
+            <Link
+              to="/products/$pid"
+              params={{ pid: String(row.original.pid) }}
+              className="font-medium hover:underline"
+              search={{}}
+            >
+              {row.original.title}
+            </Link>
+            <div className="text-xs text-muted-foreground">
+              {row.original.sku ?? row.original.pid} · {row.original.vendor}
+            </div>
+          </div>
+        ),
+      },
+      {
+        id: "status",
+        header: "Status",
+        cell: ({ row }) => (
+          <span className="flex gap-1">
+            <ProductStatusBadge status={row.original.status as ProductStatus | null} />
+            <AbcBadge abc={row.original.abc_class as "A" | "B" | "C" | null} />
+          </span>
+        ),
+      },
+      {
+        id: "on_hand",
+        header: "On hand",
+        meta: { numeric: true },
+        cell: ({ row }) => formatNumber(row.original.on_hand),
+      },
+      {
+        id: "on_order",
+        header: "On order",
+        meta: { numeric: true },
+        cell: ({ row }) => formatNumber(row.original.on_order),
+      },
+      {
+        id: "cover",
+        header: "Cover",
+        meta: { numeric: true },
+        cell: ({ row }) => days(row.original.days_of_cover),
+      },
+      { id: "stockout", header: "Stock-out", cell: ({ row }) => formatDay(row.original.stockout_date) },
+      {
+        id: "suggested",
+        header: "Suggested",
+        meta: { numeric: true },
+        cell: ({ row }) => (
+          <div className="text-right">
+            <div className="font-medium">{formatNumber(row.original.suggested_qty)}</div>
+            <div className="text-xs text-muted-foreground whitespace-nowrap" data-testid="why">
+              {row.original.why}
+            </div>
+          </div>
+        ),
+      },
+      {
+        id: "qty",
+        header: "Order qty",
+        cell: ({ row }) => {
+          const l = row.original;
+          if (l.covered_by)
+            return (
+              <Link
+                to="/purchase-orders/$number"
+                params={{ number: l.covered_by }}
+                className="whitespace-nowrap text-sm text-primary hover:underline"
+                data-testid="covered"
+              >
+                covered by PO {l.covered_by}
+              </Link>
+            );
+          const typed = qty.get(l.pid);
+          const hint = typed ? roundingText(typed, l.moq, l.case_qty) : null;
+          return (
+            <div className="w-28">
+              <Input
+                type="number"
+                min={1}
+                inputMode="numeric"
+                aria-label={`Order quantity of ${l.title}`}
+                disabled={!canCreate}
+                className="h-8 text-right"
+                value={typed ?? ""}
+                placeholder={String(l.suggested_qty || roundToPack(0, l.moq, l.case_qty))}
+                onChange={(e) => {
+                  const n = Number(e.target.value);
+                  setQty((m) => {
+                    const next = new Map(m);
+                    if (!e.target.value || !Number.isInteger(n) || n <= 0) next.delete(l.pid);
+                    else next.set(l.pid, n);
+                    return next;
+                  });
+                }}
+              />
+              {hint && <div className="text-xs text-muted-foreground">{hint}</div>}
+            </div>
+          );
+        },
+      },
+      {
+        id: "cost",
+        header: "Cost",
+        meta: { numeric: true },
+        cell: ({ row }) => formatMoney(row.original.cost),
+      },
+      {
+        id: "value",
+        header: "Value",
+        meta: { numeric: true },
+        cell: ({ row }) => {
+          const l = row.original;
+          const typed = qty.get(l.pid);
+          return formatMoney(typed ? roundToPack(typed, l.moq, l.case_qty) * l.cost : l.line_value);
+        },
+      },
+    ],
+    [lines, vendors, qty, canCreate],
+  );
+
+  const table = useReactTable({
+    data: data.data?.items ?? [],
+    columns,
+    getCoreRowModel: getCoreRowModel(),
+    manualPagination: true,
+    getRowId: (r) => String(r.pid),
+  });
+
+  const selection: FromSuggestionsInput = {
+    vendor_ids: [...vendors],
+    pids: [...lines],
+    quantities: [...qty].map(([pid, q]) => ({ pid, qty: q })),
+  };
+  const selectedCount = vendors.size + lines.size;
+  const chart = (data.data?.vendors ?? [])
+    .slice(0, 10)
+    .map((v) => ({ name: v.vendor, value: v.order_value }));
+
+  return (
+    <div className="space-y-4" data-testid="workspace">
+      <Card className="gap-3 py-4">
+        <div className="flex flex-wrap items-end gap-2 px-4">
+          <SearchInput
+            value={search.w_q ?? ""}
+            busy={data.isFetching}
+            onSearch={(q) => set({ w_q: q || undefined })}
+            placeholder="Search product, SKU or pid"
+            className="w-full sm:w-64"
+          />
+          <Select
+            value={search.w_vendor ? String(search.w_vendor) : ALL}
+            onValueChange={(v) => set({ w_vendor: v === ALL ? undefined : Number(v) })}
+          >
+            <SelectTrigger className="w-48" aria-label="Vendor">
+              <SelectValue placeholder="Vendor" />
+            </SelectTrigger>
+            <SelectContent>
+              <SelectItem value={ALL}>All vendors</SelectItem>
+              {(data.data?.vendors ?? []).map((v) => (
+                <SelectItem key={v.vendor_id} value={String(v.vendor_id)}>
+                  {v.vendor}
+                </SelectItem>
+              ))}
+            </SelectContent>
+          </Select>
+          <Select
+            value={search.w_status ?? ALL}
+            onValueChange={(v) => set({ w_status: v === ALL ? undefined : (v as ProductStatus) })}
+          >
+            <SelectTrigger className="w-36" aria-label="Product status">
+              <SelectValue placeholder="Status" />
+            </SelectTrigger>
+            <SelectContent>
+              <SelectItem value={ALL}>All statuses</SelectItem>
+              {PRODUCT_STATUSES.filter((s) => s !== "discontinued" && s !== "excluded").map((s) => (
+                <SelectItem key={s} value={s}>
+                  {STATUS_LABELS[s]}
+                </SelectItem>
+              ))}
+            </SelectContent>
+          </Select>
+          <Select
+            value={search.w_abc ?? ALL}
+            onValueChange={(v) => set({ w_abc: v === ALL ? undefined : (v as "A") })}
+          >
+            <SelectTrigger className="w-28" aria-label="ABC class">
+              <SelectValue placeholder="ABC" />
+            </SelectTrigger>
+            <SelectContent>
+              <SelectItem value={ALL}>All ABC</SelectItem>
+              {ABC_CLASSES.map((c) => (
+                <SelectItem key={c} value={c}>
+                  Class {c}
+                </SelectItem>
+              ))}
+            </SelectContent>
+          </Select>
+          {(search.w_brand || search.w_category) && (
+            <Button
+              variant="ghost"
+              size="sm"
+              onClick={() => set({ w_brand: undefined, w_category: undefined })}
+            >
+              {search.w_brand ? `Brand ${search.w_brand}` : ""}{" "}
+              {search.w_category ? `Category ${search.w_category}` : ""} ×
+            </Button>
+          )}
+          {canCreate && (
+            <div className="ml-auto flex items-center gap-2">
+              <span className="text-sm text-muted-foreground" data-testid="selection">
+                {vendors.size} vendors, {lines.size} lines selected
+              </span>
+              <Button
+                disabled={selectedCount === 0}
+                onClick={() => setPreview(selection)}
+                data-testid="create-drafts"
+              >
+                Create drafts
+              </Button>
+            </div>
+          )}
+        </div>
+        {data.data && (
+          <p className="px-4 text-xs text-muted-foreground">
+            Figures as of {formatDay(data.data.as_of)}. Products already on an open PO of their vendor show
+            "covered by PO" and are not added again.
+          </p>
+        )}
+      </Card>
+
+      {data.isError ? (
+        <LoadError message="Failed to load the replenishment workspace" onRetry={() => void data.refetch()} />
+      ) : (
+        <div className="grid gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
+          <div className="grid gap-3 sm:grid-cols-2" data-testid="vendor-summaries">
+            {data.isPending && <Card className="h-32 animate-pulse" />}
+            {data.data?.vendors.length === 0 && (
+              <Card className="p-4 text-sm text-muted-foreground sm:col-span-2">
+                Nothing to order: no product's plan says "order now" under these filters (or no calculation
+                has run yet).
+              </Card>
+            )}
+            {data.data?.vendors.map((v) => (
+              <Card key={v.vendor_id} className="gap-2 p-4" data-testid="vendor-summary">
+                <div className="flex items-start gap-2">
+                  {canCreate && (
+                    <Checkbox
+                      aria-label={`Select vendor ${v.vendor}`}
+                      className="mt-1"
+                      checked={vendors.has(v.vendor_id)}
+                      disabled={v.open_lines === 0}
+                      onCheckedChange={() => setVendors((s) => toggle(s, v.vendor_id))}
+                    />
+                  )}
+                  <div className="min-w-0 flex-1">
+                    <div className="font-medium">{v.vendor}</div>
+                    <div className="text-sm tabular-nums">
+                      {v.lines} lines ({v.open_lines} to order) · {formatMoney(v.order_value)}
+                    </div>
+                  </div>
+                  {canCreate && (
+                    <Button size="sm" variant="outline" onClick={() => setTermsFor(v)}>
+                      Terms
+                    </Button>
+                  )}
+                </div>
+                <dl className="grid grid-cols-2 gap-x-3 text-xs text-muted-foreground">
+                  <dt>Lead time measured</dt>
+                  <dd
+                    title={v.lead_time_measured === null ? "No received orders to measure from" : undefined}
+                  >
+                    {days(v.lead_time_measured)}
+                  </dd>
+                  <dt>Lead time quoted</dt>
+                  <dd>{days(v.lead_time_quoted)}</dd>
+                  <dt>On time</dt>
+                  <dd
+                    title={v.on_time_rate === null ? "No received orders with an expected date" : undefined}
+                  >
+                    {pct(v.on_time_rate)}
+                  </dd>
+                  <dt>Min order</dt>
+                  <dd>
+                    {v.min_order_value === null ? "not set" : formatMoney(v.min_order_value)}
+                    {v.min_order_qty === null ? "" : ` / ${formatNumber(v.min_order_qty)} units`}
+                  </dd>
+                  <dt>Free freight from</dt>
+                  <dd>
+                    {v.free_freight_threshold === null ? "not set" : formatMoney(v.free_freight_threshold)}
+                  </dd>
+                </dl>
+                <div className="flex flex-wrap gap-1">
+                  <Reach label="minimum value" value={v.reaches_min_value} />
+                  <Reach label="minimum quantity" value={v.reaches_min_qty} />
+                  <Reach label="free freight" value={v.reaches_free_freight} />
+                </div>
+              </Card>
+            ))}
+          </div>
+          <Card className="p-4">
+            <div className="mb-2 text-sm font-medium">Order value by vendor</div>
+            {chart.length === 0 ? (
+              <p className="text-sm text-muted-foreground">No suggestions to chart.</p>
+            ) : (
+              <figure
+                aria-label="Suggested order value by vendor"
+                style={{ minHeight: chart.length * 30 + 28 }}
+              >
+                <BarChart
+                  responsive
+                  layout="vertical"
+                  data={chart}
+                  style={{ width: "100%", height: chart.length * 30 + 28 }}
+                >
+                  <CartesianGrid horizontal={false} stroke="#e5e7eb" />
+                  <XAxis type="number" tickFormatter={formatMoneyCompact} tick={{ fontSize: 11 }} />
+                  <YAxis type="category" dataKey="name" width={110} tick={{ fontSize: 11 }} />
+                  <Tooltip formatter={(v) => formatMoney(Number(v))} />
+                  <Bar dataKey="value" fill="#2563eb" barSize={16} />
+                </BarChart>
+              </figure>
+            )}
+          </Card>
+        </div>
+      )}
+
+      <Card className="gap-2 py-2">
+        <div className="overflow-x-auto">
+          <Table data-testid="workspace-lines">
+            <TableHeader>
+              {table.getHeaderGroups().map((g) => (
+                <TableRow key={g.id}>
+                  {g.headers.map((h) => (
+                    <TableHead
+                      key={h.id}
+                      className={cn(
+                        (h.column.columnDef.meta as { numeric?: boolean } | undefined)?.numeric &&
+                          "text-right",
+                      )}
+                    >
+                      {flexRender(h.column.columnDef.header, h.getContext())}
+                    </TableHead>
+                  ))}
+                </TableRow>
+              ))}
+            </TableHeader>
+            <TableBody>
+              {data.isPending ? (
+                <TableSkeletonRows columns={columns.length} />
+              ) : table.getRowModel().rows.length === 0 ? (
+                <TableEmptyRow colSpan={columns.length} message="Nothing to order under these filters" />
+              ) : (
+                table.getRowModel().rows.map((r) => (
+                  <TableRow key={r.id} data-testid="workspace-line" data-pid={r.original.pid}>
+                    {r.getVisibleCells().map((c) => (
+                      <TableCell
+                        key={c.id}
+                        className={cn(
+                          "tabular-nums",
+                          (c.column.columnDef.meta as { numeric?: boolean } | undefined)?.numeric &&
+                            "text-right",
+                        )}
+                      >
+                        {flexRender(c.column.columnDef.cell, c.getContext())}
+                      </TableCell>
+                    ))}
+                  </TableRow>
+                ))
+              )}
+            </TableBody>
+          </Table>
+        </div>
+        {data.data && (
+          <PagingFooter
+            page={search.w_page ?? 1}
+            pageSize={WORKSPACE_PAGE_SIZE}
+            total={data.data.total}
+            noun="lines"
+            onPageChange={(page) => onSearchChange({ ...search, w_page: page })}
+          />
+        )}
+      </Card>
+
+      {preview && (
+        <DraftPreviewDialog
+          selection={preview}
+          onClose={() => setPreview(null)}
+          onCreated={() => {
+            setPreview(null);
+            setVendors(new Set());
+            setLines(new Set());
+            setQty(new Map());
+          }}
+        />
+      )}
+      {termsFor && <VendorTermsDialog vendor={termsFor} onClose={() => setTermsFor(null)} />}
+    </div>
+  );
+}
+
+function DraftPreviewDialog({
+  selection,
+  onClose,
+  onCreated,
+}: {
+  selection: FromSuggestionsInput;
+  onClose: () => void;
+  onCreated: () => void;
+}) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const [topUp, setTopUp] = useState(false);
+  const input = { ...selection, top_up: topUp };
+  const preview = useQuery(trpc.purchasing.previewDrafts.queryOptions(input));
+  const create = useMutation(
+    trpc.purchasing.createFromSuggestions.mutationOptions({
+      onSuccess: (r) => {
+        void queryClient.invalidateQueries(trpc.purchasing.pathFilter());
+        void queryClient.invalidateQueries(trpc.metrics.pathFilter());
+        toast.success(
+          r.created.length
+            ? `Created ${r.created.map((c) => `${c.number} (${c.vendor})`).join(", ")}`
+            : "No new drafts: every selected product is already on an open PO",
+        );
+        onCreated();
+      },
+      onError: (e) => toast.error(errorMessage(e, "Failed to create drafts")),
+    }),
+  );
+  const drafts = preview.data?.filter((d) => d.lines.length > 0) ?? [];
+  return (
+    <Dialog open onOpenChange={(o) => !o && onClose()}>
+      <DialogContent className="max-h-[90vh] overflow-y-auto sm:max-w-2xl" data-testid="draft-preview">
+        <DialogHeader>
+          <DialogTitle>Create drafts</DialogTitle>
+          <DialogDescription>One draft purchase order per vendor, with the lines below.</DialogDescription>
+        </DialogHeader>
+        <div className="flex items-center gap-2">
+          <Switch id="top-up" checked={topUp} onCheckedChange={setTopUp} />
+          <Label htmlFor="top-up">Top up to the vendor minimum</Label>
+        </div>
+        {preview.isPending && <p className="text-sm text-muted-foreground">Loading…</p>}
+        {preview.isError && (
+          <p className="text-sm text-destructive">{errorMessage(preview.error, "Failed to preview")}</p>
+        )}
+        {drafts.map((d) => (
+          <div key={d.vendor_id} className="rounded-md border p-3" data-testid="preview-vendor">
+            <div className="flex justify-between text-sm font-medium">
+              <span>{d.vendor}</span>
+              <span className="tabular-nums">
+                {formatNumber(d.units)} units · {formatMoney(d.value)}
+              </span>
+            </div>
+            {(d.min_order_value !== null || d.min_order_qty !== null) && (
+              <div className="text-xs text-muted-foreground">
+                Minimum {d.min_order_value !== null ? formatMoney(d.min_order_value) : ""}
+                {d.min_order_qty !== null ? ` ${formatNumber(d.min_order_qty)} units` : ""}
+              </div>
+            )}
+            <ul className="mt-1 text-sm">
+              {d.lines.map((l) => (
+                <li key={l.pid} className="flex justify-between gap-2 tabular-nums">
+                  <span className="truncate">{l.title}</span>
+                  <span>
+                    {formatNumber(l.qty)}
+                    {l.top_up > 0 && (
+                      <span className="ml-1 text-xs text-amber-700 dark:text-amber-300">
+                        (+{l.top_up} top-up)
+                      </span>
+                    )}
+                  </span>
+                </li>
+              ))}
+            </ul>
+            {d.covered.length > 0 && (
+              <div className="mt-1 text-xs text-muted-foreground">
+                Left out, already on an open PO:{" "}
+                {d.covered.map((c) => `${c.pid} (PO ${c.number})`).join(", ")}
+              </div>
+            )}
+          </div>
+        ))}
+        {preview.data && drafts.length === 0 && (
+          <p className="text-sm text-muted-foreground">Every selected product is already on an open PO.</p>
+        )}
+        <DialogFooter>
+          <Button variant="outline" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button
+            disabled={create.isPending || drafts.length === 0}
+            onClick={() => create.mutate(input)}
+            data-testid="confirm-create-drafts"
+          >
+            {create.isPending
+              ? "Creating..."
+              : `Create ${drafts.length} draft${drafts.length === 1 ? "" : "s"}`}
+          </Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+const termsForm = vendorTermsInput;
+type TermsValues = z.input<typeof termsForm>;
+
+function VendorTermsDialog({ vendor, onClose }: { vendor: VendorSummary; onClose: () => void }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const form = useForm<TermsValues>({
+    resolver: zodResolver(termsForm),
+    defaultValues: {
+      min_order_value: vendor.min_order_value,
+      min_order_qty: vendor.min_order_qty,
+      free_freight_threshold: vendor.free_freight_threshold,
+    },
+  });
+  const save = useMutation(
+    trpc.purchasing.updateVendorTerms.mutationOptions({
+      onSuccess: () => {
+        void queryClient.invalidateQueries(trpc.purchasing.pathFilter());
+        toast.success(`Terms of ${vendor.vendor} saved`);
+        onClose();
+      },
+      onError: (e) => toast.error(errorMessage(e, "Failed to save the vendor's terms")),
+    }),
+  );
+  const blankToNull = (v: unknown) => (v === "" || v === undefined ? null : v);
+  const field = (name: keyof TermsValues, label: string) => (
+    <div className="space-y-1">
+      <Label htmlFor={name}>{label}</Label>
+      <Input
+        id={name}
+        type="number"
+        min={0}
+        step="any"
+        {...form.register(name, { setValueAs: blankToNull })}
+        placeholder="not set"
+      />
+      {form.formState.errors[name] && (
+        <p className="text-xs text-destructive">{String(form.formState.errors[name]?.message)}</p>
+      )}
+    </div>
+  );
+  return (
+    <Dialog open onOpenChange={(o) => !o && onClose()}>
+      <DialogContent data-testid="vendor-terms">
+        <DialogHeader>
+          <DialogTitle>Terms of {vendor.vendor}</DialogTitle>
+          <DialogDescription>Kept across imports. Blank means not set.</DialogDescription>
+        </DialogHeader>
+        <form
+          className="space-y-3"
+          onSubmit={form.handleSubmit((values) =>
+            save.mutate({ vendor_id: vendor.vendor_id, ...(values as z.output<typeof termsForm>) }),
+          )}
+        >
+          {field("min_order_value", "Minimum order value ($)")}
+          {field("min_order_qty", "Minimum order quantity (units)")}
+          {field("free_freight_threshold", "Free freight from ($)")}
+          <DialogFooter>
+            <Button type="button" variant="outline" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" disabled={save.isPending}>
+              {save.isPending ? "Saving..." : "Save"}
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
