@@ -275,6 +275,8 @@ export interface ProductImport {
   sheets: string[];
   /** The file's header row */
   columns: string[];
+  /** The file's first rows as read (cells in header order), for the mapping's preview */
+  preview: string[][];
   company: string | null;
   product_type: string | null;
   template_id: number | null;

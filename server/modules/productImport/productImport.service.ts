@@ -107,7 +107,7 @@ function counts(r: {
   };
 }
 
-function toImport(r: ImportRecord): ProductImport {
+function toImport(r: ImportRecord, preview: string[][] = []): ProductImport {
   return {
     id: r.id,
     status: r.status,
@@ -120,6 +120,7 @@ function toImport(r: ImportRecord): ProductImport {
     sheet: r.sheet,
     sheets: r.sheets,
     columns: r.headers,
+    preview,
     company: r.company,
     product_type: r.product_type,
     template_id: r.template_id,
@@ -152,7 +153,15 @@ function assertEditable(imp: ImportRecord) {
 }
 
 export async function getImport(db: Database, user: CurrentUser, id: number): Promise<ProductImport> {
-  return toImport(await loadImport(db, user, id));
+  const imp = await loadImport(db, user, id);
+  const preview = await db.prisma.$queryRawUnsafe<{ raw: string[] }[]>(
+    `SELECT raw FROM product_import_rows WHERE import_id = $1 ORDER BY row_id LIMIT 5`,
+    id,
+  );
+  return toImport(
+    imp,
+    preview.map((p) => p.raw),
+  );
 }
 
 export async function listImports(

@@ -79,7 +79,7 @@ function group(list: { field: string; message: string }[]) {
     const message = f.message
       .replace(/"[^"]*"/g, '"…"')
       .replace(/\b\d{6,}\b/g, "…")
-      .replace(/row [\d, and more]+/, "row …");
+      .replace(/row \d+(?:, \d+)*(?: and \d+ more)?/, "row …");
     const key = `${f.field}\u0000${message}`;
     const g = by.get(key) ?? { field: f.field, message, rows: 0 };
     g.rows++;

@@ -1,0 +1,252 @@
+// Steps 7 to 9: the dry run (what would be created, what is blocked and why), the submit, the
+// export for the shop system, the error report, and the products this import created.
+import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
+import { Button } from "@client/components/ui/button.tsx";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@client/components/ui/table.tsx";
+import { errorMessage } from "@client/lib/errors.ts";
+import { useTRPC } from "@client/lib/trpc.ts";
+import type { DryRunSummary, ProductImport } from "@shared/product-import.ts";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { DownloadIcon, FlaskConicalIcon, Loader2Icon, SendIcon } from "lucide-react";
+import { useState } from "react";
+import { Bar, BarChart, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { toast } from "sonner";
+import { invalidateImport } from "./grid.tsx";
+
+const COLORS = { create: "#16a34a", warnings: "#d97706", blocked: "#dc2626" };
+
+function SummaryChart({ summary }: { summary: DryRunSummary }) {
+  const data = [
+    { name: "To create", value: summary.would_create - summary.with_warnings, color: COLORS.create },
+    { name: "With warnings", value: summary.with_warnings, color: COLORS.warnings },
+    { name: "Blocked", value: summary.blocked, color: COLORS.blocked },
+  ];
+  return (
+    <div
+      className="h-36 w-full"
+      data-testid="dry-run-chart"
+      role="img"
+      aria-label="Rows to create, with warnings and blocked"
+    >
+      <ResponsiveContainer>
+        <BarChart data={data} layout="vertical" margin={{ left: 8, right: 24 }}>
+          <XAxis type="number" allowDecimals={false} tick={{ fontSize: 11 }} />
+          <YAxis type="category" dataKey="name" width={96} tick={{ fontSize: 11 }} />
+          <Tooltip />
+          <Bar dataKey="value" isAnimationActive={false}>
+            {data.map((d) => (
+              <Cell key={d.name} fill={d.color} />
+            ))}
+          </Bar>
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+function Reasons({ title, list }: { title: string; list: DryRunSummary["blocked_by"] }) {
+  if (list.length === 0) return null;
+  return (
+    <div className="space-y-1">
+      <p className="text-sm font-medium">{title}</p>
+      <div className="overflow-x-auto">
+        <Table>
+          <TableHeader>
+            <TableRow>
+              <TableHead>Column</TableHead>
+              <TableHead>Problem</TableHead>
+              <TableHead className="text-right">Rows</TableHead>
+            </TableRow>
+          </TableHeader>
+          <TableBody>
+            {list.map((r) => (
+              <TableRow key={`${r.field}-${r.message}`}>
+                <TableCell>{r.field}</TableCell>
+                <TableCell className="whitespace-normal">{r.message}</TableCell>
+                <TableCell className="text-right tabular-nums">{r.rows}</TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      </div>
+    </div>
+  );
+}
+
+export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: boolean }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const dryRun = useMutation(trpc.productImport.dryRun.mutationOptions());
+  const submit = useMutation(trpc.productImport.submit.mutationOptions());
+  const submitted = imp.status === "submitted" || imp.status === "exported";
+  const created = useQuery({
+    ...trpc.productImport.created.queryOptions({ id: imp.id }),
+    enabled: submitted,
+  });
+  const [confirm, setConfirm] = useState(false);
+  const summary = imp.summary;
+
+  async function runDry() {
+    try {
+      await dryRun.mutateAsync({ id: imp.id });
+      await invalidateImport(queryClient, trpc, imp.id);
+    } catch (err) {
+      toast.error(errorMessage(err, "The dry run failed"));
+    }
+  }
+  async function runSubmit() {
+    setConfirm(false);
+    try {
+      const res = await submit.mutateAsync({ id: imp.id });
+      toast.success(`${res.summary.would_create.toLocaleString("en-US")} products created`);
+      await invalidateImport(queryClient, trpc, imp.id);
+    } catch (err) {
+      toast.error(errorMessage(err, "The submit failed: nothing was created"));
+    }
+  }
+
+  return (
+    <div className="space-y-4">
+      <Card>
+        <CardHeader>
+          <CardTitle>{submitted ? "Submitted" : "Dry run"}</CardTitle>
+          <CardDescription>
+            {submitted
+              ? `Submitted ${imp.submitted_at ? new Date(imp.submitted_at).toLocaleString() : ""}. Rows with errors were not created.`
+              : "Every row is checked again against today's catalogue; nothing is written."}
+          </CardDescription>
+        </CardHeader>
+        <CardContent className="space-y-4">
+          {!submitted && editable && (
+            <div className="flex flex-wrap gap-2">
+              <Button variant="outline" onClick={runDry} disabled={dryRun.isPending} data-testid="dry-run">
+                {dryRun.isPending ? (
+                  <Loader2Icon className="size-4 animate-spin" />
+                ) : (
+                  <FlaskConicalIcon className="size-4" />
+                )}
+                Dry run
+              </Button>
+              <Button
+                onClick={() => setConfirm(true)}
+                disabled={submit.isPending || imp.counts.valid_rows === 0}
+                data-testid="submit-import"
+              >
+                {submit.isPending ? (
+                  <Loader2Icon className="size-4 animate-spin" />
+                ) : (
+                  <SendIcon className="size-4" />
+                )}
+                Submit {imp.counts.valid_rows.toLocaleString("en-US")} products
+              </Button>
+            </div>
+          )}
+          {submit.isPending && (
+            <p className="text-sm text-muted-foreground" role="status">
+              Checking every row again and creating the products...
+            </p>
+          )}
+          {summary ? (
+            <div className="space-y-3" data-testid="dry-run-summary">
+              <p className="text-sm">
+                <strong>{summary.would_create.toLocaleString("en-US")}</strong>{" "}
+                {submitted ? "products were created" : "products would be created"},{" "}
+                <strong>{summary.blocked.toLocaleString("en-US")}</strong> rows are blocked by errors,{" "}
+                <strong>{summary.with_warnings.toLocaleString("en-US")}</strong> have warnings only,{" "}
+                {summary.with_images.toLocaleString("en-US")} have images
+                {summary.deleted ? `, ${summary.deleted.toLocaleString("en-US")} were deleted` : ""}.
+                {summary.first_pid ? ` Pids ${summary.first_pid} to ${summary.last_pid}.` : ""}
+              </p>
+              <SummaryChart summary={summary} />
+              <Reasons title="Blocked by" list={summary.blocked_by} />
+              <Reasons title="Warnings" list={summary.warnings_by} />
+            </div>
+          ) : (
+            <p className="text-sm text-muted-foreground" data-testid="dry-run-empty">
+              No dry run yet: run one to see what would be created and what is blocked.
+            </p>
+          )}
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle>Downloads</CardTitle>
+        </CardHeader>
+        <CardContent className="flex flex-wrap gap-2">
+          {submitted ? (
+            <Button asChild data-testid="download-export">
+              <a href={`/api/product-imports/${imp.id}/export.zip`} download>
+                <DownloadIcon className="size-4" /> Export for the shop system (ZIP)
+              </a>
+            </Button>
+          ) : (
+            <Button disabled variant="outline" title="Available after the submit">
+              <DownloadIcon className="size-4" /> Export (after the submit)
+            </Button>
+          )}
+          <Button asChild variant="outline" data-testid="download-errors">
+            <a href={`/api/product-imports/${imp.id}/errors.csv`} download>
+              <DownloadIcon className="size-4" /> Error report (CSV)
+            </a>
+          </Button>
+          <Button asChild variant="outline">
+            <a href={`/api/product-imports/${imp.id}/file`} download>
+              <DownloadIcon className="size-4" /> Original file
+            </a>
+          </Button>
+        </CardContent>
+      </Card>
+      {submitted && (
+        <Card>
+          <CardHeader>
+            <CardTitle>Created products</CardTitle>
+            <CardDescription>
+              Provisional pids until the shop system has them; a product the next data import brings back
+              (same SKU or barcode) shows the shop's pid.
+            </CardDescription>
+          </CardHeader>
+          <CardContent className="overflow-x-auto">
+            <Table data-testid="created-products">
+              <TableHeader>
+                <TableRow>
+                  <TableHead>Pid</TableHead>
+                  <TableHead>Title</TableHead>
+                  <TableHead>SKU</TableHead>
+                  <TableHead className="text-right">Price</TableHead>
+                  <TableHead>In the shop system</TableHead>
+                </TableRow>
+              </TableHeader>
+              <TableBody>
+                {(created.data ?? []).map((c) => (
+                  <TableRow key={c.pid}>
+                    <TableCell className="tabular-nums">{c.pid}</TableCell>
+                    <TableCell>{c.title}</TableCell>
+                    <TableCell>{c.sku}</TableCell>
+                    <TableCell className="text-right tabular-nums">${c.price.toFixed(2)}</TableCell>
+                    <TableCell>{c.shop_pid ? `Yes, pid ${c.shop_pid}` : "Not yet"}</TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </CardContent>
+        </Card>
+      )}
+      <ConfirmDialog
+        open={confirm}
+        onOpenChange={setConfirm}
+        title="Submit Import"
+        description={`Create ${imp.counts.valid_rows.toLocaleString("en-US")} products from the rows without errors? Rows with errors stay in the import. This cannot be undone.`}
+        confirmLabel="Submit"
+        onConfirm={runSubmit}
+      />
+    </div>
+  );
+}
