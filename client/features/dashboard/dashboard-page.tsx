@@ -167,14 +167,14 @@ function PurchaseOrderTiles({ tiles }: { tiles: TileLike[] }) {
       </h2>
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
         {tiles.map((tile) => (
-          <TileCard key={tile.key} tile={tile} />
+          <TileCard key={tile.key} tile={tile} testId="po-tile" />
         ))}
       </div>
     </section>
   );
 }
 
-function TileCard({ tile }: { tile: TileLike }) {
+function TileCard({ tile, testId = "tile" }: { tile: TileLike; testId?: string }) {
   const body = (
     <>
       <div className="text-sm font-medium text-muted-foreground">{tile.label}</div>
@@ -204,14 +204,14 @@ function TileCard({ tile }: { tile: TileLike }) {
         className,
         "transition-colors hover:bg-muted/50 focus-visible:ring-2 focus-visible:ring-ring",
       )}
-      data-testid="tile"
+      data-testid={testId}
       data-key={tile.key}
       title={tile.how}
     >
       {body}
     </a>
   ) : (
-    <div className={className} data-testid="tile" data-key={tile.key} title={tile.how}>
+    <div className={className} data-testid={testId} data-key={tile.key} title={tile.how}>
       {body}
     </div>
   );
