@@ -106,6 +106,15 @@ export interface ForecastGridRow {
   bias: number | null;
   /** Final 13-week units against last week's snapshot (ratio − 1); null without one */
   change: number | null;
+  /** The product's suggested reorder quantity (products only) */
+  reorder_qty: number | null;
+}
+
+/** The grid's filter choices. */
+export interface ForecastOptions {
+  vendors: { id: number; name: string }[];
+  brands: { id: number; name: string }[];
+  categories: { id: number; name: string; level: number; parent_id: number | null }[];
 }
 
 export interface ForecastGridPage {

@@ -59,6 +59,8 @@ const DAY_MS = 86_400_000;
 /**
  * Per-product sales and stock figures (docs/metrics.md §1). Sales are completed order lines
  * (cancelled and returned lines are not sales); revenue is quantity × unit price − line discount.
+ * A completed line with a negative quantity is a correction: it lowers its window's units and
+ * revenue, but no window goes below zero, and it is neither a first nor a last sale.
  * "The last N days" are the N UTC days ending on asOf's date, cut at asOf.
  */
 export const productMetricsModule: CalcModule = {
@@ -77,20 +79,22 @@ export const productMetricsModule: CalcModule = {
     await conn.query(
       `CREATE TEMP TABLE calc_sales AS
          SELECT pid,
-           SUM(units) FILTER (WHERE w <= 0) AS units_7d,
-           SUM(units) FILTER (WHERE w <= 1) AS units_30d,
-           SUM(units) FILTER (WHERE w <= 2) AS units_90d,
-           SUM(units) FILTER (WHERE w <= 3) AS units_365d,
-           SUM(revenue) FILTER (WHERE w <= 0) AS revenue_7d,
-           SUM(revenue) FILTER (WHERE w <= 1) AS revenue_30d,
-           SUM(revenue) FILTER (WHERE w <= 2) AS revenue_90d,
-           SUM(revenue) FILTER (WHERE w <= 3) AS revenue_365d,
-           SUM(units) AS total_sold,
-           SUM(revenue) AS lifetime_revenue,
+           GREATEST(SUM(units) FILTER (WHERE w <= 0), 0) AS units_7d,
+           GREATEST(SUM(units) FILTER (WHERE w <= 1), 0) AS units_30d,
+           GREATEST(SUM(units) FILTER (WHERE w <= 2), 0) AS units_90d,
+           GREATEST(SUM(units) FILTER (WHERE w <= 3), 0) AS units_365d,
+           GREATEST(SUM(revenue) FILTER (WHERE w <= 0), 0) AS revenue_7d,
+           GREATEST(SUM(revenue) FILTER (WHERE w <= 1), 0) AS revenue_30d,
+           GREATEST(SUM(revenue) FILTER (WHERE w <= 2), 0) AS revenue_90d,
+           GREATEST(SUM(revenue) FILTER (WHERE w <= 3), 0) AS revenue_365d,
+           GREATEST(SUM(units), 0) AS total_sold,
+           GREATEST(SUM(revenue), 0) AS lifetime_revenue,
            MIN(first_sold) AS first_sold,
-           MAX(last_sold) AS last_sold
+           MAX(last_sold) AS last_sold,
+           SUM(corrections) AS corrections
          FROM (
-           SELECT pid, w, units, price * units - COALESCE(discount, 0) AS revenue, first_sold, last_sold
+           SELECT pid, w, units, price * units - COALESCE(discount, 0) AS revenue, first_sold, last_sold,
+             corrections
            FROM (
              SELECT pid,
                CASE WHEN order_date < $5::timestamptz THEN 4
@@ -101,8 +105,9 @@ export const productMetricsModule: CalcModule = {
                price,
                SUM(quantity) AS units,
                SUM(discount) FILTER (WHERE discount <> 0) AS discount,
-               MIN(order_date) AS first_sold,
-               MAX(order_date) AS last_sold
+               MIN(order_date) FILTER (WHERE quantity > 0) AS first_sold,
+               MAX(order_date) FILTER (WHERE quantity > 0) AS last_sold,
+               count(*) FILTER (WHERE quantity < 0) AS corrections
              FROM order_lines
              WHERE status = 'completed' AND order_date <= $1::timestamptz
              GROUP BY 1, 2, 3
@@ -161,7 +166,13 @@ export const productMetricsModule: CalcModule = {
       // are for (asOf), so D0 = its UTC date.
       [utcDay(asOf), asOf],
     );
-    await conn.exec("DROP TABLE calc_sales");
+    // The run's history counts the corrections (completed lines with a negative quantity).
+    await conn.exec(
+      `DROP TABLE IF EXISTS calc_sales_corrections;
+       CREATE TEMP TABLE calc_sales_corrections ON COMMIT DROP AS
+         SELECT COALESCE(SUM(corrections), 0)::int AS lines FROM calc_sales;
+       DROP TABLE calc_sales`,
+    );
     return rows;
   },
 };

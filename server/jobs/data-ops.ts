@@ -530,6 +530,14 @@ export class DataOps {
           "SELECT to_char(max(date_last_sold), 'YYYY-MM-DD') AS day FROM product_metrics",
         );
         newestDataDay = newest?.day ?? null;
+        // Corrections of sales (completed lines with a negative quantity) the run counted.
+        const [counted] = await tx.query<{ found: boolean }>(
+          "SELECT to_regclass('pg_temp.calc_sales_corrections') IS NOT NULL AS found",
+        );
+        if (counted?.found) {
+          const [c] = await tx.query<{ lines: number }>("SELECT lines FROM calc_sales_corrections");
+          extraDetails.sales_corrections = { completed_lines_with_negative_quantity: c?.lines ?? 0 };
+        }
         if (deferred.length) {
           await steps.run(METRICS_INDEX_STEP, async () => {
             for (const sql of deferred) await tx.exec(sql);

@@ -105,6 +105,23 @@ describe(`forecasting API (${testBackend})`, () => {
       "SELECT count(DISTINCT pc.pid)::int AS n FROM product_categories pc JOIN product_forecasts f ON f.pid = pc.pid WHERE pc.category_id IN (10, 100)",
     );
     expect(cat.total).toBe(m);
+    // Categories rolled up the tree: Paper (10) holds its own products and Cardstock's (100).
+    const cats = await call("GET", "/api/forecasting/products?level=category&pageSize=50", viewer);
+    expect(cats.status, JSON.stringify(cats.body)).toBe(200);
+    const paper = (cats.body as ForecastGridPage).items.find((r) => r.id === 10)!;
+    expect(paper.title).toBe("Paper");
+    expect(paper.products).toBe(m);
+    const memberRows = (await call("GET", "/api/forecasting/products?categoryId=10&pageSize=50", viewer))
+      .body as ForecastGridPage;
+    for (const [j, s] of paper.system.entries())
+      close(
+        s,
+        memberRows.items.reduce((a, r) => a + r.system[j]!, 0),
+        0.05,
+      );
+    const byVendor = await call("GET", "/api/forecasting/products?level=vendor&search=north", viewer);
+    expect(byVendor.status, JSON.stringify(byVendor.body)).toBe(200);
+    expect((byVendor.body as ForecastGridPage).items.map((r) => r.title)).toEqual(["Northwind Paper"]);
     const bad = await call("GET", "/api/forecasting/products?sort=nonsense", viewer);
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/sort/);

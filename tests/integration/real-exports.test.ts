@@ -89,6 +89,7 @@ describe(`real shop exports (${testBackend})`, () => {
         { pid: 2001, kind: "fee" },
         { pid: 2002, kind: "gift_card" },
         { pid: 2003, kind: "service" },
+        { pid: 3001, kind: "merchandise" },
       ]);
     });
 
@@ -121,9 +122,10 @@ describe(`real shop exports (${testBackend})`, () => {
     });
 
     it("are left out of ABC ranking: the merchandise is ranked among itself", async () => {
-      // 1001: 120 of revenue, first (postage's 1485 is not ranked); 1002: 5, share before 120 ÷ 125.
+      // 1001: 120 of revenue, first (postage's 1485 is not ranked); 3001: 8; 1002: 5, share before
+      // (120 + 8) ÷ 133.
       expect(await metrics(1001)).toMatchObject({ abc_class: "A", share: 0, revenue_30d: 120 });
-      expect(await metrics(1002)).toMatchObject({ abc_class: "C", share: 0.96 });
+      expect(await metrics(1002)).toMatchObject({ abc_class: "C", share: 0.962406 });
     });
 
     it("are left out of brand, vendor and category figures", async () => {
@@ -140,17 +142,18 @@ describe(`real shop exports (${testBackend})`, () => {
 
     it("the Products list hides them unless asked to show non-merchandise", async () => {
       const merch = await listProductMetrics(tdb.db, { sort: "title", dir: "asc" });
-      expect(merch.rows.map((r) => r.pid)).toEqual([1001, 1002]);
-      expect(merch.total).toBe(2);
+      expect(merch.rows.map((r) => r.pid)).toEqual([1001, 1002, 3001]);
+      expect(merch.total).toBe(3);
       const all = await listProductMetrics(tdb.db, { sort: "title", dir: "asc", nonMerchandise: true });
       expect(all.rows.map((r) => [r.pid, r.kind])).toEqual([
         [1001, "merchandise"],
         [2002, "gift_card"],
         [2003, "service"],
         [1002, "merchandise"],
+        [3001, "merchandise"],
         [2001, "fee"],
       ]);
-      expect(all.total).toBe(5);
+      expect(all.total).toBe(6);
     });
 
     it("a kind that is not one of the four fails the run, naming file, line, column and value", async () => {
@@ -168,6 +171,55 @@ describe(`real shop exports (${testBackend})`, () => {
       } finally {
         dir = FIXTURE;
       }
+    });
+  });
+
+  describe("negative quantities on completed lines (corrections of sales)", () => {
+    // 3001: sold 10 on D0−20 and D0−10, corrected −3 on D0−10 and −15 on D0−2 (lost in transit);
+    // a returned line of 2 on D0−5. Price 4.00, 30 on hand at D0.
+    it("lower their windows' units and revenue, never below zero", async () => {
+      const m = await tdb.db.prisma.productMetrics.findUnique({ where: { pid: 3001 } });
+      // 7 days: −15 → 0; 30 / 90 / 365 days and lifetime: 10 + 10 − 3 − 15 = 2 units, 8.00.
+      expect([m?.units7d, m?.units30d, m?.units90d, m?.units365d, m?.totalSold]).toEqual([0, 2, 2, 2, 2]);
+      expect([m?.revenue7d, m?.revenue30d, m?.revenue365d, m?.lifetimeRevenue].map(Number)).toEqual([
+        0, 8, 8, 8,
+      ]);
+      // A correction is not a sale: the last sale is D0−10's.
+      expect(m?.firstSold?.toISOString().slice(0, 10)).toBe("2026-06-10");
+      expect(m?.dateLastSold?.toISOString().slice(0, 10)).toBe("2026-06-20");
+      // d̄ = 2 ÷ 90 in-stock days.
+      expect(Number(m?.avgDailySales)).toBe(0.0222);
+    });
+
+    it("bring stock back in the stock history like a receipt; returned lines do not move stock", async () => {
+      const runs = await tdb.db.prisma.productStockHistory.findMany({
+        where: { pid: 3001 },
+        orderBy: { validFrom: "asc" },
+      });
+      // Backwards from 30 on D0: D0−2 took 15 back (S before = 15), D0−10 sold 10 − 3 = 7 (S = 22),
+      // D0−20 sold 10 (S = 32); the returned line of D0−5 changes nothing.
+      expect(
+        runs.map((r) => [
+          r.validFrom.toISOString().slice(0, 10),
+          r.validTo.toISOString().slice(0, 10),
+          r.stock,
+          r.soldFirstDay,
+        ]),
+      ).toEqual([
+        ["2025-07-01", "2026-06-09", 32, 0],
+        ["2026-06-10", "2026-06-19", 22, 10],
+        ["2026-06-20", "2026-06-27", 15, 7],
+        ["2026-06-28", "2026-06-30", 30, -15],
+      ]);
+    });
+
+    it("the run's history counts them", async () => {
+      const h = await tdb.db.prisma.importHistory.findFirst({
+        where: { status: "completed" },
+        orderBy: { id: "desc" },
+      });
+      const info = h?.additionalInfo as { details: Record<string, Record<string, number>> };
+      expect(info.details.sales_corrections).toEqual({ completed_lines_with_negative_quantity: 2 });
     });
   });
 

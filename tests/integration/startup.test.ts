@@ -160,7 +160,7 @@ describe("the server process", () => {
     expect(second.stderr).toMatch(/Another process is already using the embedded database/);
 
     await server.stop();
-  }, 60_000);
+  }, 240_000);
 });
 
 describe("a restart after the server was killed (kill -9)", () => {
@@ -201,7 +201,7 @@ describe("a restart after the server was killed (kill -9)", () => {
     again.kill("SIGTERM");
     await new Promise((r) => again.once("exit", r));
     fs.rmSync(server.dataDir, { recursive: true });
-  }, 90_000);
+  }, 300_000);
 });
 
 describe("first start with demo data", () => {
@@ -247,5 +247,5 @@ describe("first start with demo data", () => {
     const rooms = await (await fetch(`${base}/chat-api/rooms`, { headers })).json();
     expect(rooms.rooms.length).toBeGreaterThan(10);
     await server.stop();
-  }, 180_000);
+  }, 300_000);
 });

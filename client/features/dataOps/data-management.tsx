@@ -6,6 +6,7 @@ import { toast } from "sonner";
 import { HistoryStatus } from "./history-status.tsx";
 import { OperationCards } from "./operation-cards.tsx";
 import { ScriptOutput } from "./script-output.tsx";
+import { StaleDataWarning } from "./stale-data-warning.tsx";
 import { useDataOperations } from "./use-data-operations.ts";
 import { useDataOverview } from "./use-data-overview.ts";
 
@@ -37,6 +38,7 @@ export default function DataManagement() {
             Import the latest data, recalculate metrics, and review what ran.
           </p>
         </div>
+        <StaleDataWarning />
         <OperationCards ops={ops} />
         <ScriptOutput ops={ops} />
         <HistoryStatus overview={overview} refreshing={refreshing} onRefresh={refresh} />

@@ -1,5 +1,6 @@
 // A product's planning page: its figures at a glance, the charts behind them, and how each
 // figure is worked out (metrics.product = the explanation plus the chart series).
+
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
 import { Skeleton } from "@client/components/ui/skeleton.tsx";
@@ -11,6 +12,7 @@ import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { ArrowLeftIcon, PackageXIcon } from "lucide-react";
 import type { ReactNode } from "react";
+import { StaleDataWarning } from "../dataOps/stale-data-warning.tsx";
 import { AccuracyChart, AccuracyTable, methodLabel, SalesForecastChart, StockChart } from "./charts.tsx";
 import { Explanation } from "./explanation.tsx";
 import {
@@ -172,6 +174,7 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
 
   return (
     <div className="space-y-6" data-testid="product-detail" data-pid={ex.pid}>
+      <StaleDataWarning />
       <div className="space-y-3">
         {back}
         <div className="flex flex-wrap items-start justify-between gap-x-6 gap-y-3">

@@ -5,6 +5,7 @@ import { PageHeader } from "@client/components/page-header.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card } from "@client/components/ui/card.tsx";
 import { Skeleton } from "@client/components/ui/skeleton.tsx";
+import { Switch } from "@client/components/ui/switch.tsx";
 import {
   Table,
   TableBody,
@@ -32,7 +33,9 @@ import {
   ABC_CLASSES,
   type AbcClass,
   METRICS_PAGE_SIZE,
+  PRODUCT_KIND_LABELS,
   PRODUCT_STATUSES,
+  type ProductKind,
   type ProductMetricSort,
   type ProductMetricsPage,
   type ProductMetricsRow,
@@ -43,6 +46,7 @@ import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
 import { DatabaseIcon, PackageSearchIcon, XIcon } from "lucide-react";
 import { type ReactNode, useEffect } from "react";
+import { StaleDataWarning } from "../dataOps/stale-data-warning.tsx";
 import {
   DASH,
   formatDay,
@@ -90,12 +94,27 @@ export function noMarginReason(row: Pick<ProductMetricsRow, "revenue_365d">): st
 }
 const urgent = (row: ProductMetricsRow) => row.status === "critical";
 
+/** What a non-merchandise product is (why it is excluded); nothing for merchandise. */
+function KindNote({ kind }: { kind: ProductKind | undefined }) {
+  if (!kind || kind === "merchandise") return null;
+  return (
+    <span className="text-xs text-muted-foreground" data-testid="product-kind">
+      {PRODUCT_KIND_LABELS[kind]}
+    </span>
+  );
+}
+
 const COLUMNS: Column[] = [
   {
     id: "status",
     label: "Status",
     sort: "status",
-    cell: (row) => <ProductStatusBadge status={row.status} />,
+    cell: (row) => (
+      <span className="inline-flex items-center gap-1.5">
+        <ProductStatusBadge status={row.status} />
+        <KindNote kind={row.kind} />
+      </span>
+    ),
   },
   {
     id: "abc",
@@ -284,6 +303,7 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
         title="Products"
         description="Stock, demand and reorder figures of every product, as of the last calculation."
       />
+      <StaleDataWarning />
       <div className="space-y-3">
         <div className="flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
           <SearchInput
@@ -293,6 +313,15 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
             className="sm:w-96"
             onSearch={(q) => set({ q: q || undefined }, { replace: true })}
           />
+          <label className="flex shrink-0 items-center gap-2 text-sm text-muted-foreground">
+            <Switch
+              checked={search.nonMerchandise === true}
+              onCheckedChange={(on) => set({ nonMerchandise: on ? true : undefined })}
+              data-testid="non-merchandise-filter"
+              aria-label="Show non-merchandise"
+            />
+            <span>Show non-merchandise</span>
+          </label>
           <div className="flex min-w-0 items-center gap-2">
             <AbcFilter value={search.abc} onChange={(abc) => set({ abc })} />
             {isMobile && (
@@ -690,6 +719,7 @@ function ProductCards({ rows, search }: { rows: ProductMetricsRow[] | undefined;
               <div className="flex shrink-0 items-center gap-1.5">
                 <AbcBadge abc={row.abc_class} />
                 <ProductStatusBadge status={row.status} />
+                <KindNote kind={row.kind} />
               </div>
             </div>
             <dl className="grid grid-cols-4 gap-2 text-xs">

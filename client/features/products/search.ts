@@ -55,6 +55,8 @@ export const ProductsSearchSchema = z.object({
   /** Only this vendor's / brand's products (the links of the Vendors and Brands pages). */
   vendor: z.catch(z.optional(idParam), undefined),
   brand: z.catch(z.optional(idParam), undefined),
+  /** "Show non-merchandise": also list postage, fees, services and gift cards. */
+  nonMerchandise: z.catch(z.optional(z.boolean()), undefined),
   /** A product category and its subtree */
   category: z.catch(z.optional(idParam), undefined),
   /** The Dashboard's filters: runs out before an order placed today arrives, nothing on hand, no sale in N days */
@@ -79,6 +81,7 @@ export function listInputOf(search: ProductsSearch, pageSize: number): ProductMe
     abc: search.abc,
     vendorId: search.vendor,
     brandId: search.brand,
+    nonMerchandise: search.nonMerchandise === true,
     category: search.category,
     stockoutBeforeArrival: search.stockout_before_arrival ? true : undefined,
     outOfStock: search.out_of_stock ? true : undefined,
@@ -97,6 +100,7 @@ export function cleanSearch(search: ProductsSearch): ProductsSearch {
   if (search.abc) out.abc = search.abc;
   if (search.vendor) out.vendor = search.vendor;
   if (search.brand) out.brand = search.brand;
+  if (search.nonMerchandise) out.nonMerchandise = true;
   if (search.category) out.category = search.category;
   if (search.stockout_before_arrival) out.stockout_before_arrival = 1;
   if (search.out_of_stock) out.out_of_stock = 1;

@@ -168,7 +168,7 @@ export const forecastModule: CalcModule = {
       `CREATE TEMP TABLE fc_fit ON COMMIT DROP AS
        WITH sales AS (
          SELECT pid, LEAST(($1::date - (order_date AT TIME ZONE 'UTC')::date) / 7, ${MAX_WEEKS}) AS k,
-           sum(quantity)::float8 AS x, min(order_date) AS first
+           GREATEST(sum(quantity), 0)::float8 AS x, min(order_date) FILTER (WHERE quantity > 0) AS first
          FROM order_lines
          WHERE status = 'completed' AND order_date <= $2::timestamptz
          GROUP BY 1, 2

@@ -225,7 +225,7 @@ export const stockHistoryModule: CalcModule = {
          f.n::int AS in_stock_days_90,
          f.oos90::int AS out_of_stock_days_90,
          f.oos365::int AS out_of_stock_days_365,
-         (CASE WHEN f.n > 0 THEN round(f.sx / f.n, 4) ELSE 0 END)::numeric(12, 4) AS avg_daily_sales,
+         (CASE WHEN f.n > 0 THEN round(GREATEST(f.sx, 0) / f.n, 4) ELSE 0 END)::numeric(12, 4) AS avg_daily_sales,
          (CASE WHEN f.n >= 2 THEN round(sqrt(GREATEST((f.sxx - f.sx * f.sx / f.n) / (f.n - 1), 0)), 4)
            ELSE 0 END)::numeric(12, 4) AS daily_sales_std,
          f.avg_stock::numeric(14, 2) AS avg_stock_units_365,

@@ -11,6 +11,7 @@ import {
   createOverride,
   deleteOverride,
   forecastAccuracy,
+  forecastOptions,
   forecastProduct,
   listForecastRows,
   listOverrideGroups,
@@ -23,6 +24,7 @@ const write = permissionProcedure("update:forecasts");
 const overrideBody = z.unknown();
 
 export const forecastingRouter = router({
+  options: read.query(({ ctx }) => forecastOptions(ctx.db)),
   rows: read.input(forecastListInput).query(({ ctx, input }) => listForecastRows(ctx.db, input)),
   product: read.input(forecastPidInput).query(({ ctx, input }) => forecastProduct(ctx.db, input.pid)),
   overrides: read.input(overrideListInput).query(({ ctx, input }) => listOverrideGroups(ctx.db, input)),

@@ -18,6 +18,7 @@ import {
   type ForecastGridRow,
   type ForecastLevel,
   type ForecastListInput,
+  type ForecastOptions,
   type ForecastProductDetail,
   type ForecastSort,
   type ForecastWeeks,
@@ -169,6 +170,20 @@ interface ProductPageRow {
   wape: number | null;
   bias: number | null;
   change: number | null;
+  reorder_qty: number | null;
+}
+
+/** The grid's filter choices: every vendor, brand and category by name. */
+export async function forecastOptions(db: Database): Promise<ForecastOptions> {
+  const query = runner(db);
+  const [vendors, brands, categories] = await Promise.all([
+    query<{ id: number; name: string }>("SELECT id, name FROM vendors ORDER BY lower(name), id"),
+    query<{ id: number; name: string }>("SELECT id, name FROM brands ORDER BY lower(name), id"),
+    query<{ id: number; name: string; level: number; parent_id: number | null }>(
+      "SELECT id, name, level, parent_id FROM categories ORDER BY level, lower(name), id",
+    ),
+  ]);
+  return { vendors, brands, categories };
 }
 
 /** GET the grid: one page of products (or categories, brands, vendors) and the total. */
@@ -200,7 +215,7 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
       `WITH ${PRODUCT_FIGURES}
        SELECT f.pid, p.title, p.sku, v.name AS vendor, b.name AS brand, f.method, f.requested_method,
          m.abc_class, m.status, f.weekly, COALESCE(p.cost_price, 0)::float8 AS cost,
-         acc.wape, acc.bias, fv.change::float8 AS change
+         acc.wape, acc.bias, fv.change::float8 AS change, m.reorder_qty
        ${from}
        LEFT JOIN vendors v ON v.id = p.vendor_id
        LEFT JOIN brands b ON b.id = p.brand_id
@@ -245,6 +260,7 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
       wape: numOrNull(r.wape),
       bias: numOrNull(r.bias),
       change: numOrNull(r.change),
+      reorder_qty: numOrNull(r.reorder_qty),
     };
   });
   return { items, total: count?.n ?? 0, weeks };
@@ -304,12 +320,12 @@ async function overridesFor(
 }
 
 const GROUP_SQL: Record<Exclude<ForecastLevel, "product">, { key: string; name: string; join: string }> = {
-  brand: { key: "p.brand_id", name: "(SELECT name FROM brands WHERE id = g.key)", join: "" },
-  vendor: { key: "p.vendor_id", name: "(SELECT name FROM vendors WHERE id = g.key)", join: "" },
+  brand: { key: "p.brand_id", name: "(SELECT name FROM brands WHERE id = per.key)", join: "" },
+  vendor: { key: "p.vendor_id", name: "(SELECT name FROM vendors WHERE id = per.key)", join: "" },
   // Rolled up the tree: a product counts once in its categories and each of their ancestors.
   category: {
     key: "ca.ancestor",
-    name: "(SELECT name FROM categories WHERE id = g.key)",
+    name: "(SELECT name FROM categories WHERE id = per.key)",
     join: `JOIN (
       SELECT DISTINCT pc.pid, up.ancestor FROM product_categories pc
       JOIN LATERAL (
@@ -346,12 +362,12 @@ async function listGroupRows(
     params.push(v);
     return `$${params.length}`;
   };
-  const where = productFilters(q, param);
+  // The search applies to the group's name, not to its products.
+  const where = productFilters({ ...q, search: undefined }, param);
   where.push(`${spec.key} IS NOT NULL`);
   const weekIdx = Array.from({ length: FORECAST_WEEKS }, (_, i) => i + 1);
   const search = q.search?.trim();
   const groupWhere = search ? `WHERE g.name ILIKE ${param(`%${likeEscape(search)}%`)}` : "";
-  const productWhere = where.filter((w) => !w.startsWith("(p.title"));
   const dir = q.dir === "asc" ? "ASC" : "DESC";
   const limit = param(q.pageSize);
   const offset = param((q.page - 1) * q.pageSize);
@@ -384,7 +400,7 @@ async function listGroupRows(
        LEFT JOIN ow ON ow.pid = f.pid
        LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method
        ${spec.join}
-       WHERE ${productWhere.join(" AND ")}
+       WHERE ${where.join(" AND ")}
      ),
      g AS (
        SELECT key, ${spec.name} AS name, count(*)::int AS products,
@@ -438,6 +454,7 @@ async function listGroupRows(
       wape: numOrNull(r.wape),
       bias: numOrNull(r.bias),
       change: numOrNull(r.change),
+      reorder_qty: null,
     };
   });
   return { items, total: rows[0]?.total ?? 0, weeks };

@@ -426,7 +426,7 @@ async function loadExtras(db: Database, row: ExplainRow): Promise<Extras> {
       `SELECT to_char($2::date - 7 * w.k - 6, 'YYYY-MM-DD') AS week_start, COALESCE(s.units, 0)::float8 AS units
        FROM generate_series(0, 103) AS w(k)
        LEFT JOIN (
-         SELECT ($2::date - (order_date AT TIME ZONE 'UTC')::date) / 7 AS k, sum(quantity) AS units
+         SELECT ($2::date - (order_date AT TIME ZONE 'UTC')::date) / 7 AS k, GREATEST(sum(quantity), 0) AS units
          FROM order_lines
          WHERE pid = $1::int AND status = 'completed'
            AND order_date >= (($2::date - 727)::timestamp AT TIME ZONE 'UTC')
@@ -552,12 +552,12 @@ async function loadSalesWindows(db: Database, row: ExplainRow): Promise<SalesWin
     `SELECT ${windows
       .map(
         (back, i) =>
-          `COALESCE(sum(quantity) FILTER (WHERE day >= $2::date - ${back}), 0)::float8 AS u${i},
-           COALESCE(sum(revenue) FILTER (WHERE day >= $2::date - ${back}), 0)::float8 AS r${i}`,
+          `GREATEST(COALESCE(sum(quantity) FILTER (WHERE day >= $2::date - ${back}), 0), 0)::float8 AS u${i},
+           GREATEST(COALESCE(sum(revenue) FILTER (WHERE day >= $2::date - ${back}), 0), 0)::float8 AS r${i}`,
       )
       .join(", ")},
-       COALESCE(sum(quantity), 0)::float8 AS u4, COALESCE(sum(revenue), 0)::float8 AS r4,
-       to_char(min(day), 'YYYY-MM-DD') AS first_sold
+       GREATEST(COALESCE(sum(quantity), 0), 0)::float8 AS u4, GREATEST(COALESCE(sum(revenue), 0), 0)::float8 AS r4,
+       to_char(min(day) FILTER (WHERE quantity > 0), 'YYYY-MM-DD') AS first_sold
      FROM (
        SELECT quantity, quantity * price - discount AS revenue, (order_date AT TIME ZONE 'UTC')::date AS day
        FROM order_lines

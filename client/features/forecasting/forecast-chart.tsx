@@ -1,0 +1,74 @@
+// A product's chart: 104 weeks of sales with last year's overlaid, then the 13 forecast weeks —
+// system and final (overrides applied) — with the 80 % prediction band from the backtest's errors.
+import { Card } from "@client/components/ui/card.tsx";
+import { LoadError } from "@client/features/config/parts.tsx";
+import { useTRPC } from "@client/lib/trpc.ts";
+import { useQuery } from "@tanstack/react-query";
+import {
+  Area,
+  CartesianGrid,
+  ComposedChart,
+  Legend,
+  Line,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+
+export function ForecastChart({ pid }: { pid: number }) {
+  const trpc = useTRPC();
+  const q = useQuery(trpc.forecasting.product.queryOptions({ pid }));
+  if (q.error)
+    return <LoadError message="Could not load the product's forecast." onRetry={() => void q.refetch()} />;
+  const d = q.data;
+  if (!d) return <Card className="h-80 animate-pulse" />;
+  const data = [
+    ...d.history.map((h) => ({ week: h.week_start, sales: h.units, lastYear: h.last_year })),
+    ...d.forecast.map((f) => ({
+      week: f.week_start,
+      lastYear: f.last_year,
+      system: f.system,
+      final: f.final,
+      override: f.override,
+      band: [f.low, f.high] as [number, number],
+    })),
+  ];
+  const chosen = d.backtest.find((b) => b.method === d.method);
+  return (
+    <Card className="space-y-2 p-4" data-testid="forecast-chart">
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <div className="font-medium">{d.title}</div>
+        <div className="text-xs text-muted-foreground">
+          Method: {d.method_label ?? "none (excluded from forecasting)"}
+          {chosen?.wape != null
+            ? ` · backtest WAPE ${(chosen.wape * 100).toFixed(1)}%`
+            : " · no backtest (under 9 weeks of history)"}
+          {` · ${d.overrides.length} override${d.overrides.length === 1 ? "" : "s"}`}
+        </div>
+      </div>
+      <div className="h-72">
+        <ResponsiveContainer width="100%" height="100%">
+          <ComposedChart data={data}>
+            <CartesianGrid stroke="#e5e7eb" />
+            <XAxis dataKey="week" fontSize={11} minTickGap={40} />
+            <YAxis fontSize={11} />
+            <Tooltip />
+            <Legend />
+            <Area dataKey="band" name="80 % band" fill="#fed7aa" stroke="none" />
+            <Line dataKey="sales" name="Sales" stroke="#2563eb" dot={false} />
+            <Line dataKey="lastYear" name="Last year" stroke="#94a3b8" strokeDasharray="4 3" dot={false} />
+            <Line dataKey="system" name="System forecast" stroke="#ea580c" dot={false} />
+            <Line
+              dataKey="final"
+              name="Final (with overrides)"
+              stroke="#16a34a"
+              strokeWidth={2}
+              dot={false}
+            />
+          </ComposedChart>
+        </ResponsiveContainer>
+      </div>
+    </Card>
+  );
+}
