@@ -22,7 +22,7 @@ import type { Database } from "../../db/database.ts";
 import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
 import { EXTENSIONS, IMAGE_FILE_ROUTE, IMAGE_THUMBNAIL_ROUTE } from "../images/images.service.ts";
 import { getFieldOptions, getTemplate } from "../templates/templates.service.ts";
-import { emitRowsChecked, IMPORT_COUNTS_SQL, RECOUNT_SQL } from "./hooks.ts";
+import { emitRowsChecked, IMPORT_COUNTS_SQL, RECOUNT_ROWS_SQL, RECOUNT_SQL } from "./hooks.ts";
 import { type ParsedFile, parseUpload } from "./parse.ts";
 import {
   autoMap,
@@ -461,7 +461,7 @@ async function recheckRows(
   const computed = await computeRows(db, ctx, inputs, { sku, barcode });
   await db.prisma.$transaction(async (tx) => {
     await storeComputed(tx, imp.id, computed);
-    await tx.$executeRawUnsafe(RECOUNT_SQL, imp.id);
+    await tx.$executeRawUnsafe(RECOUNT_ROWS_SQL, imp.id, JSON.stringify(affected));
     await tx.$executeRawUnsafe(IMPORT_COUNTS_SQL, imp.id);
   }, TX);
   return affected;
