@@ -17,6 +17,7 @@ import { chatRestRoutes } from "./modules/chat/chat.rest.ts";
 import { configRestRoutes } from "./modules/config/config.rest.ts";
 import { dashboardRestRoutes } from "./modules/dashboard/dashboard.rest.ts";
 import { dataOpsRestRoutes } from "./modules/dataOps/dataOps.rest.ts";
+import { discountsRestRoutes } from "./modules/discounts/discounts.rest.ts";
 import { forecastingRestRoutes } from "./modules/forecasting/forecasting.rest.ts";
 import { imagesRestRoutes } from "./modules/images/images.rest.ts";
 import { metricsRestRoutes } from "./modules/metrics/metrics.rest.ts";
@@ -141,6 +142,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   await app.register(async (scope) => promptsRestRoutes(scope, services));
   await app.register(async (scope) => imagesRestRoutes(scope, services));
   await app.register(async (scope) => metricsRestRoutes(scope, services));
+  await app.register(async (scope) => discountsRestRoutes(scope, services));
   await app.register(async (scope) => dashboardRestRoutes(scope, services));
   await app.register(async (scope) => forecastingRestRoutes(scope, services));
   await app.register(async (scope) => purchasingRestRoutes(scope, services));

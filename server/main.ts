@@ -2,7 +2,7 @@ import { buildApp } from "./app.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { DataDirInUseError, openDatabase } from "./db/database.ts";
 import { MigrationError } from "./db/migrate.ts";
-import { bootstrapDemoData } from "./jobs/demo-bootstrap.ts";
+import { bootstrapDemoData, queueFirstImport } from "./jobs/demo-bootstrap.ts";
 import { deleteExpiredSessions } from "./modules/auth/auth.service.ts";
 import { prepareDatabase } from "./startup.ts";
 
@@ -47,10 +47,13 @@ async function main() {
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
   await app.services.dataOps.init();
+  // The first start's import is reported active from the first request on.
+  await queueFirstImport(app.services);
   await app.listen({ port: config.port, host: config.host });
-  bootstrapDemoData(app.services, { info: (m) => log.info(m), warn: (m) => log.warn(m) }).catch((err) =>
-    log.error({ err }, "demo data bootstrap failed"),
-  );
+  bootstrapDemoData(app.services, { info: (m) => log.info(m), warn: (m) => log.warn(m) }).catch((err) => {
+    app.services.dataOps.unqueue();
+    log.error({ err }, "demo data bootstrap failed");
+  });
 }
 
 main().catch((err) => {

@@ -41,6 +41,7 @@ export const ACTION_PERMISSIONS = [
   "receive:purchase_orders",
   "export:reports",
   "update:forecasts",
+  "create:promotions",
 ] as const;
 export type ActionPermission = (typeof ACTION_PERMISSIONS)[number];
 
@@ -94,12 +95,17 @@ const ACTION_NAMES: Record<ActionPermission, [string, string]> = {
     "Override Forecasts",
     "Override the forecast of products, categories, brands and vendors, and remove overrides",
   ],
+  "create:promotions": [
+    "Create Promotions",
+    "Save discount scenarios as planned promotions, edit them until they start, and cancel them",
+  ],
 };
 
 /** The catalogue category an action permission is listed under. */
 function actionCategory(code: ActionPermission): string {
   if (code.endsWith("purchase_orders")) return "Purchasing";
   if (code.endsWith("forecasts")) return "Forecasting";
+  if (code.endsWith("promotions")) return "Promotions";
   return "Products";
 }
 

@@ -28,10 +28,12 @@ export interface GlobalSettingChoice {
  * - `share`: a number from 0 to 1, step 0.01 (only keys containing "threshold" are shares);
  * - `probability`: a number above 0 and below 1 (entered like any other number, minimum 0);
  * - `days`: a whole number of days, 0–3650 unless the setting narrows its range;
- * - `int_list`: whole numbers separated by commas (stored sorted, without repeats, e.g. "10,11,12,13").
+ * - `int_list`: whole numbers separated by commas (stored sorted, without repeats, e.g. "10,11,12,13");
+ * - `number`: a decimal number within the setting's own range (on the screen, step 0.01 when the
+ *   range ends at 1 or below, else 0.1).
  * Numeric kinds have a range (globalSettingRange); other kinds are checked by their own rule.
  */
-export type GlobalSettingKind = "choice" | "share" | "probability" | "days" | "int_list";
+export type GlobalSettingKind = "choice" | "share" | "probability" | "days" | "int_list" | "number";
 
 /** The range of a numeric setting; `exclusive` ends are not allowed themselves. */
 export interface GlobalSettingRange {
@@ -174,6 +176,35 @@ export const GLOBAL_SETTINGS: readonly GlobalSettingDefinition[] = [
       "Category types that are product categories (comma-separated, e.g. 10,11,12,13): only these are rolled up into category figures, category pages and templates; other types (warehouse zones, internal groups) are left out",
     kind: "int_list",
     defaultValue: "10,11,12,13",
+  }),
+  define("default_price_elasticity", {
+    label: "Default Price Elasticity",
+    description:
+      "How strongly sales respond to price, as a magnitude (1.5 = a 1% lower price sells about 1.5% more), for products whose own sales history and category give too little evidence",
+    kind: "number",
+    defaultValue: "1.5",
+    range: { min: 0, max: 10 },
+  }),
+  define("cannibalisation_share", {
+    label: "Cannibalisation Share",
+    description:
+      "Share (0–1) of a promotion's extra units taken from the rest of its category, e.g. 0.3 = 30% of the extra units would have been bought as other products; 0 = none",
+    kind: "number",
+    defaultValue: "0",
+    range: { min: 0, max: 1 },
+  }),
+  define("price_ending", {
+    label: "Price Ending",
+    description:
+      "How discounted prices are rounded (down, so the discount is never smaller than asked): to .99, to .95, to a last digit of 9 (.x9), or to the cent (none)",
+    kind: "choice",
+    defaultValue: ".x9",
+    options: [
+      { value: ".99", label: ".99 (e.g. 11.99)" },
+      { value: ".95", label: ".95 (e.g. 11.95)" },
+      { value: ".x9", label: ".x9 (e.g. 11.29)" },
+      { value: "none", label: "None (to the cent)" },
+    ],
   }),
 ];
 

@@ -104,6 +104,11 @@ export interface DataOpsStatus {
 export class DataOps {
   private active: ActiveRun | null = null;
   private starting = false;
+  /**
+   * A run this instance will start as soon as it can (the first start's import, queued before the
+   * server listens): reported as active from the first request, and other starts get 409 meanwhile.
+   */
+  private queued: { type: RunType; since: string } | null = null;
   /** The newest event seen per run type, from this instance or (via the bus) any other. */
   private readonly latest = new Map<RunType, ProgressEvent>();
   private readonly unsubscribe: Array<() => void> = [];
@@ -206,9 +211,36 @@ export class DataOps {
     return Boolean(rows[0]?.held);
   }
 
+  /** Queues the first start's run (see `queued`); start(type, …, { queued: true }) takes it up. */
+  queue(type: RunType): void {
+    this.queued = { type, since: new Date().toISOString() };
+  }
+
+  /** Drops the queued run (it was not needed after all). */
+  unqueue(): void {
+    this.queued = null;
+  }
+
   async status(): Promise<DataOpsStatus> {
     if (this.active && !this.active.finished)
       return { active: true, progress: this.latest.get(this.active.type) ?? null };
+    if (this.queued) {
+      const { type, since } = this.queued;
+      const operation = `${LABEL[type]} queued: preparing the first import`;
+      return {
+        active: true,
+        progress: {
+          run_id: 0,
+          type,
+          status: "running",
+          operation,
+          elapsed_seconds: Math.round((Date.now() - Date.parse(since)) / 100) / 10,
+          error: null,
+          timestamp: new Date().toISOString(),
+          progress: { status: "running", operation, type, error: null },
+        },
+      };
+    }
     // Another instance may be running one.
     const running = await this.opts.db.prisma.dataRun.findFirst({
       where: { status: "running" },
@@ -257,8 +289,10 @@ export class DataOps {
   async start(
     type: RunType,
     userId: number | null,
-    opts: { prepare?: () => Promise<void> } = {},
+    opts: { prepare?: () => Promise<void>; queued?: boolean } = {},
   ): Promise<{ run_id: number }> {
+    // The queued run goes first: others wait for it (and it for nothing else of this instance).
+    if (this.queued && !opts.queued) throw conflict("A data operation is already running");
     // A run that already sent its final event is only releasing its connection.
     if (this.active?.finished && !this.starting) await this.active.done.catch(() => {});
     // `starting` is set before the first await: two clicks on this instance cannot both pass.
@@ -293,6 +327,7 @@ export class DataOps {
           backendPid: pid,
         };
         this.active = active;
+        if (opts.queued) this.queued = null;
         handedOver = true;
         active.done = this.execute(active, conn)
           .catch((err) => this.opts.log?.error({ err }, "data operation bookkeeping failed"))
@@ -315,7 +350,10 @@ export class DataOps {
       }
     } finally {
       this.starting = false;
-      if (!handedOver) await conn.release();
+      if (!handedOver) {
+        if (opts.queued) this.queued = null;
+        await conn.release();
+      }
     }
   }
 

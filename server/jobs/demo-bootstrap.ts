@@ -28,20 +28,35 @@ class AlreadyImported extends Error {}
  * Several instances may start at once on one database (and one shared data folder): only the one
  * that wins the run lock writes the files and imports them; the others leave it to that one.
  */
+async function alreadyImported({ db }: AppServices): Promise<boolean> {
+  const [products, runs] = await Promise.all([db.prisma.product.count(), db.prisma.dataRun.count()]);
+  return products > 0 || runs > 0;
+}
+
+/**
+ * Before the server listens: on a first start (demo data on, nothing imported) the Full Reset that
+ * bootstrapDemoData will start is queued, so /csv/status reports it active from the first request
+ * and a Full Update started meanwhile gets 409, as it will while the reset runs.
+ */
+export async function queueFirstImport(services: AppServices): Promise<void> {
+  if (services.config.demoData && !(await alreadyImported(services))) services.dataOps.queue("reset");
+}
+
 export async function bootstrapDemoData(
   services: AppServices,
   log: Log,
   write: DemoWriter = writeDemoSet,
 ): Promise<void> {
-  const { db, config, dataOps } = services;
+  const { config, dataOps } = services;
   if (!config.demoData) return;
-  const imported = async () => {
-    const [products, runs] = await Promise.all([db.prisma.product.count(), db.prisma.dataRun.count()]);
-    return products > 0 || runs > 0;
-  };
-  if (await imported()) return;
+  const imported = () => alreadyImported(services);
+  if (await imported()) {
+    dataOps.unqueue();
+    return;
+  }
   try {
     const { run_id } = await dataOps.start("reset", null, {
+      queued: true,
       // Under the run lock: another instance may have imported while this one waited.
       async prepare() {
         if (await imported()) throw new AlreadyImported();
@@ -51,6 +66,7 @@ export async function bootstrapDemoData(
     log.info(`Full reset ${run_id} started to import the data in ${config.sourceDir}`);
   } catch (err) {
     // Another instance holds the lock (it writes and imports) or already did.
+    dataOps.unqueue();
     if (err instanceof AlreadyImported || (err instanceof AppError && err.kind === "CONFLICT")) return;
     throw err;
   }

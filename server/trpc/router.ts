@@ -4,6 +4,7 @@ import { chatRouter } from "../modules/chat/chat.router.ts";
 import { configRouter } from "../modules/config/config.router.ts";
 import { dashboardRouter } from "../modules/dashboard/dashboard.router.ts";
 import { dataOpsRouter } from "../modules/dataOps/dataOps.router.ts";
+import { discountsRouter } from "../modules/discounts/discounts.router.ts";
 import { forecastingRouter } from "../modules/forecasting/forecasting.router.ts";
 import { imagesRouter } from "../modules/images/images.router.ts";
 import { metricsRouter } from "../modules/metrics/metrics.router.ts";
@@ -24,6 +25,7 @@ export const appRouter = router({
   prompts: promptsRouter,
   images: imagesRouter,
   metrics: metricsRouter,
+  discounts: discountsRouter,
   dashboard: dashboardRouter,
   forecasting: forecastingRouter,
   purchasing: purchasingRouter,

@@ -169,6 +169,40 @@ describe("a new user's first steps in Chromium", () => {
       expect(revenue).toMatch(/^\$[\d,]+\.\d\d( \/ \$[\d,]+\.\d\d){4}$/);
     });
 
+    it("the planning pages fit a 390 px phone: nothing scrolls sideways", async () => {
+      const list = await query<ProductMetricsPage>("metrics.products", {} satisfies ProductMetricsListInput);
+      const page = await signInAs("admin", PHONE);
+      await page.waitForURL("**/dashboard");
+      const wide: Record<string, unknown> = {};
+      for (const url of [
+        "/products",
+        `/products/${list.rows[0]!.pid}`,
+        "/brands",
+        "/vendors",
+        "/categories",
+      ]) {
+        await page.goto(url);
+        await page.waitForLoadState("networkidle");
+        await page.waitForTimeout(300);
+        await shot(page, `${url.replaceAll("/", "_")}-390`);
+        const scrollers = await page.evaluate(() =>
+          [...document.querySelectorAll("main *")]
+            .filter((el) => {
+              const style = getComputedStyle(el);
+              return (
+                ["auto", "scroll"].includes(style.overflowX) &&
+                el.scrollWidth > el.clientWidth + 1 &&
+                (el as HTMLElement).offsetParent !== null
+              );
+            })
+            .map((el) => el.getAttribute("data-testid") ?? el.className.toString().slice(0, 60)),
+        );
+        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        if (scrollers.length || width > PHONE.width) wide[url] = { scrollers, width };
+      }
+      expect(wide).toEqual({});
+    });
+
     it("Products counts say what their parts are, and every blank vendor figure says why", async () => {
       const vendors = await query<AggregatePage>("metrics.aggregates", {
         kind: "vendor",

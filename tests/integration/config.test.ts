@@ -29,6 +29,10 @@ const REQUIRED_KEYS = [
   "calculation_as_of",
   "stale_data_days",
   "product_category_types",
+  // The Discount Simulator's default elasticity, cannibalisation and price endings.
+  "default_price_elasticity",
+  "cannibalisation_share",
+  "price_ending",
 ];
 
 async function seedCatalogue(t: TestApp) {

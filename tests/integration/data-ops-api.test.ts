@@ -15,6 +15,8 @@ const METRICS_TABLES = [
   "brand_metrics",
   "vendor_metrics",
   "category_metrics",
+  "product_elasticities",
+  "category_elasticities",
   "product_search",
   "product_search_rows",
   "product_search_keys",
@@ -161,6 +163,7 @@ describe(`data management REST and SSE (${testBackend})`, () => {
     );
     expect((await get("/csv/status/modules")).map((m: { module_name: string }) => m.module_name)).toEqual([
       "aggregates",
+      "elasticity",
       "forecast",
       "forecast_snapshots",
       "lead_times",

@@ -157,6 +157,7 @@ describe(`every procedure and route enforces its permission (${testBackend})`, (
       "Products",
       "Purchasing",
       "Forecasting",
+      "Promotions",
     ]);
     expect(categories[0]!.permissions[0]).toEqual({
       id: expect.any(Number),

@@ -201,6 +201,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "Calculate forecast",
       "Calculate planning",
       "Calculate aggregates",
+      "Calculate elasticity",
       "Calculate forecast_snapshots",
       "Calculate product_search",
       "Calculate stock_series",
@@ -212,6 +213,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       (await prisma.calculateStatus.findMany({ orderBy: { moduleName: "asc" } })).map((s) => s.moduleName),
     ).toEqual([
       "aggregates",
+      "elasticity",
       "forecast",
       "forecast_snapshots",
       "lead_times",

@@ -145,6 +145,7 @@ describe(`user management (${testBackend})`, () => {
         "Products",
         "Purchasing",
         "Forecasting",
+        "Promotions",
       ]);
       expect(cats[1]!.permissions.map((p) => p.code)).toContain("settings:user_management");
     });

@@ -58,12 +58,14 @@ export function ImportAiPanel({ importId, onChanged }: { importId: number; onCha
   };
   // When a run ends (its verdicts saved into the rows), the grid and the list read them.
   const lastRun = status.data?.last?.run_id ?? null;
-  const seen = useRef<number | null>(null);
+  const loaded = status.data !== undefined;
+  const seen = useRef<number | null | undefined>(undefined);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refresh only when a new run is recorded
   useEffect(() => {
-    if (lastRun === null) return;
-    if (seen.current !== null && seen.current !== lastRun) void refresh();
+    if (!loaded) return;
+    if (seen.current !== undefined && seen.current !== lastRun) void refresh();
     seen.current = lastRun;
-  });
+  }, [loaded, lastRun]);
 
   if (!status.data) return null;
   if (!configured)

@@ -41,7 +41,12 @@ const CARDS = [
 /** Browser-level limits of spec section 5 (thresholds step 0.01), bounded by each setting's range. */
 function numberProps(def: GlobalSettingDefinition) {
   const range = globalSettingRange(def);
-  const step = def.kind === "share" || def.kind === "probability" ? 0.01 : 1;
+  const step =
+    def.kind === "share" || def.kind === "probability" || (def.kind === "number" && (range?.max ?? 2) <= 1)
+      ? 0.01
+      : def.kind === "number"
+        ? 0.1
+        : 1;
   return { min: range?.min ?? 0, ...(range ? { max: range.max } : {}), step };
 }
 

@@ -4,6 +4,7 @@
 // 60 s with a visible countdown; when a read fails it keeps the last figures under a "stale since"
 // banner and retries with back-off. `?theme=light|dark|system`.
 import { Button } from "@client/components/ui/button.tsx";
+import { formatMoneyCompact } from "@client/features/aggregates/top-chart.tsx";
 import { Logo, PRODUCT_NAME } from "@client/features/layout/logo.tsx";
 import { formatMoneyShort, formatNumber } from "@client/features/products/format.ts";
 import { getToken } from "@client/lib/auth-storage.ts";
@@ -209,7 +210,8 @@ function Versus({ value, base }: { value: number; base: number }) {
         change >= 0 ? "text-emerald-600 dark:text-emerald-400" : "text-red-600 dark:text-red-400",
       )}
     >
-      {change >= 0 ? "▲" : "▼"} {Math.abs(change * 100).toFixed(0)}% vs last year ({formatMoneyShort(base)})
+      {change >= 0 ? "▲" : "▼"} {Math.abs(change * 100).toFixed(0)}% vs last year
+      <span className="hidden sm:inline"> ({formatMoneyShort(base)})</span>
     </span>
   );
 }
@@ -235,7 +237,7 @@ function Stat({
       <div className="truncate text-xs text-muted-foreground sm:text-base">{label}</div>
       <div
         className={cn(
-          "truncate text-2xl font-bold tabular-nums sm:text-5xl",
+          "truncate text-xl font-bold tabular-nums min-[400px]:text-2xl sm:text-5xl",
           tone === "danger" && "text-red-600 dark:text-red-400",
         )}
         data-testid="small-value"
@@ -266,7 +268,7 @@ function Figures({ figures }: { figures: SmallSummary }) {
         />
       </div>
       <div className="grid grid-cols-3 gap-2 sm:gap-4">
-        <Stat testId="small-stock" label="Stock at cost" value={formatMoneyShort(figures.stock_value)} />
+        <Stat testId="small-stock" label="Stock at cost" value={formatMoneyCompact(figures.stock_value)} />
         <Stat
           testId="small-order"
           label="To order today"

@@ -110,7 +110,11 @@ function Cell({
       />
     );
   const title = [
-    ...findings.map((f) => `${f.severity === "error" ? "Error" : "Warning"}: ${f.message}`),
+    ...findings.map((f) => {
+      // The AI step's findings carry the model's suggested value.
+      const suggestion = (f as { suggestion?: string | null }).suggestion;
+      return `${f.severity === "error" ? "Error" : "Warning"}: ${f.message}${suggestion ? `\nSuggested: ${suggestion}` : ""}`;
+    }),
     fromTemplate ? "From template" : "",
   ]
     .filter(Boolean)

@@ -10,10 +10,11 @@ import { useAuth } from "@client/lib/session.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { hasPermission } from "@shared/permissions.ts";
 import type { ProductImport } from "@shared/product-import.ts";
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { ArrowLeftIcon } from "lucide-react";
 import { z } from "zod";
-import { ImportGrid } from "./grid.tsx";
+import { ImportAiPanel } from "../aiValidation/import-panel.tsx";
+import { ImportGrid, invalidateImport } from "./grid.tsx";
 import { ImportsList } from "./imports-list.tsx";
 import { MappingStep } from "./mapping-step.tsx";
 import { ReviewStep } from "./review-step.tsx";
@@ -90,6 +91,7 @@ function ImportView({
   canEdit: boolean;
 }) {
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const query = useQuery(trpc.productImport.get.queryOptions({ id }));
   const back = (
     <Button variant="ghost" size="sm" onClick={() => onSearchChange({})} data-testid="back-to-imports">
@@ -149,6 +151,9 @@ function ImportView({
           editable={editable}
           onSaved={() => onSearchChange({ ...search, step: "edit" })}
         />
+      )}
+      {step === "edit" && editable && (
+        <ImportAiPanel importId={imp.id} onChanged={() => void invalidateImport(queryClient, trpc, imp.id)} />
       )}
       {step === "edit" && (
         <ImportGrid

@@ -533,11 +533,7 @@ function StatusChips({
     );
   };
   return (
-    <div
-      role="toolbar"
-      aria-label="Filter by status"
-      className="-mx-4 flex gap-2 overflow-x-auto px-4 pb-1 sm:mx-0 sm:flex-wrap sm:overflow-visible sm:px-0"
-    >
+    <div role="toolbar" aria-label="Filter by status" className="flex flex-wrap gap-2">
       {chip(undefined, "All", total)}
       {PRODUCT_STATUSES.map((s) => chip(s, STATUS_LABELS[s], counts?.[s], STATUS_STYLES[s].dot))}
     </div>

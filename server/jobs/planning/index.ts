@@ -1,6 +1,7 @@
 // The planning engine's calculation modules, in the order they run (docs/metrics.md).
 import type { CalcModule } from "../calculate.ts";
 import { aggregatesModule } from "./aggregates.ts";
+import { elasticityModule } from "./elasticity.ts";
 import { forecastModule } from "./forecast.ts";
 import { forecastSnapshotsModule } from "./forecast-snapshots.ts";
 import { leadTimesModule } from "./lead-times.ts";
@@ -13,5 +14,6 @@ export const PLANNING_MODULES: readonly CalcModule[] = [
   forecastModule,
   planningModule,
   aggregatesModule,
+  elasticityModule,
   forecastSnapshotsModule,
 ];

@@ -251,8 +251,10 @@ export async function importAiStatus(
   id: number,
 ): Promise<ImportAiStatus> {
   await loadImport(db, user, id);
+  // A run counts as running until its verdicts are written into the rows.
+  const latest = ai.latestBatchFor(id);
+  const running = latest && !latest.savedAt ? latest : undefined;
   const history = await readHistory(db, id);
-  const running = ai.runningBatchFor(id);
   return {
     configured: !!ai.ai,
     message: ai.ai ? null : AI_NOT_CONFIGURED,

@@ -1,0 +1,140 @@
+// `npm run bench:discounts -- [--data DIR] [--runs R] [--skip-import] [--force] [--target N]`
+// A benchmark, not a test. On the PostgreSQL named by DATABASE_URL: imports a data set with a Full
+// Reset through the job code (--data: a folder of CSV exports, e.g. one kept by `bench:pipeline
+// --keep`; --skip-import: the database already holds one, e.g. after `bench:pipeline`), then times
+// the Discount Simulator's services (what the tRPC procedures and REST routes call) on the category
+// whose products (with its sub-categories) number closest to --target (5,000):
+//   - a simulation of 25% off for 14 days, R times (after 3 warm-ups): p50, p99, max;
+//   - the clearance search (stock to 0 within 8 weeks, cap 50%), R ÷ 3 times: p50, max.
+// The last line is one JSON object with the figures.
+import { parseArgs } from "node:util";
+import { openDatabase } from "../../server/db/database.ts";
+import { migrate } from "../../server/db/migrate.ts";
+import { DataOps } from "../../server/jobs/data-ops.ts";
+import { createProgressBus } from "../../server/jobs/progress-bus.ts";
+import { CsvFolderSource } from "../../server/jobs/source.ts";
+import { searchClearance, simulateDiscount } from "../../server/modules/discounts/discounts.service.ts";
+import { addDays } from "../../shared/discounts.ts";
+
+const { values } = parseArgs({
+  options: {
+    data: { type: "string" },
+    runs: { type: "string", default: "30" },
+    target: { type: "string", default: "5000" },
+    "skip-import": { type: "boolean", default: false },
+    force: { type: "boolean", default: false },
+  },
+});
+
+const url = process.env.DATABASE_URL;
+if (!url) {
+  console.error("Set DATABASE_URL to the PostgreSQL database to benchmark on");
+  process.exit(1);
+}
+const runs = Math.max(3, Number(values.runs));
+const db = await openDatabase({ databaseUrl: url, poolSize: 4 });
+await migrate(db);
+
+if (!values["skip-import"]) {
+  if (!values.data) {
+    console.error("Pass --data DIR (CSV exports) or --skip-import (the database holds a data set already)");
+    process.exit(1);
+  }
+  const [count] = await db.prisma.$queryRawUnsafe<{ n: number }[]>("SELECT count(*)::int AS n FROM products");
+  if ((count?.n ?? 0) > 0 && !values.force) {
+    console.error(
+      "This database already holds products; pass --skip-import to use them or --force to replace them.",
+    );
+    process.exit(1);
+  }
+  const bus = await createProgressBus(db.url);
+  const dir = values.data;
+  const ops = new DataOps({ db, bus, source: () => new CsvFolderSource(dir) });
+  await ops.init();
+  const t0 = performance.now();
+  await ops.start("reset", null);
+  await ops.idle();
+  console.log(`Full Reset: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  await ops.close();
+  await bus.close();
+}
+
+const target = Number(values.target);
+const [cat] = await db.prisma.$queryRawUnsafe<{ id: number; name: string; products: number }[]>(
+  `WITH RECURSIVE up(category_id, ancestor_id) AS (
+     SELECT id, id FROM categories
+     UNION
+     SELECT up.category_id, c.parent_id FROM up JOIN categories c ON c.id = up.ancestor_id WHERE c.parent_id IS NOT NULL
+   )
+   SELECT c.id, c.name, count(DISTINCT pc.pid)::int AS products
+   FROM categories c JOIN up ON up.ancestor_id = c.id JOIN product_categories pc ON pc.category_id = up.category_id
+   GROUP BY c.id, c.name ORDER BY abs(count(DISTINCT pc.pid) - $1), c.id LIMIT 1`,
+  target,
+);
+if (!cat) {
+  console.error("No category with products: import a data set first");
+  process.exit(1);
+}
+const [fc] = await db.prisma.$queryRawUnsafe<{ first: string }[]>(
+  "SELECT to_char(min(week_start), 'YYYY-MM-DD') AS first FROM product_forecasts",
+);
+const first = fc!.first;
+console.log(`Category ${cat.id} "${cat.name}": ${cat.products} products; forecast from ${first}`);
+
+const scenario = {
+  scope: { category_id: cat.id },
+  discount_pct: 25,
+  starts_on: addDays(first, 7),
+  ends_on: addDays(first, 20),
+};
+const quantile = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!;
+};
+const ms = (n: number) => Math.round(n * 10) / 10;
+
+for (let i = 0; i < 3; i++) await simulateDiscount(db, scenario);
+const sims: number[] = [];
+let simulated = 0;
+for (let i = 0; i < runs; i++) {
+  const t0 = performance.now();
+  const r = await simulateDiscount(db, scenario);
+  sims.push(performance.now() - t0);
+  simulated = r.products.length;
+}
+console.log(
+  `simulate 25% off, ${simulated} products: p50 ${ms(quantile(sims, 0.5))} ms, p99 ${ms(quantile(sims, 0.99))} ms, max ${ms(Math.max(...sims))} ms (target p99 ≤ 500 ms)`,
+);
+
+const clearance = {
+  scope: { category_id: cat.id },
+  starts_on: first,
+  ends_on: addDays(first, 55),
+  target_units: 0,
+  max_discount_pct: 50,
+};
+const clears: number[] = [];
+let found: number | null = null;
+for (let i = 0; i < Math.max(3, Math.round(runs / 3)); i++) {
+  const t0 = performance.now();
+  const r = await searchClearance(db, clearance);
+  clears.push(performance.now() - t0);
+  found = r.discount_pct;
+}
+console.log(
+  `clearance search: p50 ${ms(quantile(clears, 0.5))} ms, max ${ms(Math.max(...clears))} ms (target ≤ 2 s); answer ${found === null ? "none up to 50%" : `${found}%`}`,
+);
+
+await db.close();
+console.log(
+  JSON.stringify({
+    category_id: cat.id,
+    products: simulated,
+    simulate_p50_ms: ms(quantile(sims, 0.5)),
+    simulate_p99_ms: ms(quantile(sims, 0.99)),
+    simulate_max_ms: ms(Math.max(...sims)),
+    clearance_p50_ms: ms(quantile(clears, 0.5)),
+    clearance_max_ms: ms(Math.max(...clears)),
+    clearance_pct: found,
+  }),
+);

@@ -1,0 +1,128 @@
+// The AI check of Create Products in Chromium, against the loopback chat-completions server: the
+// sample supplier file (docs/examples) uploaded and mapped, the estimate, a run with its progress,
+// the verdicts on the grid's cells and in the suggestions list, a suggestion accepted (the cell
+// changes, the rules run again), and the run opened on the AI Validation Debug page.
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { completion, type FakeModel, rowsOf, startFakeModel } from "../helpers/fake-model.ts";
+import { type E2E, startE2E } from "./harness.ts";
+
+const SAMPLE = path.resolve("docs/examples/supplier-price-list.csv");
+const SHOTS = process.env.E2E_SCREENSHOTS;
+
+describe("AI check of an import in Chromium", () => {
+  let e: E2E;
+  let model: FakeModel;
+  let importId: number;
+
+  beforeAll(async () => {
+    model = await startFakeModel();
+    // The fixture model's house style: a comma, not a dash, in titles.
+    model.behave(({ body }) => ({
+      json: completion(
+        JSON.stringify({
+          rows: rowsOf(body).map(({ row_id, ...values }) => ({
+            row_id,
+            fields: Object.entries(values).map(([field, value]) =>
+              field === "title" && String(value).includes(" - ")
+                ? {
+                    field,
+                    ok: false,
+                    issue: "Use a comma, not a dash, in titles",
+                    suggestion: String(value).replace(" - ", ", "),
+                    confidence: 0.9,
+                  }
+                : { field, ok: true, issue: null, suggestion: null, confidence: 0.95 },
+            ),
+          })),
+        }),
+      ),
+    }));
+    e = await startE2E({
+      SOURCE_DIR: path.resolve("tests/fixtures/source-small"),
+      AI_BASE_URL: model.url,
+      AI_MODEL: "fake-model",
+      AI_RETRY_BASE_MS: "10",
+      AI_PRICE_INPUT_PER_MTOK: "2.5",
+      AI_PRICE_OUTPUT_PER_MTOK: "10",
+    });
+    await e.t.app.services.dataOps.start("reset", null);
+    await e.t.app.services.dataOps.idle();
+    await e.t.createUser("creator", ["access:import", "create:products", "access:ai_validation_debug"]);
+    const { token } = await e.t.login("creator");
+    const fd = new FormData();
+    fd.append("company", "1");
+    fd.append("product_type", "Cardstock");
+    fd.append(
+      "file",
+      new Blob([new Uint8Array(await import("node:fs").then((fs) => fs.readFileSync(SAMPLE)))]),
+      "supplier-price-list.csv",
+    );
+    const res = await fetch(`${e.t.url}/api/product-imports`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      body: fd,
+    });
+    expect(res.status).toBe(201);
+    importId = (await res.json()).id;
+    const mapped = await fetch(`${e.t.url}/api/product-imports/${importId}`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        mapping: {
+          "Item #": "sku",
+          Description: "title",
+          UPC: "barcode",
+          Wholesale: "cost_each",
+          Retail: "price",
+          MSRP: "msrp",
+          "Case Pack": "case_qty",
+          "Weight (oz)": "weight",
+          Category: "categories",
+          Notes: "description",
+        },
+      }),
+    });
+    expect(mapped.status, await mapped.clone().text()).toBe(200);
+  }, 120_000);
+  afterAll(async () => {
+    await e?.close();
+    await model?.close();
+  });
+
+  it("estimates, runs, shows the verdicts, accepts a suggestion and opens the run on the debug page", async () => {
+    const { page } = await e.newPage({ width: 1440, height: 1000 });
+    await e.signIn(page, "creator");
+    await page.goto(`/import?id=${importId}&step=edit`);
+    const panel = page.getByTestId("ai-panel");
+    await expect
+      .poll(() => panel.getByTestId("ai-estimate").textContent())
+      .toMatch(/rows? to check .*with errors left out.*estimated \$/);
+    await panel.getByRole("button", { name: "Run AI check" }).click();
+    await panel.getByTestId("ai-last-run").waitFor();
+    const suggestions = panel.getByTestId("ai-suggestion");
+    await expect.poll(() => suggestions.count()).toBeGreaterThan(0);
+    await panel.getByText("Maple Mill 12x12 Cardstock, Cranberry").waitFor();
+    // The verdict is on the grid's cell too, as a warning.
+    await expect.poll(() => page.getByTestId("cell-1-title").getAttribute("data-state")).toBe("warning");
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "ai-import-panel.png"), fullPage: true });
+
+    await panel.getByRole("button", { name: "Accept title of row 1" }).click();
+    await expect
+      .poll(() => page.getByTestId("cell-1-title").textContent())
+      .toBe("Maple Mill 12x12 Cardstock, Cranberry");
+    const stored = await e.t.tdb.db.prisma.productImportRow.findFirstOrThrow({
+      where: { importId, rowId: 1 },
+    });
+    expect((stored.values as Record<string, string>).title).toBe("Maple Mill 12x12 Cardstock, Cranberry");
+
+    // The run behind a finding opens on the debug page.
+    await panel
+      .getByRole("link", { name: /^run #\d+$/ })
+      .first()
+      .click();
+    await page.waitForURL(/\/ai-validation\/debug\?run=\d+/);
+    await page.getByTestId("run-summary").getByText(`Import ${importId}`).waitFor();
+    await page.getByTestId("verdicts").getByText("Use a comma, not a dash, in titles").first().waitFor();
+  });
+});

@@ -1,0 +1,122 @@
+// The Discount Simulator in Chromium: simulate 25% off a category, compare it with 40% off on the
+// chart, save one as a promotion and find it in the list; a planner without create:promotions may
+// simulate but not save; the page fits a 390 px wide screen.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateDemoData } from "../../scripts/lib/demo-data.ts";
+import { type E2E, startE2E } from "./harness.ts";
+
+const SHOTS = process.env.E2E_SHOTS;
+
+describe("Discount Simulator in Chromium", () => {
+  let e: E2E;
+  let dir: string;
+  let category: { id: number; name: string };
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "discounts-e2e-"));
+    await generateDemoData({ out: dir, products: 200, years: 2, seed: 11 });
+    e = await startE2E({ SOURCE_DIR: dir });
+    await e.t.app.services.dataOps.start("reset", null);
+    await e.t.app.services.dataOps.idle();
+    // The leaf category with the most products.
+    const [row] = await e.t.tdb.db.prisma.$queryRawUnsafe<{ id: number; name: string }[]>(
+      `SELECT c.id, c.name FROM categories c JOIN product_categories pc ON pc.category_id = c.id
+       WHERE NOT EXISTS (SELECT 1 FROM categories k WHERE k.parent_id = c.id)
+       GROUP BY c.id, c.name ORDER BY count(*) DESC, c.id LIMIT 1`,
+    );
+    category = row!;
+    await e.t.createUser("planner", ["access:discount_simulator"]);
+    if (SHOTS) fs.mkdirSync(SHOTS, { recursive: true });
+  }, 180_000);
+  afterAll(async () => {
+    await e?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function open(user = "admin", width = 1280): Promise<Page> {
+    const { page } = await e.newPage({ width, height: 900 });
+    await e.signIn(page, user);
+    await page.goto("/discount-simulator");
+    await page.getByRole("heading", { name: "Discount Simulator" }).waitFor();
+    return page;
+  }
+  const shot = async (page: Page, name: string) => {
+    if (!SHOTS) return;
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  };
+
+  it("simulates 25% off a category, compares 40% off on the chart, and saves the first as a promotion", async () => {
+    const page = await open();
+    await page.locator("#scope-id").selectOption(String(category.id));
+    await page.getByLabel("Scenario 1 discount %").fill("25");
+    await page.getByRole("button", { name: "Add scenario" }).click();
+    await page.getByLabel("Scenario 2 discount %").fill("40");
+    await page.getByRole("button", { name: "Simulate" }).click();
+    const results = page.getByTestId("results");
+    await results.waitFor();
+    // Both scenarios are lines beside the baseline, in the units chart and in the stock chart.
+    for (const chart of ["chart-units", "chart-stock"]) {
+      const legend = page.getByTestId(chart).locator(".recharts-legend-item-text");
+      await expect
+        .poll(async () => (await legend.allTextContents()).sort())
+        .toEqual(["25% off", "40% off", "Baseline"]);
+      expect(await page.getByTestId(chart).locator(".recharts-line").count()).toBe(3);
+    }
+    // The totals: 25% off sells more units than the baseline.
+    const totals = page.getByTestId("totals");
+    const unitsRow = totals.locator("tr", { hasText: "Units" });
+    const [base, scen] = (await unitsRow.locator("td").allTextContents()).map((t) =>
+      Number(t.replace(/,/g, "")),
+    );
+    expect(scen!).toBeGreaterThan(base!);
+    expect(await page.getByTestId("product-row").count()).toBeGreaterThan(0);
+    // Switching the table to the 40% scenario shows its prices.
+    await page.getByRole("tab", { name: "40% off" }).click();
+    await expect
+      .poll(() => page.getByRole("tab", { name: "40% off" }).getAttribute("aria-selected"))
+      .toBe("true");
+    await page.getByRole("tab", { name: "25% off" }).click();
+    await shot(page, "discount-simulator");
+
+    await page.getByPlaceholder("Promotion name").fill("Category sale");
+    await page.getByRole("button", { name: "Save promotion" }).click();
+    await page.getByText('Promotion "Category sale" saved').waitFor();
+    const promo = page.getByTestId("promotion-row").filter({ hasText: "Category sale" });
+    await promo.waitFor();
+    await expect.poll(() => promo.textContent()).toContain("Planned");
+    expect(await promo.textContent()).toContain("25% off");
+    const saved = await e.t.tdb.db.prisma.$queryRawUnsafe<{ name: string; n: number }[]>(
+      "SELECT p.name, (SELECT count(*)::int FROM promotion_products pp WHERE pp.promotion_id = p.id) AS n FROM promotions p",
+    );
+    expect(saved).toHaveLength(1);
+    expect(saved[0]!.n).toBeGreaterThan(0);
+
+    // Edit it before it starts, then cancel it.
+    await promo.getByRole("button", { name: "Edit" }).click();
+    await page.getByRole("form", { name: "Edit Category sale" }).getByLabel("Discount %").fill("30");
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText('Promotion "Category sale" updated').waitFor();
+    await expect.poll(() => promo.textContent()).toContain("30% off");
+    await promo.getByRole("button", { name: "Cancel" }).click();
+    await expect.poll(() => promo.textContent()).toContain("Cancelled");
+  });
+
+  it("lets a planner simulate but not save, and fits a 390 px screen", async () => {
+    const page = await open("planner", 390);
+    await page.locator("#scope-id").selectOption(String(category.id));
+    await page.getByRole("button", { name: "Simulate" }).click();
+    await page.getByTestId("results").waitFor();
+    await page
+      .getByText("Saving a scenario as a promotion needs the Create Promotions permission.")
+      .waitFor();
+    expect(await page.getByPlaceholder("Promotion name").count()).toBe(0);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(1);
+    await shot(page, "discount-simulator-390");
+  });
+});
