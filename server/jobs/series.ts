@@ -1,4 +1,4 @@
-// The stored series the dashboards read (docs/metrics.md §13): daily sales in total and per brand and
+// The stored series the dashboards read (docs/metrics.md §14): daily sales in total and per brand and
 // vendor (module sales_series), and the weekly stock value at cost with the in-stock count of A
 // products (module stock_series). Pages read these tables and never aggregate order lines themselves.
 // The tables are keyed by a dimension (dim, key) so that further breakdowns add rows, not tables.

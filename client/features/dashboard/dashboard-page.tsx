@@ -1,4 +1,4 @@
-// The Dashboard (/dashboard, docs/metrics.md §13): the data's age, "Needs action today" (each tile
+// The Dashboard (/dashboard, docs/metrics.md §14): the data's age, "Needs action today" (each tile
 // opens the Products page with its own filter), the KPIs of the last 7 or 30 days with their change
 // against the period before and last year, and three charts. One query: dashboard.summary.
 import { PageHeader } from "@client/components/page-header.tsx";

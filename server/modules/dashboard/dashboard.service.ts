@@ -1,4 +1,4 @@
-// The Dashboard's figures (docs/metrics.md §13): the action tiles (each counted with the Products
+// The Dashboard's figures (docs/metrics.md §14): the action tiles (each counted with the Products
 // list's own filter, countProductMetrics), the KPIs of the last 7 and 30 days against the period
 // before and the same days a year earlier, and the charts. Everything reads what the calculation
 // phase stored (sales_daily, stock_value_weekly, product_metrics, product_forecasts): figures change
