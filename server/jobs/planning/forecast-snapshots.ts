@@ -2,7 +2,8 @@
 // the forecast said, to measure it once the weeks have happened.
 // 1. Snapshot: the first calculation of a calendar week stores, per product with a forecast, the
 //    system and final (overrides applied) units of the 13 calendar weeks after the as-of week
-//    (forecast_snapshots, app-owned: kept across Full Updates and Full Resets, never rewritten).
+//    (forecast_snapshots, app-owned: kept across Full Updates and Full Resets, never rewritten;
+//    snapshots older than two years are dropped).
 // 2. Measured accuracy: per product and completed calendar week of the last 26, the snapshot made
 //    ℓ weeks before it, ℓ = the product's lead time in weeks (⌈days ÷ 7⌉, 1 … 13), gives the forecast
 //    at the lead-time lag: its system and final figure for that week, the week's actual sales, and
@@ -49,6 +50,12 @@ export const forecastSnapshotsModule: CalcModule = {
        WHERE NOT EXISTS (SELECT 1 FROM forecast_snapshots s WHERE s.snapshot_week = $1::date AND s.pid = f.pid)`,
       [cal.asOfWeek, cal.weeks[0]],
     );
+
+    // Two years of snapshots are kept (104 weeks before this one); older ones measure nothing the
+    // page shows.
+    await conn.query("DELETE FROM forecast_snapshots WHERE snapshot_week < $1::date - 7 * 104", [
+      cal.asOfWeek,
+    ]);
 
     // 2. Measured accuracy. A week is complete when its Sunday is D0 or earlier.
     await conn.exec("DELETE FROM forecast_measured");

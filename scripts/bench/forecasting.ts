@@ -1,0 +1,102 @@
+// `DATABASE_URL=… npm run bench:forecasting [-- --rounds N]`
+// A benchmark, not a test. Over a database that holds a calculated data set (e.g. the one
+// `npm run bench:pipeline` leaves behind), times the Forecasting page's service calls as the page and
+// scripts make them: the grid (50 rows) under several filters and sorts, p50 and p99; a product's
+// detail; the preview of a category override spread to its products (the category whose product
+// count is nearest 5,000); the accuracy table. Prints one JSON object as its last line.
+import { performance } from "node:perf_hooks";
+import { openDatabase } from "../../server/db/database.ts";
+import { migrate } from "../../server/db/migrate.ts";
+import {
+  forecastAccuracy,
+  forecastCalendar,
+  forecastProduct,
+  listForecastRows,
+  previewOverride,
+} from "../../server/modules/forecasting/forecasting.service.ts";
+import type { ForecastListInput } from "../../shared/forecasting.ts";
+
+const url = process.env.DATABASE_URL;
+if (!url) throw new Error("DATABASE_URL is required");
+const roundsArg = process.argv.indexOf("--rounds");
+const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 20;
+
+const db = await openDatabase({ databaseUrl: url, poolSize: 4 });
+await migrate(db);
+const q = <T>(sql: string) => db.prisma.$queryRawUnsafe<T[]>(sql);
+
+async function time(
+  fn: () => Promise<unknown>,
+  n = rounds,
+): Promise<{ p50: number; p99: number; max: number }> {
+  await fn(); // warm
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    ms.push(performance.now() - t0);
+  }
+  ms.sort((a, b) => a - b);
+  const at = (p: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor(p * ms.length))]! * 10) / 10;
+  return { p50: at(0.5), p99: at(0.99), max: at(1) };
+}
+
+const cal = await forecastCalendar(db);
+if (!cal) throw new Error("No forecast in this database: run a Full Reset first");
+const [vendor] = await q<{ id: number }>(
+  "SELECT vendor_id AS id FROM products WHERE vendor_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 1",
+);
+const [brand] = await q<{ id: number }>(
+  "SELECT brand_id AS id FROM products WHERE brand_id IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 1",
+);
+const [category] = await q<{ id: number; n: number }>(
+  `SELECT pc.category_id AS id, count(*)::int AS n FROM product_categories pc JOIN product_forecasts f ON f.pid = pc.pid
+   GROUP BY 1 ORDER BY abs(count(*) - 5000), 1 LIMIT 1`,
+);
+const pids = (
+  await q<{ pid: number }>("SELECT pid FROM product_forecasts ORDER BY total_91d DESC LIMIT 20")
+).map((r) => r.pid);
+
+const grids: [string, ForecastListInput][] = [
+  ["default", {}],
+  ["vendor", { vendorId: vendor?.id }],
+  ["brand + abc A", { brandId: brand?.id, abc: "A" }],
+  ["category", { categoryId: category?.id }],
+  ["search", { search: "blue" }],
+  ["big error, by error", { bigError: true, sort: "error" }],
+  ["has override", { hasOverride: true }],
+  ["page 100", { page: 100 }],
+  ["sort by change", { sort: "change" }],
+  ["categories", { level: "category" }],
+  ["vendors", { level: "vendor" }],
+];
+const out: Record<string, unknown> = { as_of: cal.d0 };
+for (const [name, input] of grids) {
+  const r = await time(() => listForecastRows(db, { pageSize: 50, ...input }));
+  console.log(`grid ${name}: p50 ${r.p50} ms, p99 ${r.p99} ms`);
+  out[`grid ${name}`] = r;
+}
+let i = 0;
+const detail = await time(() => forecastProduct(db, pids[i++ % pids.length]!));
+console.log(`product detail: p50 ${detail.p50} ms, p99 ${detail.p99} ms`);
+out.detail = detail;
+if (category) {
+  const spread = await time(
+    () =>
+      previewOverride(db, {
+        scope: { category_id: category.id },
+        weeks: cal.weeks.map((week_start) => ({ week_start, pct: 20 })),
+        reason: "bench",
+      }),
+    5,
+  );
+  console.log(
+    `category override spread to ${category.n} products (preview): p50 ${spread.p50} ms, max ${spread.max} ms`,
+  );
+  out.spread = { products: category.n, ...spread };
+}
+const accuracy = await time(() => forecastAccuracy(db, { group: "category" }));
+console.log(`accuracy table: p50 ${accuracy.p50} ms, p99 ${accuracy.p99} ms`);
+out.accuracy = accuracy;
+await db.close();
+console.log(JSON.stringify(out));
