@@ -1,8 +1,10 @@
 // The Dashboard (/dashboard, GET /api/dashboard) and the compact dashboard (/small, GET /api/small):
 // the contract between server/modules/dashboard and the pages. Money in the shop's currency as
 // plain numbers; days "YYYY-MM-DD" (UTC); moments ISO strings.
+
 import { z } from "zod";
 import type { ProductMetricsListInput } from "./metrics.ts";
+import type { PoTile } from "./purchasing.ts";
 
 /** The data's age: the last successful import and calculation, and the last run when it failed. */
 export interface DataAge {
@@ -126,6 +128,8 @@ export interface DashboardSummary {
   /** Set when the caller may open Data Management */
   data_management_href: string | null;
   tiles: DashboardTile[];
+  /** The purchase-order tiles; null when the caller may not see purchase orders */
+  purchase_orders: PoTile[] | null;
   kpis: KpiPeriod[];
   charts: {
     weekly_sales: WeeklySalesPoint[];
@@ -145,6 +149,8 @@ export interface SmallSummary {
   stock_value: number;
   to_order: { count: number; value: number };
   a_out_of_stock: number;
+  /** Open purchase orders expected within 7 days of the as-of day or overdue (the PO list with due=true) */
+  pos_due_or_overdue: number;
   top_sellers: { pid: number; title: string; sku: string | null; units: number; revenue: number }[];
   /** When these figures were read (ISO) */
   read_at: string;

@@ -181,6 +181,8 @@ export const poListInput = z.object({
   open: boolParam.optional(),
   /** Open POs with a product whose stock-out date comes before the PO's expected date */
   late_for_stockout: boolParam.optional(),
+  /** Open POs expected on or before 7 days after the as-of day (overdue ones included) */
+  due: boolParam.optional(),
   from: optionalDate.optional(),
   to: optionalDate.optional(),
   q: text({ max: 200 }).optional(),
@@ -323,4 +325,23 @@ export function roundingText(requested: number, moq: number, caseQty: number): s
   const q = roundToPack(requested, moq, caseQty);
   if (q === requested) return null;
   return `${requested} → MOQ ${Math.max(moq, 1)} → case ${Math.max(caseQty, 1)} → ${q}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dashboard tiles (/dashboard and /small): each is the PO list's filter, its count the list's total.
+
+export const PO_TILE_KEYS = ["po_overdue", "po_due_week", "po_open_value", "po_late_for_stockout"] as const;
+export interface PoTile {
+  key: (typeof PO_TILE_KEYS)[number];
+  label: string;
+  /** Purchase orders: the total of the list the tile opens */
+  count: number;
+  /** Open value at cost (ordered − received units × cost each) of those POs */
+  value: number;
+  value_label: string;
+  how: string;
+  tone: "danger" | "warning" | "info";
+  /** The /purchase-orders URL parameters of the same filter */
+  search: Record<string, string>;
+  href: string;
 }

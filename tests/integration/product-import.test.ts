@@ -314,6 +314,52 @@ describe(`product import: upload and checks (${testBackend})`, () => {
     expect((await twice.json()).message).toContain('"Name" and "Notes" are both mapped to title');
   });
 
+  it("the corrected error report replaces only the rows that failed, and adds lines without a row_id", async () => {
+    const csv = "SKU,Title,Price\nR-1,Good,1.00\nR-2,=Bad,\nR-3,Also bad,abc\n";
+    const up = await json<ProductImport>(await upload(csv, "re.csv", { company: "1" }), 201);
+    expect(up.counts).toMatchObject({ rows: 3, error_rows: 2 });
+    const report = await fetch(`${t.url}/api/product-imports/${up.id}/errors.csv`, { headers: h });
+    const text = (await report.text()).replace(/^\uFEFF/, "");
+    const lines = text.trim().split("\r\n");
+    expect(lines[0]).toBe("SKU,Title,Price,row_id,errors");
+    expect(lines[2]).toBe("R-2,'=Bad,,2,Price: Price is required");
+    // The supplier fixes row 2, changes row 1 (which had no error), leaves row 3 and adds a line.
+    const fixed = [
+      lines[0],
+      "R-1,Changed,1.00,1,",
+      "R-2,'=Bad,2.00,2,Price: Price is required",
+      lines[3],
+      "R-4,New,4.00,,",
+    ].join("\r\n");
+    const fd = new FormData();
+    fd.append("file", new Blob([fixed]), "re-fixed.csv");
+    const res = await json<{ replaced: number; added: number; ignored: number; import: ProductImport }>(
+      await fetch(`${t.url}/api/product-imports/${up.id}/reupload`, { method: "POST", headers: h, body: fd }),
+    );
+    expect(res).toMatchObject({
+      replaced: 2,
+      added: 1,
+      ignored: 1,
+      import: { counts: { rows: 4, error_rows: 1 } },
+    });
+    const { items } = await rows(up.id);
+    expect(items.map((r) => [r.row_id, r.values.title, r.values.price, r.error_count])).toEqual([
+      [1, "Good", "1.00", 0],
+      [2, "=Bad", "2.00", 0],
+      [3, "Also bad", "abc", 1],
+      [4, "New", "4.00", 0],
+    ]);
+    const noRowId = new FormData();
+    noRowId.append("file", new Blob(["SKU,Title,Price\nX,Y,1\n"]), "plain.csv");
+    const refused = await fetch(`${t.url}/api/product-imports/${up.id}/reupload`, {
+      method: "POST",
+      headers: h,
+      body: noRowId,
+    });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).message).toContain("no row_id column");
+  });
+
   it("reads an XLSX workbook's chosen sheet", async () => {
     const wb = new ExcelJS.Workbook();
     wb.addWorksheet("Cover").addRow(["Price list 2026"]);

@@ -367,6 +367,40 @@ describe(`purchasing (${testBackend})`, () => {
     expect((await call(viewer, "GET", "/api/purchase-orders?status=lost")).status).toBe(400);
   });
 
+  it("the dashboard's purchase-order tiles equal the totals of the lists they open; /small counts POs due or overdue", async () => {
+    const dash = await call(admin, "GET", "/api/dashboard");
+    expect(dash.status, dash.body).toBe(200);
+    const tiles = (
+      dash.json() as {
+        purchase_orders: { key: string; count: number; href: string; search: Record<string, string> }[];
+      }
+    ).purchase_orders;
+    expect(tiles.map((t) => t.key)).toEqual([
+      "po_overdue",
+      "po_due_week",
+      "po_open_value",
+      "po_late_for_stockout",
+    ]);
+    for (const tile of tiles) {
+      const list = (
+        await call(admin, "GET", `/api/purchase-orders?${new URLSearchParams(tile.search)}`)
+      ).json() as PoListPage;
+      expect(tile.count, tile.key).toBe(list.total);
+      expect(tile.href).toBe(`/purchase-orders?${new URLSearchParams(tile.search)}`);
+    }
+    expect(tiles.find((t) => t.key === "po_overdue")!.count).toBe(1);
+    const small = (await call(admin, "GET", "/api/small")).json() as { pos_due_or_overdue: number };
+    const due = (await call(admin, "GET", "/api/purchase-orders?due=true")).json() as PoListPage;
+    expect(small.pos_due_or_overdue).toBe(due.total);
+    expect(due.items.map((i) => i.number)).toContain("902");
+    // Without access:purchase_orders the dashboard carries no purchase-order tiles.
+    await t.createUser("manager", ["access:dashboard"]);
+    const manager = (await t.login("manager")).token;
+    expect(
+      ((await call(manager, "GET", "/api/dashboard")).json() as { purchase_orders: unknown }).purchase_orders,
+    ).toBeNull();
+  });
+
   it("exports the PO as CSV and as a real PDF with the shop and the vendor", async () => {
     const csv = await call(viewer, "GET", `/api/purchase-orders/${draft}/export.csv`);
     expect(csv.status).toBe(200);

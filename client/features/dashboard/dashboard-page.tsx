@@ -49,6 +49,7 @@ export function DashboardPage() {
         <>
           <DataAgeCard data={data.data} href={data.data_management_href} />
           <Tiles tiles={data.tiles} />
+          {data.purchase_orders && <PurchaseOrderTiles tiles={data.purchase_orders} />}
           <Kpis periods={data.kpis} />
           <Charts charts={data.charts} />
         </>
@@ -153,7 +154,27 @@ function Tiles({ tiles }: { tiles: DashboardTile[] }) {
   );
 }
 
-function TileCard({ tile }: { tile: DashboardTile }) {
+type TileLike = Pick<DashboardTile, "label" | "count" | "value" | "value_label" | "tone" | "how" | "href"> & {
+  key: string;
+};
+
+/** The purchase-order tiles: each opens the purchase-order list with the same filter. */
+function PurchaseOrderTiles({ tiles }: { tiles: TileLike[] }) {
+  return (
+    <section aria-labelledby="purchase-orders" className="space-y-3" data-testid="po-tiles">
+      <h2 id="purchase-orders" className="text-base font-semibold">
+        Purchase orders
+      </h2>
+      <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4">
+        {tiles.map((tile) => (
+          <TileCard key={tile.key} tile={tile} testId="po-tile" />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function TileCard({ tile, testId = "tile" }: { tile: TileLike; testId?: string }) {
   const body = (
     <>
       <div className="text-sm font-medium text-muted-foreground">{tile.label}</div>
@@ -183,14 +204,14 @@ function TileCard({ tile }: { tile: DashboardTile }) {
         className,
         "transition-colors hover:bg-muted/50 focus-visible:ring-2 focus-visible:ring-ring",
       )}
-      data-testid="tile"
+      data-testid={testId}
       data-key={tile.key}
       title={tile.how}
     >
       {body}
     </a>
   ) : (
-    <div className={className} data-testid="tile" data-key={tile.key} title={tile.how}>
+    <div className={className} data-testid={testId} data-key={tile.key} title={tile.how}>
       {body}
     </div>
   );

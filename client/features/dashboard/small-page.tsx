@@ -267,7 +267,7 @@ function Figures({ figures }: { figures: SmallSummary }) {
           sub={<Versus value={figures.week.revenue} base={figures.week.last_year_revenue} />}
         />
       </div>
-      <div className="grid grid-cols-3 gap-2 sm:gap-4">
+      <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 sm:gap-4">
         <Stat testId="small-stock" label="Stock at cost" value={formatMoneyCompact(figures.stock_value)} />
         <Stat
           testId="small-order"
@@ -281,6 +281,12 @@ function Figures({ figures }: { figures: SmallSummary }) {
           label="A items out"
           value={formatNumber(figures.a_out_of_stock)}
           tone={figures.a_out_of_stock > 0 ? "danger" : undefined}
+        />
+        <Stat
+          testId="small-pos-due"
+          label="POs due or overdue"
+          value={formatNumber(figures.pos_due_or_overdue)}
+          tone={figures.pos_due_or_overdue > 0 ? "danger" : undefined}
         />
       </div>
       <section

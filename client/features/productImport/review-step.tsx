@@ -15,7 +15,7 @@ import { errorMessage } from "@client/lib/errors.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import type { DryRunSummary, ProductImport } from "@shared/product-import.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { DownloadIcon, FlaskConicalIcon, Loader2Icon, SendIcon } from "lucide-react";
+import { DownloadIcon, FlaskConicalIcon, Loader2Icon, SendIcon, UploadIcon } from "lucide-react";
 import { useState } from "react";
 import { Bar, BarChart, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { toast } from "sonner";
@@ -92,7 +92,35 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
     enabled: submitted,
   });
   const [confirm, setConfirm] = useState(false);
+  const [reuploading, setReuploading] = useState(false);
   const summary = imp.summary;
+
+  /** The supplier's corrected error report: replaces the rows that failed, adds lines without a row_id. */
+  async function reupload(file: File) {
+    setReuploading(true);
+    try {
+      const form = new FormData();
+      form.append("file", file);
+      const res = await fetch(`/api/product-imports/${imp.id}/reupload`, {
+        method: "POST",
+        body: form,
+        credentials: "include",
+      });
+      const body = (await res.json()) as {
+        replaced?: number;
+        added?: number;
+        ignored?: number;
+        message?: string;
+      };
+      if (!res.ok) throw new Error(body.message ?? `Upload failed (${res.status})`);
+      toast.success(`${body.replaced} rows replaced, ${body.added} added, ${body.ignored} left as they were`);
+      await invalidateImport(queryClient, trpc, imp.id);
+    } catch (err) {
+      toast.error((err as Error).message);
+    } finally {
+      setReuploading(false);
+    }
+  }
 
   async function runDry() {
     try {
@@ -202,6 +230,29 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
               <DownloadIcon className="size-4" /> Original file
             </a>
           </Button>
+          {editable && !submitted && (
+            <Button asChild variant="outline">
+              <label className="cursor-pointer">
+                {reuploading ? (
+                  <Loader2Icon className="size-4 animate-spin" />
+                ) : (
+                  <UploadIcon className="size-4" />
+                )}
+                Upload corrected report
+                <input
+                  type="file"
+                  hidden
+                  accept=".csv,.xlsx"
+                  data-testid="reupload-input"
+                  onChange={(e) => {
+                    const file = e.target.files?.[0];
+                    e.target.value = "";
+                    if (file) void reupload(file);
+                  }}
+                />
+              </label>
+            </Button>
+          )}
         </CardContent>
       </Card>
       {submitted && (

@@ -60,10 +60,13 @@ export const elasticityModule: CalcModule = {
        WITH sizes AS (
          SELECT category_id, count(*) AS n FROM product_categories GROUP BY 1 HAVING count(*) >= $1
        )
-       SELECT p.pid, COALESCE((
-         SELECT pc.category_id FROM product_categories pc JOIN sizes s USING (category_id)
-         WHERE pc.pid = p.pid ORDER BY s.n, pc.category_id LIMIT 1), 0) AS home
-       FROM (SELECT DISTINCT pid FROM el_weeks) p`,
+       , sold AS (SELECT DISTINCT pid FROM el_weeks),
+       pick AS (
+         SELECT DISTINCT ON (pc.pid) pc.pid, pc.category_id
+         FROM product_categories pc JOIN sizes s USING (category_id) JOIN sold USING (pid)
+         ORDER BY pc.pid, s.n, pc.category_id
+       )
+       SELECT sold.pid, COALESCE(pick.category_id, 0) AS home FROM sold LEFT JOIN pick USING (pid)`,
       [HOME_CATEGORY_MIN_PRODUCTS],
     );
     await conn.exec("ALTER TABLE el_home ADD PRIMARY KEY (pid); ANALYZE el_home");
@@ -148,26 +151,31 @@ export const elasticityModule: CalcModule = {
          LEFT JOIN el_weeks w ON w.pid = o.pid AND w.k = o.k
          GROUP BY 1
        ),
+       own_in_range AS (
+         SELECT w.pid, SUM(w.u) AS u FROM el_weeks w JOIN prod pr ON pr.pid = w.pid AND w.k <= pr.ks GROUP BY 1
+       ),
        exposure AS (
          SELECT pr.pid, 7 * CASE WHEN pr.others > 0
-             THEN (c.cum - (SELECT SUM(w.u) FROM el_weeks w WHERE w.pid = pr.pid AND w.k <= pr.ks)) * ${ELASTICITY_WEEKS} / pr.others
+             THEN (c.cum - COALESCE(oi.u, 0)) * ${ELASTICITY_WEEKS} / pr.others
              ELSE pr.ks + 1 END - COALESCE(oe.e, 0) AS e
          FROM prod pr
          JOIN el_home_cum c ON c.home = pr.home AND c.k = pr.ks
+         LEFT JOIN own_in_range oi ON oi.pid = pr.pid
          LEFT JOIN oos_exposure oe ON oe.pid = pr.pid
        ),
-       levels AS (
+       levels AS MATERIALIZED (
          SELECT pid, level, SUM(u) AS u, SUM(days * season) AS e, SUM(u * ln(ratio)) / SUM(u) AS x,
            count(*)::int AS weeks, count(*) FILTER (WHERE prev IS NOT NULL AND prev <> level)::int AS changes
          FROM leveled
          GROUP BY 1, 2
-       )
+       ),
+       discounted AS (SELECT pid, SUM(e) AS e FROM levels WHERE level < 1 GROUP BY 1)
        SELECT l.pid, l.level, l.u,
-         CASE WHEN l.level < 1 THEN l.e
-           ELSE GREATEST(x.e - COALESCE((SELECT SUM(d.e) FROM levels d WHERE d.pid = l.pid AND d.level < 1), 0), l.e) END AS e,
+         CASE WHEN l.level < 1 THEN l.e ELSE GREATEST(x.e - COALESCE(d.e, 0), l.e) END AS e,
          l.x, l.weeks, l.changes
        FROM levels l
-       JOIN exposure x ON x.pid = l.pid`,
+       JOIN exposure x ON x.pid = l.pid
+       LEFT JOIN discounted d ON d.pid = l.pid`,
       [d0],
     );
 

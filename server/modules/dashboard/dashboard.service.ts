@@ -20,6 +20,7 @@ import { hasPermission, type PermissionHolder } from "../../../shared/permission
 import type { Database } from "../../db/database.ts";
 import { getDataAsOf } from "../dataOps/as-of.service.ts";
 import { countProductMetrics } from "../metrics/metrics.service.ts";
+import { purchaseOrderTiles } from "../purchasing/purchasing.service.ts";
 
 type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
 const runner = (db: Database): Query => {
@@ -429,7 +430,7 @@ async function computeCharts(db: Database, d0: string): Promise<DashboardSummary
 // ---------------------------------------------------------------------------------------------
 // The summary
 
-type Figures = Omit<DashboardSummary, "tiles" | "data_management_href"> & {
+type Figures = Omit<DashboardSummary, "tiles" | "data_management_href" | "purchase_orders"> & {
   tiles: Omit<DashboardTile, "href">[];
 };
 const caches = new WeakMap<Database, { version: string; figures: Promise<Figures> }>();
@@ -466,13 +467,18 @@ export async function getDashboard(
     caches.set(db, kept);
     kept.figures.catch(() => caches.delete(db));
   }
-  const figures = await kept.figures;
+  // Purchase orders change with every PO action, not only with a calculation: read each time.
+  const [figures, purchaseOrders] = await Promise.all([
+    kept.figures,
+    hasPermission(user, "access:purchase_orders") ? purchaseOrderTiles(db) : null,
+  ]);
   const products = hasPermission(user, "access:products");
   return {
     ...figures,
     // The age is read on every request (it grows while the figures stay).
     data,
     data_management_href: hasPermission(user, "settings:data_management") ? "/settings?tab=data" : null,
+    purchase_orders: purchaseOrders,
     tiles: figures.tiles.map((t) => ({
       ...t,
       href: products ? `/products?${new URLSearchParams(t.search).toString()}` : null,

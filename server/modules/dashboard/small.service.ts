@@ -6,6 +6,7 @@ import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors.ts";
 import { hashToken, newToken } from "../auth/auth.service.ts";
 import { countProductMetrics } from "../metrics/metrics.service.ts";
+import { purchaseOrderTotals } from "../purchasing/purchasing.service.ts";
 import { addDays, DASHBOARD_TILES, LAST_YEAR_DAYS, loadDataAge } from "./dashboard.service.ts";
 
 type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
@@ -16,7 +17,7 @@ const runner = (db: Database): Query => {
 const tile = (key: string) => DASHBOARD_TILES.find((t) => t.key === key)!;
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
-type Figures = Omit<SmallSummary, "data" | "read_at">;
+type Figures = Omit<SmallSummary, "data" | "read_at" | "pos_due_or_overdue">;
 const caches = new WeakMap<Database, { version: string; figures: Promise<Figures> }>();
 
 async function computeSmall(db: Database, d0: string | null): Promise<Figures> {
@@ -92,7 +93,9 @@ export async function getSmall(db: Database, now: Date = new Date()): Promise<Sm
     caches.set(db, kept);
     kept.figures.catch(() => caches.delete(db));
   }
-  return { ...(await kept.figures), data, read_at: now.toISOString() };
+  // Purchase orders change with every PO action, not only with a calculation: counted each time.
+  const [figures, due] = await Promise.all([kept.figures, purchaseOrderTotals(db, { due: true })]);
+  return { ...figures, pos_due_or_overdue: due.count, data, read_at: now.toISOString() };
 }
 
 // ---------------------------------------------------------------------------------------------

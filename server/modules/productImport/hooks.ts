@@ -131,7 +131,10 @@ export async function saveValidationFindings(
   );
 }
 
-/** Every row's error and warning counts from its rules' and steps' findings together. */
+/**
+ * The error and warning counts, from the rules' and the steps' findings together, of the rows that
+ * hold findings of a validation step (the rule checks write the counts of the others themselves).
+ */
 export const RECOUNT_SQL = `
   UPDATE product_import_rows r SET error_count = c.errors, warning_count = c.warnings
     FROM (
@@ -144,11 +147,17 @@ export const RECOUNT_SQL = `
           UNION ALL
           SELECT f2 FROM jsonb_each(r2.validation) AS s(step, list), jsonb_array_elements(s.list) AS f2
         ) fs ON true
-       WHERE r2.import_id = $1
+       WHERE r2.import_id = $1 AND r2.validation <> '{}'::jsonb
        GROUP BY r2.row_id
     ) c
    WHERE r.import_id = $1 AND r.row_id = c.row_id
      AND (r.error_count <> c.errors OR r.warning_count <> c.warnings)`;
+
+/** RECOUNT_SQL for the rows listed in $2 (a JSON array of row ids) alone. */
+export const RECOUNT_ROWS_SQL = RECOUNT_SQL.replace(
+  "r2.validation <> '{}'::jsonb",
+  "r2.validation <> '{}'::jsonb AND r2.row_id IN (SELECT (jsonb_array_elements_text($2::jsonb))::int)",
+);
 
 /** The import's row counts from its rows. */
 export const IMPORT_COUNTS_SQL = `

@@ -26,6 +26,7 @@ import {
   listImports,
   listRows,
   patchRow,
+  reuploadImport,
   updateImportSettings,
 } from "./productImport.service.ts";
 import { dryRun, errorReportCsv, exportZip, listCreatedProducts, submitImport } from "./submit.ts";
@@ -138,6 +139,18 @@ export async function productImportRestRoutes(app: FastifyInstance, services: Ap
       log,
     );
     return reply.status(201).send(created);
+  });
+  app.post("/api/product-imports/:id/reupload", write, async (req) => {
+    const { id } = parseBody(IdParams, req.params, "path");
+    const { fields, files } = await readForm(req, {
+      maxBytes: IMPORT_MAX_BYTES,
+      maxFiles: 1,
+      what: "the corrected error report",
+    });
+    const meta = parseBody(UploadFields, fields);
+    const file = files[0];
+    if (!file) throw badRequest("Choose the corrected error report to upload", "file");
+    return reuploadImport(db, req.user!, id, { data: file.data, sheet: meta.sheet }, log);
   });
   app.get("/api/product-imports", read, (req) =>
     listImports(db, req.user!, parseBody(ListImportsSchema, req.query, "query")),

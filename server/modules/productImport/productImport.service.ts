@@ -22,7 +22,7 @@ import type { Database } from "../../db/database.ts";
 import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
 import { EXTENSIONS, IMAGE_FILE_ROUTE, IMAGE_THUMBNAIL_ROUTE } from "../images/images.service.ts";
 import { getFieldOptions, getTemplate } from "../templates/templates.service.ts";
-import { emitRowsChecked, IMPORT_COUNTS_SQL, RECOUNT_SQL } from "./hooks.ts";
+import { emitRowsChecked, IMPORT_COUNTS_SQL, RECOUNT_ROWS_SQL, RECOUNT_SQL } from "./hooks.ts";
 import { type ParsedFile, parseUpload } from "./parse.ts";
 import {
   autoMap,
@@ -461,7 +461,7 @@ async function recheckRows(
   const computed = await computeRows(db, ctx, inputs, { sku, barcode });
   await db.prisma.$transaction(async (tx) => {
     await storeComputed(tx, imp.id, computed);
-    await tx.$executeRawUnsafe(RECOUNT_SQL, imp.id);
+    await tx.$executeRawUnsafe(RECOUNT_ROWS_SQL, imp.id, JSON.stringify(affected));
     await tx.$executeRawUnsafe(IMPORT_COUNTS_SQL, imp.id);
   }, TX);
   return affected;
@@ -915,4 +915,105 @@ export async function getImportFile(db: Database, user: CurrentUser, id: number)
     select: { fileData: true, filename: true, fileType: true },
   });
   return { data: Buffer.from(row.fileData), filename: row.filename, fileType: row.fileType };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Re-upload of the error report
+
+export interface ReuploadResult {
+  /** Rows that had errors and were replaced by the file's line with their row_id */
+  replaced: number;
+  /** Lines without a row_id: added as new rows */
+  added: number;
+  /** Lines whose row_id had no errors (or is unknown): left as they were */
+  ignored: number;
+  import: ProductImport;
+}
+
+/** A cell the error report prefixed with ' so spreadsheets would not run it, as the supplier wrote it. */
+function unprefix(v: string): string {
+  return /^'[=+\-@\t\r]/.test(v) ? v.slice(1) : v;
+}
+
+/**
+ * Reads the corrected error report (or any file with a `row_id` column) into the same import: each
+ * line whose row_id failed replaces that row (its cells, by column name; the grid's edits of it are
+ * dropped), lines without a row_id become new rows, and every row is checked again.
+ */
+export async function reuploadImport(
+  db: Database,
+  user: CurrentUser,
+  id: number,
+  input: { data: Buffer; sheet?: string },
+  log?: Log,
+): Promise<ReuploadResult> {
+  const imp = await loadImport(db, user, id);
+  assertEditable(imp);
+  const parsed = await parseUpload(input.data, { sheet: input.sheet });
+  const rowIdCol = parsed.headers.findIndex((h) => h.trim().toLowerCase() === "row_id");
+  if (rowIdCol < 0)
+    throw badRequest(
+      "The file has no row_id column: upload the error report of this import, corrected",
+      "file",
+    );
+  const colOf = new Map(parsed.headers.map((h, i) => [h, i]));
+  const failed = new Set(
+    (
+      await db.prisma.$queryRawUnsafe<{ row_id: number }[]>(
+        `SELECT row_id FROM product_import_rows WHERE import_id = $1 AND NOT deleted AND error_count > 0`,
+        id,
+      )
+    ).map((r) => r.row_id),
+  );
+  const old = new Map(
+    (
+      await db.prisma.$queryRawUnsafe<{ row_id: number; raw: string[] }[]>(
+        `SELECT row_id, raw FROM product_import_rows WHERE import_id = $1`,
+        id,
+      )
+    ).map((r) => [r.row_id, r.raw]),
+  );
+  let nextId = Math.max(0, ...old.keys()) + 1;
+  const replaced: { row_id: number; raw: string[] }[] = [];
+  const added: { row_id: number; raw: string[] }[] = [];
+  let ignored = 0;
+  for (const line of parsed.rows) {
+    const cell = (h: string, fallback: string) => {
+      const i = colOf.get(h);
+      return i === undefined ? fallback : unprefix(line[i] ?? "");
+    };
+    const rowIdText = (line[rowIdCol] ?? "").trim();
+    if (rowIdText === "") {
+      added.push({ row_id: nextId++, raw: imp.headers.map((h) => cell(h, "")) });
+      continue;
+    }
+    const rowId = /^\d{1,9}$/.test(rowIdText) ? Number(rowIdText) : null;
+    if (rowId === null || !failed.has(rowId)) {
+      ignored++;
+      continue;
+    }
+    const before = old.get(rowId) ?? [];
+    replaced.push({ row_id: rowId, raw: imp.headers.map((h, i) => cell(h, before[i] ?? "")) });
+    failed.delete(rowId);
+  }
+  await db.prisma.$transaction(async (tx) => {
+    for (let i = 0; i < replaced.length; i += CHUNK)
+      await tx.$executeRawUnsafe(
+        `UPDATE product_import_rows r SET raw = x.raw, edits = '{}'::jsonb
+           FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, raw jsonb)
+          WHERE r.import_id = $1 AND r.row_id = x.row_id`,
+        id,
+        JSON.stringify(replaced.slice(i, i + CHUNK)),
+      );
+    for (let i = 0; i < added.length; i += CHUNK)
+      await tx.$executeRawUnsafe(
+        `INSERT INTO product_import_rows (import_id, row_id, raw)
+         SELECT $1, x.row_id, x.raw FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, raw jsonb)`,
+        id,
+        JSON.stringify(added.slice(i, i + CHUNK)),
+      );
+  }, TX);
+  await recheckAll(db, imp);
+  emitRowsChecked({ db, importId: id, rowIds: "all" }, log);
+  return { replaced: replaced.length, added: added.length, ignored, import: await getImport(db, user, id) };
 }

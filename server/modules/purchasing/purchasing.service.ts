@@ -16,6 +16,7 @@ import {
   type PoListPage,
   type PoRounding,
   type PoStatus,
+  type PoTile,
   type PoUpdateInput,
   type PoUpdateResult,
   poListInput,
@@ -535,10 +536,8 @@ const SORT_SQL: Record<string, string> = {
   date_expected: "date_expected NULLS LAST, sort_id",
 };
 
-export async function listPurchaseOrders(db: Database, raw: PoListInput): Promise<PoListPage> {
-  const input = poListInput.parse(raw);
-  const q = db.prisma;
-  const asOf = await figuresDay(db);
+/** The list's rows under its filters, as SQL over `u` (the union) and its parameters ($1 = as-of day). */
+function poFilter(input: ReturnType<typeof poListInput.parse>, asOf: string) {
   const params: unknown[] = [asOf];
   const add = (v: unknown) => {
     params.push(v);
@@ -549,6 +548,7 @@ export async function listPurchaseOrders(db: Database, raw: PoListInput): Promis
   if (input.vendor_id) where.push(`u.vendor_id = ${add(input.vendor_id)}`);
   if (input.overdue !== undefined) where.push(input.overdue ? "u.overdue" : "NOT u.overdue");
   if (input.open) where.push("u.status IN ('ordered', 'partial')");
+  if (input.due) where.push("u.status IN ('ordered', 'partial') AND u.date_expected <= $1::date + 7");
   if (input.due_week)
     where.push("u.status IN ('ordered', 'partial') AND u.date_expected BETWEEN $1::date AND $1::date + 7");
   if (input.late_for_stockout) where.push(`u.status IN ('ordered', 'partial') AND ${LATE_FOR_STOCKOUT_SQL}`);
@@ -576,6 +576,14 @@ export async function listPurchaseOrders(db: Database, raw: PoListInput): Promis
     .map((c) => (c.includes("NULLS") ? c.replace(" NULLS LAST", ` ${dir} NULLS LAST`) : `${c} ${dir}`))
     .join(", ");
   const base = `SELECT u.*, v.name AS vendor FROM (${poUnion("$1")}) u JOIN vendors v ON v.id = u.vendor_id ${whereSql}`;
+  return { base, params, add, order };
+}
+
+export async function listPurchaseOrders(db: Database, raw: PoListInput): Promise<PoListPage> {
+  const input = poListInput.parse(raw);
+  const q = db.prisma;
+  const asOf = await figuresDay(db);
+  const { base, params, add, order } = poFilter(input, asOf);
   const limit = add(input.pageSize);
   const offset = add((input.page - 1) * input.pageSize);
   const [items, count] = await Promise.all([
@@ -1160,4 +1168,84 @@ async function endPurchaseOrder(
     if (po.status !== "draft") await replanProducts(tx, await linePids(tx, po.id));
     return readPurchaseOrder(tx, po.number, asOf);
   }, TX_OPTIONS);
+}
+
+/**
+ * The PO list's total under a filter, and the open value at cost of those POs: what a dashboard
+ * tile shows (the same filter as the list it opens, so tile = list total).
+ */
+export async function purchaseOrderTotals(
+  db: Database,
+  raw: PoListInput,
+  asOf?: string,
+): Promise<{ count: number; open_value: number }> {
+  const input = poListInput.parse(raw);
+  const day = asOf ?? (await figuresDay(db));
+  const { base, params } = poFilter(input, day);
+  const [r] = await rows<{ count: number; open_value: number }>(
+    db.prisma,
+    `WITH f AS (${base})
+     SELECT (SELECT count(*) FROM f)::int AS count, COALESCE((
+       SELECT SUM(GREATEST(l.ordered_qty - COALESCE((SELECT SUM(r.qty) FROM receivings r WHERE r.po_line_id = l.id), 0), 0) * l.cost_each)
+       FROM po_lines l JOIN f ON f.source = 'imported' AND f.sort_id = l.po_id
+       WHERE f.status IN ('ordered', 'partial')
+     ), 0)::float8 + COALESCE((
+       SELECT SUM(GREATEST(l.ordered_qty - l.received_qty, 0) * l.cost_each)
+       FROM app_po_lines l JOIN f ON f.source = 'app' AND f.sort_id = l.po_id
+       WHERE f.status IN ('ordered', 'partial')
+     ), 0)::float8 AS open_value`,
+    ...params,
+  );
+  return { count: r?.count ?? 0, open_value: Math.round((r?.open_value ?? 0) * 100) / 100 };
+}
+
+const PO_TILE_DEFS: Omit<PoTile, "count" | "value" | "href">[] = [
+  {
+    key: "po_overdue",
+    label: "Overdue purchase orders",
+    value_label: "still to arrive, at cost",
+    how: "Ordered or partially received orders whose expected date is before the as-of day.",
+    tone: "danger",
+    search: { overdue: "true" },
+  },
+  {
+    key: "po_due_week",
+    label: "Purchase orders due this week",
+    value_label: "still to arrive, at cost",
+    how: "Open orders expected from the as-of day through the 7 days after it.",
+    tone: "info",
+    search: { due_week: "true" },
+  },
+  {
+    key: "po_open_value",
+    label: "Open purchase orders",
+    value_label: "open value at cost",
+    how: "Orders placed and not yet fully received (ordered or partially received).",
+    tone: "info",
+    search: { open: "true" },
+  },
+  {
+    key: "po_late_for_stockout",
+    label: "Stock-out before the order arrives",
+    value_label: "still to arrive, at cost",
+    how: "Open orders with a product whose expected stock-out date comes before the order's expected date.",
+    tone: "danger",
+    search: { late_for_stockout: "true" },
+  },
+];
+
+/** The purchase-order tiles of /dashboard, counted with the PO list's own filters. */
+export async function purchaseOrderTiles(db: Database): Promise<PoTile[]> {
+  const asOf = await figuresDay(db);
+  return Promise.all(
+    PO_TILE_DEFS.map(async (t) => {
+      const totals = await purchaseOrderTotals(db, t.search as PoListInput, asOf);
+      return {
+        ...t,
+        count: totals.count,
+        value: totals.open_value,
+        href: `/purchase-orders?${new URLSearchParams(t.search).toString()}`,
+      };
+    }),
+  );
 }
