@@ -30,6 +30,7 @@ import { once } from "node:events";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { PRODUCT_CSV_COLUMNS } from "../../shared/data-format.ts";
 
 export interface DemoDataOptions {
   out: string;
@@ -56,36 +57,7 @@ export const DEMO_FILES = {
   "tax_categories.csv": ["code", "label"],
   "sizes.csv": ["code", "label"],
   "shipping_restrictions.csv": ["code", "label"],
-  "products.csv": [
-    "pid",
-    "title",
-    "sku",
-    "barcode",
-    "brand_id",
-    "vendor_id",
-    "line",
-    "description",
-    "price",
-    "regular_price",
-    "cost_price",
-    "stock_quantity",
-    "moq",
-    "case_qty",
-    "harmonized_tariff_code",
-    "weight",
-    "length",
-    "width",
-    "height",
-    "tax_code",
-    "size_cat",
-    "shipping_restrictions",
-    "visible",
-    "replenishable",
-    "discontinued",
-    "created_at",
-    "first_received",
-    "image_url",
-  ],
+  "products.csv": [...PRODUCT_CSV_COLUMNS],
   "product_categories.csv": ["pid", "category_id"],
   "order_lines.csv": [
     "line_id",

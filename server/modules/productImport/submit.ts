@@ -3,6 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { type Zippable, zipSync } from "fflate";
 import type { CurrentUser } from "../../../shared/auth.ts";
+import { PRODUCT_CSV_COLUMNS } from "../../../shared/data-format.ts";
 import {
   type CreatedProductItem,
   type DryRunSummary,
@@ -31,36 +32,7 @@ export function toCsv(lines: readonly (readonly (string | number)[])[], eol = "\
 const CHUNK = 5000;
 
 /** The columns of products.csv, in docs/data-format.md's order. */
-export const EXPORT_PRODUCT_COLUMNS = [
-  "pid",
-  "title",
-  "sku",
-  "barcode",
-  "brand_id",
-  "vendor_id",
-  "line",
-  "description",
-  "price",
-  "regular_price",
-  "cost_price",
-  "stock_quantity",
-  "moq",
-  "case_qty",
-  "harmonized_tariff_code",
-  "weight",
-  "length",
-  "width",
-  "height",
-  "tax_code",
-  "size_cat",
-  "shipping_restrictions",
-  "visible",
-  "replenishable",
-  "discontinued",
-  "created_at",
-  "first_received",
-  "image_url",
-] as const;
+export const EXPORT_PRODUCT_COLUMNS = PRODUCT_CSV_COLUMNS;
 
 interface RowState {
   row_id: number;
