@@ -173,7 +173,7 @@ function KpiChange({ kpi }: { kpi: OverviewKpi }) {
   return (
     <span
       className={cn(
-        "inline-flex items-center gap-0.5 text-xs whitespace-nowrap",
+        "flex flex-wrap items-center gap-x-0.5 text-xs",
         good === null
           ? "text-muted-foreground"
           : good
@@ -184,14 +184,15 @@ function KpiChange({ kpi }: { kpi: OverviewKpi }) {
       title={`Compared with ${formatKpi(kpi, comparison)}`}
     >
       <Icon className="size-3.5" aria-hidden />
-      {text} <span className="text-muted-foreground">(was {formatKpi(kpi, comparison)})</span>
+      <span className="whitespace-nowrap">{text}</span>
+      <span className="whitespace-nowrap text-muted-foreground">(was {formatKpi(kpi, comparison)})</span>
     </span>
   );
 }
 
 function Kpis({ data }: { data: OverviewSummary }) {
   return (
-    <section aria-label="Key figures" className="grid gap-3 sm:grid-cols-2 lg:grid-cols-4 xl:grid-cols-6">
+    <section aria-label="Key figures" className="grid grid-cols-2 gap-3 lg:grid-cols-4 xl:grid-cols-6">
       {data.kpis.map((kpi) => (
         <div
           key={kpi.key}
@@ -202,7 +203,7 @@ function Kpis({ data }: { data: OverviewSummary }) {
           <div className="text-sm text-muted-foreground" title={kpi.how}>
             {kpi.label}
           </div>
-          <div className="mt-1 text-2xl font-semibold tabular-nums" data-testid="kpi-value">
+          <div className="mt-1 text-xl font-semibold tabular-nums sm:text-2xl" data-testid="kpi-value">
             {formatKpi(kpi, kpi.current)}
           </div>
           {kpi.current == null && kpi.blank_reason && (
@@ -215,7 +216,7 @@ function Kpis({ data }: { data: OverviewSummary }) {
           </div>
         </div>
       ))}
-      <p className="text-xs text-muted-foreground sm:col-span-2 lg:col-span-4 xl:col-span-6">
+      <p className="col-span-2 text-xs text-muted-foreground lg:col-span-4 xl:col-span-6">
         Hover a figure's name for how it is computed (docs/metrics.md §18).
       </p>
     </section>
