@@ -22,6 +22,7 @@ import {
   listPurchaseOrders,
   listReplenishment,
   markOrdered,
+  replenishmentFacets,
   recordReceipt,
   updatePurchaseOrder,
   updateVendorTerms,
@@ -42,6 +43,9 @@ export async function purchasingRestRoutes(app: FastifyInstance, services: AppSe
 
   app.get("/api/replenishment", see, (req) =>
     listReplenishment(db, parseBody(replenishmentInput, req.query, "query")),
+  );
+  app.get("/api/replenishment/facets", see, (req) =>
+    replenishmentFacets(db, parseBody(replenishmentInput, req.query, "query")),
   );
   app.get("/api/purchase-orders", see, (req) =>
     listPurchaseOrders(db, parseBody(poListInput, req.query, "query")),

@@ -19,6 +19,7 @@ import {
   listPurchaseOrders,
   listReplenishment,
   markOrdered,
+  replenishmentFacets,
   previewDrafts,
   recordReceipt,
   updatePurchaseOrder,
@@ -33,6 +34,9 @@ const numberInput = z.object({ number: poNumberSchema });
 
 export const purchasingRouter = router({
   replenishment: see.input(replenishmentInput).query(({ ctx, input }) => listReplenishment(ctx.db, input)),
+  replenishmentFacets: see
+    .input(replenishmentInput)
+    .query(({ ctx, input }) => replenishmentFacets(ctx.db, input)),
   previewDrafts: create.input(fromSuggestionsInput).query(({ ctx, input }) => previewDrafts(ctx.db, input)),
   createFromSuggestions: create
     .input(fromSuggestionsInput)
