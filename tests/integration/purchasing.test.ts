@@ -140,8 +140,12 @@ describe(`purchasing (${testBackend})`, () => {
     });
     const byBrand = (await call(admin, "GET", "/api/replenishment?brand_id=1")).json() as ReplenishmentPage;
     expect(byBrand.total).toBe(4);
-    expect(((await call(admin, "GET", "/api/replenishment?brand_id=2")).json() as ReplenishmentPage).total).toBe(0);
-    const byCategory = (await call(admin, "GET", "/api/replenishment?category_id=101")).json() as ReplenishmentPage;
+    expect(
+      ((await call(admin, "GET", "/api/replenishment?brand_id=2")).json() as ReplenishmentPage).total,
+    ).toBe(0);
+    const byCategory = (
+      await call(admin, "GET", "/api/replenishment?category_id=101")
+    ).json() as ReplenishmentPage;
     expect(byCategory.items.map((l) => l.pid)).toEqual([1]);
   });
 

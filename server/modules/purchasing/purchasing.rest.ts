@@ -22,8 +22,8 @@ import {
   listPurchaseOrders,
   listReplenishment,
   markOrdered,
-  replenishmentFacets,
   recordReceipt,
+  replenishmentFacets,
   updatePurchaseOrder,
   updateVendorTerms,
 } from "./purchasing.service.ts";

@@ -19,9 +19,9 @@ import {
   listPurchaseOrders,
   listReplenishment,
   markOrdered,
-  replenishmentFacets,
   previewDrafts,
   recordReceipt,
+  replenishmentFacets,
   updatePurchaseOrder,
   updateVendorTerms,
 } from "./purchasing.service.ts";

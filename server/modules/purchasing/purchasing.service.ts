@@ -282,7 +282,10 @@ export async function listReplenishment(db: Database, raw: ReplenishmentInput): 
  * filters (vendor, status, ABC, search), each with its number of lines, by name. Categories are the
  * product categories (global setting product_category_types), labelled "Parent › Name".
  */
-export async function replenishmentFacets(db: Database, raw: ReplenishmentInput): Promise<ReplenishmentFacets> {
+export async function replenishmentFacets(
+  db: Database,
+  raw: ReplenishmentInput,
+): Promise<ReplenishmentFacets> {
   const input = replenishmentInput.parse({ ...raw, brand_id: undefined, category_id: undefined });
   const f = candidateFilter(input);
   const [brands, categories] = await Promise.all([
