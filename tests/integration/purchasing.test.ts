@@ -44,7 +44,7 @@ function source(extraPos: string[] = [], extraLines: string[] = []): string {
           `${pid},Product ${pid},SKU-${pid},1,${vendor},5.00,2.50,${stock},${moq},${cs},2025-01-01T00:00:00Z`,
       ),
     ],
-    "product_categories.csv": ["pid,category_id"],
+    "product_categories.csv": ["pid,category_id", "1,101", "4,101", "1,200"],
     "order_lines.csv": orders,
     "purchase_orders.csv": [
       "po_id,vendor_id,status,date_ordered,date_expected,reference",
@@ -130,6 +130,23 @@ describe(`purchasing (${testBackend})`, () => {
     ).json() as ReplenishmentPage;
     expect(filtered.items.map((l) => l.pid)).toEqual([1]);
     expect((await call(admin, "GET", "/api/replenishment?abc=Z")).status).toBe(400);
+    // Brand and category: the choices are those of the products to order under the other filters.
+    const facets = await call(viewer, "GET", "/api/replenishment/facets?vendor_id=10");
+    expect(facets.status, facets.body).toBe(200);
+    expect(facets.json()).toEqual({
+      brands: [{ id: 1, label: "Paper Co", lines: 3 }],
+      // Only product categories (type 10–13): the internal group 200 is not offered.
+      categories: [{ id: 101, label: "Paper › Cardstock", lines: 1 }],
+    });
+    const byBrand = (await call(admin, "GET", "/api/replenishment?brand_id=1")).json() as ReplenishmentPage;
+    expect(byBrand.total).toBe(4);
+    expect(
+      ((await call(admin, "GET", "/api/replenishment?brand_id=2")).json() as ReplenishmentPage).total,
+    ).toBe(0);
+    const byCategory = (
+      await call(admin, "GET", "/api/replenishment?category_id=101")
+    ).json() as ReplenishmentPage;
+    expect(byCategory.items.map((l) => l.pid)).toEqual([1]);
   });
 
   it("vendor terms are kept and tell whether the order reaches them", async () => {

@@ -8,6 +8,7 @@ import { hasPermission, type PermissionCode } from "../../../shared/permissions.
 import {
   type CreatedDraft,
   type DraftPreview,
+  type FacetOption,
   type FromSuggestionsInput,
   type FromSuggestionsResult,
   type PoDetail,
@@ -22,6 +23,7 @@ import {
   poListInput,
   type ReasonInput,
   type ReceiptInput,
+  type ReplenishmentFacets,
   type ReplenishmentInput,
   type ReplenishmentLine,
   type ReplenishmentPage,
@@ -35,6 +37,7 @@ import {
 import type { Database } from "../../db/database.ts";
 import type { Prisma } from "../../db/generated/client.ts";
 import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
+import { isProductCategorySql } from "../config/category-types.ts";
 import { figuresDay } from "../dataOps/as-of.service.ts";
 import { stoppedReorderSql } from "../discounts/promotion-layer.ts";
 import { supersededSql } from "./open-orders.ts";
@@ -280,6 +283,39 @@ export async function listReplenishment(db: Database, raw: ReplenishmentInput): 
     page: input.page,
     pageSize: input.pageSize,
   };
+}
+
+/**
+ * The workspace's brand and category choices: those of the products to order now under the other
+ * filters (vendor, status, ABC, search), each with its number of lines, by name. Categories are the
+ * product categories (global setting product_category_types), labelled "Parent › Name".
+ */
+export async function replenishmentFacets(
+  db: Database,
+  raw: ReplenishmentInput,
+): Promise<ReplenishmentFacets> {
+  const input = replenishmentInput.parse({ ...raw, brand_id: undefined, category_id: undefined });
+  const f = candidateFilter(input);
+  const [brands, categories] = await Promise.all([
+    rows<FacetOption>(
+      db.prisma,
+      `SELECT b.id, b.name AS label, count(*)::int AS lines
+       FROM product_metrics m JOIN products p ON p.pid = m.pid JOIN brands b ON b.id = p.brand_id
+       WHERE ${f.where} GROUP BY b.id, b.name ORDER BY b.name, b.id`,
+      ...f.params,
+    ),
+    rows<FacetOption>(
+      db.prisma,
+      `SELECT c.id, CASE WHEN pa.name IS NULL THEN c.name ELSE pa.name || ' › ' || c.name END AS label,
+         count(*)::int AS lines
+       FROM product_metrics m JOIN products p ON p.pid = m.pid
+       JOIN product_categories pc ON pc.pid = p.pid JOIN categories c ON c.id = pc.category_id
+       LEFT JOIN categories pa ON pa.id = c.parent_id
+       WHERE ${f.where} AND ${isProductCategorySql("c")} GROUP BY c.id, c.name, pa.name ORDER BY 2, c.id`,
+      ...f.params,
+    ),
+  ]);
+  return { brands, categories };
 }
 
 export async function updateVendorTerms(
