@@ -39,6 +39,7 @@ import type { Prisma } from "../../db/generated/client.ts";
 import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
 import { isProductCategorySql } from "../config/category-types.ts";
 import { figuresDay } from "../dataOps/as-of.service.ts";
+import { stoppedReorderSql } from "../discounts/promotion-layer.ts";
 import { supersededSql } from "./open-orders.ts";
 import { replanProducts } from "./replan.ts";
 
@@ -75,6 +76,12 @@ const COVER_SQL = `
   SELECT DISTINCT ON (pid, vendor_id) pid, vendor_id, number FROM (${COVER_ALL_SQL}) c
   ORDER BY pid, vendor_id, kind, ord`;
 
+/**
+ * A product whose reordering a running stop_reordering promotion stops (docs/metrics.md §16) is no
+ * suggestion, even when its stock is low: on the planning day (D0 + 1 of its figures).
+ */
+const NOT_STOPPED = `NOT EXISTS (${stoppedReorderSql("(m.calculated_at AT TIME ZONE 'UTC')::date + 1", "AND pp.pid = p.pid")})`;
+
 interface CandidateFilter {
   where: string;
   params: unknown[];
@@ -91,6 +98,7 @@ function candidateFilter(input: ReturnType<typeof replenishmentInput.parse>): Ca
     "p.vendor_id IS NOT NULL",
     "(m.status IN ('critical', 'reorder') OR m.reorder_qty > 0)",
     "COALESCE(m.status, '') NOT IN ('discontinued', 'excluded')",
+    NOT_STOPPED,
   ];
   if (input.vendor_id) where.push(`p.vendor_id = ${add(input.vendor_id)}`);
   if (input.brand_id) where.push(`p.brand_id = ${add(input.brand_id)}`);
@@ -379,6 +387,7 @@ async function loadSuggestions(q: Q, input: FromSuggestionsInput): Promise<Sugge
      WHERE (p.vendor_id = ANY($1::int[]) OR p.pid = ANY($2::int[]))
        AND (m.status IN ('critical', 'reorder') OR m.reorder_qty > 0)
        AND COALESCE(m.status, '') NOT IN ('discontinued', 'excluded')
+       AND ${NOT_STOPPED}
      ORDER BY v.name, p.vendor_id, m.days_of_cover NULLS FIRST, p.pid`,
     vendorIds,
     pids,
