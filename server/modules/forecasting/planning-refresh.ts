@@ -4,10 +4,12 @@
 // overrides now in force — the same expressions as module planning — and replanProducts then
 // recomputes their reorder quantity, stock-out date and status from it. The planning timestamp in
 // calculate_status is renewed, so every instance's cached product pages are read again.
+
+import { addDaysIso } from "../../../shared/forecasting.ts";
 import type { Prisma } from "../../db/generated/client.ts";
 import { HORIZON_FORECAST, OVERRIDE_ADJUSTMENT } from "../../jobs/planning/planning.ts";
 import { replanProducts } from "../purchasing/replan.ts";
-import { activeOverridesSql, type CalendarWeeks } from "./forecast-weeks.ts";
+import { activeOverridesSql, type CalendarWeeks, forecastFiguresSql } from "./forecast-weeks.ts";
 
 type Tx = Pick<Prisma.TransactionClient, "$queryRawUnsafe" | "$executeRawUnsafe">;
 
@@ -48,5 +50,22 @@ export async function refreshPlanningRows(
   await tx.$executeRawUnsafe(
     `INSERT INTO calculate_status (module_name, last_calculation_timestamp) VALUES ('planning', now())
      ON CONFLICT (module_name) DO UPDATE SET last_calculation_timestamp = EXCLUDED.last_calculation_timestamp`,
+  );
+}
+
+/** Recomputes the grid's stored figures (final units and value, has_override, change) of `pids`. */
+export async function refreshForecastFigures(
+  tx: Tx,
+  cal: CalendarWeeks,
+  pids: readonly number[],
+): Promise<void> {
+  const unique = [...new Set(pids)];
+  if (unique.length === 0) return;
+  await tx.$executeRawUnsafe(
+    forecastFiguresSql("$1::date", "$2::int", "$3::date", "f.pid = ANY($4::int[])"),
+    cal.weeks[0],
+    cal.r,
+    addDaysIso(cal.asOfWeek, -7),
+    unique,
   );
 }
