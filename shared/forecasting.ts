@@ -101,6 +101,9 @@ export interface ForecastGridRow {
   /** Per forecast week: the system forecast, the override (null where none) and the final figure */
   system: number[];
   override: (number | null)[];
+  /** The promotion layer's change per week, in units (null where no saved promotion runs) */
+  promotion: (number | null)[];
+  /** The override's figure (or the system's) plus the promotion layer */
   final: number[];
   /** Σ final × cost price */
   forecast_value: number;
@@ -245,6 +248,8 @@ export interface ForecastProductDetail {
     week_start: string;
     system: number;
     override: number | null;
+    /** The promotion layer's change in units (null when no saved promotion runs that week) */
+    promotion: number | null;
     final: number;
     /** Last year's same week */
     last_year: number | null;
@@ -269,6 +274,21 @@ export interface ForecastProductDetail {
     seasonal_naive_mase: number | null;
   }[];
   overrides: OverrideGroupRow[];
+  /** The saved promotions in the forecast weeks (the promotion layer), oldest start first */
+  promotions: ForecastPromotion[];
+}
+
+/** A saved promotion as a layer of a product's forecast. */
+export interface ForecastPromotion {
+  id: number;
+  name: string;
+  starts_on: string;
+  ends_on: string;
+  discount_pct: number | null;
+  target_price: number | null;
+  /** The product's predicted uplift (× its system forecast on the promotion's days) */
+  uplift: number;
+  stop_reordering: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -259,7 +259,8 @@ function GridTab({
         </Button>
       </div>
       <p className="text-xs text-muted-foreground">
-        Cells show the final forecast; an overridden week is highlighted. As of {data?.weeks.as_of ?? "…"}.
+        Cells show the final forecast; an overridden week is highlighted amber, a week with a saved promotion
+        (its uplift added, the Promotion line of the expanded row) violet. As of {data?.weeks.as_of ?? "…"}.
       </p>
 
       {query.error && !data ? (
@@ -471,8 +472,13 @@ function GridRow({
           key={weeks.forecast[i]}
           data-col={`week-${i}`}
           data-overridden={row.override[i] != null ? "true" : undefined}
-          className={cn(NUM, row.override[i] != null && "bg-amber-100 font-medium dark:bg-amber-900/40")}
-          title={`System ${units(row.system[i] ?? 0)}${row.override[i] != null ? `, override ${units(row.override[i]!)}` : ""}`}
+          data-promotion={row.promotion[i] != null ? "true" : undefined}
+          className={cn(
+            NUM,
+            row.promotion[i] != null && "bg-violet-100 dark:bg-violet-900/40",
+            row.override[i] != null && "bg-amber-100 font-medium dark:bg-amber-900/40",
+          )}
+          title={`System ${units(row.system[i] ?? 0)}${row.override[i] != null ? `, override ${units(row.override[i]!)}` : ""}${row.promotion[i] != null ? `, promotion ${row.promotion[i]! >= 0 ? "+" : ""}${units(row.promotion[i]!)}` : ""}`}
         >
           {units(f)}
         </td>
@@ -498,6 +504,7 @@ function ExpandedRows({ row, weeks }: { row: ForecastGridRow; weeks: ForecastWee
   const lines: { label: string; values: (number | null)[]; why?: string }[] = [
     { label: "System", values: row.system },
     { label: "Override", values: row.override, why: "none" },
+    { label: "Promotion", values: row.promotion, why: "none" },
     { label: "Final", values: row.final },
   ];
   if (row.level === "product")

@@ -253,7 +253,8 @@ export const forecastModule: CalcModule = {
     // Products without a fit (no sales in their weeks, or n = 0) forecast 0.
     // With the grid's figures (forecasting page): the 13 calendar weeks' total (forecast-weeks.ts),
     // its value at cost, the backtest of the method that ran, and the change against last week's
-    // snapshot; the overridden products' final figures are set right after (forecastFiguresSql).
+    // snapshot; the final figures of the products with overrides or promotions are set right after
+    // (forecastFiguresSql).
     const cal = calendarWeeks(d0);
     const lastSnapshot = addDaysIso(cal.asOfWeek, -7);
     const forecasts = await conn.execute(
@@ -276,7 +277,12 @@ export const forecastModule: CalcModule = {
       [weekStart, cal.r, lastSnapshot],
     );
     await conn.query(
-      forecastFiguresSql("$1::date", "$2::int", "$3::date", "f.pid IN (SELECT pid FROM forecast_overrides)"),
+      forecastFiguresSql(
+        "$1::date",
+        "$2::int",
+        "$3::date",
+        "f.pid IN (SELECT pid FROM forecast_overrides UNION SELECT pid FROM promotion_products)",
+      ),
       [cal.weeks[0], cal.r, lastSnapshot],
     );
 

@@ -20,6 +20,7 @@ import {
   type ForecastListInput,
   type ForecastOptions,
   type ForecastProductDetail,
+  type ForecastPromotion,
   type ForecastSort,
   type ForecastWeeks,
   forecastListInput,
@@ -37,6 +38,7 @@ import {
 } from "../../../shared/forecasting.ts";
 import type { Database } from "../../db/database.ts";
 import { badRequest, notFound } from "../../errors.ts";
+import { promotionWeeksSql } from "../discounts/promotion-layer.ts";
 import {
   activeOverridesSql,
   type CalendarWeeks,
@@ -45,7 +47,7 @@ import {
   finalOf,
   toCalendar,
 } from "./forecast-weeks.ts";
-import { refreshForecastFigures, refreshPlanningRows } from "./planning-refresh.ts";
+import { refreshPlanningRows } from "./planning-refresh.ts";
 
 type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
 const runner = (db: Database): Query => {
@@ -82,6 +84,9 @@ function emptyWeeks(): ForecastWeeks {
 
 // ---------------------------------------------------------------------------------------------
 // The grid
+
+/** D0 from the query's $1 (the first forecast Monday = D0 + 1 + r) and $2 (r). */
+const D0_OF_CALENDAR = "($1::date - $2::int - 1)";
 
 /**
  * The product grid's sort keys: figures module forecast stores per product (and an override
@@ -230,15 +235,20 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
   ]);
   const pids = rows.map((r) => r.pid);
   const weeks = weeksOf(cal);
-  const [history, overrides] = await Promise.all([
+  const [history, overrides, promotions] = await Promise.all([
     weeklySales(db, pids, weeks.history[0]!, cal.asOfWeek),
     overridesFor(db, cal, pids),
+    promotionLayerFor(db, cal, pids),
   ]);
   const items = rows.map((r): ForecastGridRow => {
     const system = toCalendar(r.weekly.map(Number), cal.r);
     const own = overrides.get(r.pid);
     const override = cal.weeks.map((w) => own?.get(w) ?? null);
-    const final = system.map((s, i) => (override[i] !== null ? (override[i] as number) : s));
+    const promo = promotions.get(r.pid);
+    const promotion = cal.weeks.map((_, i) => promo?.get(i + 1)?.delta ?? null);
+    const final = system.map(
+      (s, i) => (override[i] !== null ? (override[i] as number) : s) + (promotion[i] ?? 0),
+    );
     const units = final.reduce((a, b) => a + b, 0);
     return {
       level: "product",
@@ -255,6 +265,7 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
       history: weeks.history.map((w) => history.get(r.pid)?.get(w) ?? 0),
       system: system.map(round2),
       override: override.map((o) => (o === null ? null : round2(o))),
+      promotion: promotion.map((o) => (o === null ? null : round2(o))),
       final: final.map(round2),
       forecast_units: round2(units),
       forecast_value: round2(units * num(r.cost)),
@@ -322,6 +333,29 @@ async function overridesFor(
   return out;
 }
 
+/**
+ * The promotion layer of the products per calendar week (docs/metrics.md §16): pid → j (1 … 13) →
+ * the week's change in units and the promotions behind it.
+ */
+async function promotionLayerFor(
+  db: Database,
+  cal: CalendarWeeks,
+  pids: number[],
+): Promise<Map<number, Map<number, { delta: number; promotions: number[] }>>> {
+  const out = new Map<number, Map<number, { delta: number; promotions: number[] }>>();
+  if (pids.length === 0) return out;
+  const rows = await runner(db)<{ pid: number; j: number; delta: number; promotions: number[] }>(
+    `SELECT pid, j, delta, promotions FROM (${promotionWeeksSql("$1::date", "$2::int", "AND pp.pid = ANY($3::int[])")}) a`,
+    [cal.d0, cal.r, pids],
+  );
+  for (const r of rows) {
+    const m = out.get(r.pid) ?? new Map<number, { delta: number; promotions: number[] }>();
+    m.set(r.j, { delta: num(r.delta), promotions: r.promotions.map(Number) });
+    out.set(r.pid, m);
+  }
+  return out;
+}
+
 const GROUP_SQL: Record<Exclude<ForecastLevel, "product">, { key: string; name: string; join: string }> = {
   brand: { key: "p.brand_id", name: "(SELECT name FROM brands WHERE id = per.key)", join: "" },
   vendor: { key: "p.vendor_id", name: "(SELECT name FROM vendors WHERE id = per.key)", join: "" },
@@ -381,6 +415,7 @@ async function listGroupRows(
     products: number;
     system: number[];
     final: number[];
+    promotion: number[];
     units: number;
     value: number;
     wape: number | null;
@@ -393,13 +428,19 @@ async function listGroupRows(
        SELECT pid, array_agg(final - system ORDER BY j) FILTER (WHERE true) AS d, array_agg(j ORDER BY j) AS js
        FROM (${activeOverridesSql("$1::date", "$2::int")}) a GROUP BY pid
      ),
+     pw AS (
+       SELECT pid, array_agg(delta ORDER BY j) AS d, array_agg(j ORDER BY j) AS js
+       FROM (${promotionWeeksSql(D0_OF_CALENDAR, "$2::int")}) a
+       GROUP BY pid
+     ),
      per AS (
        SELECT ${spec.key} AS key, f.pid, f.weekly, f.final_units AS units, f.final_value AS value, f.change,
-         acc.actual, f.wape, f.bias, acc.naive_wape, ow.d, ow.js
+         acc.actual, f.wape, f.bias, acc.naive_wape, ow.d, ow.js, pw.d AS pd, pw.js AS pjs
        FROM product_forecasts f
        JOIN products p ON p.pid = f.pid
        LEFT JOIN product_metrics m ON m.pid = f.pid
        LEFT JOIN ow ON ow.pid = f.pid
+       LEFT JOIN pw ON pw.pid = f.pid
        LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method
        ${spec.join}
        WHERE ${where.join(" AND ")}
@@ -413,6 +454,9 @@ async function listGroupRows(
                `sum(${calendarWeekSql("weekly", j, "$2::int")} + COALESCE(d[array_position(js, ${j})], 0))`,
            )
            .join(", ")}]::float8[] AS final,
+         ARRAY[${weekIdx
+           .map((j) => `sum(COALESCE(pd[array_position(pjs, ${j})], 0))`)
+           .join(", ")}]::float8[] AS promotion,
          sum(units)::float8 AS units, sum(value)::float8 AS value,
          (sum(wape * actual) / NULLIF(sum(actual) FILTER (WHERE wape IS NOT NULL), 0))::float8 AS wape,
          (sum(bias * actual) / NULLIF(sum(actual) FILTER (WHERE bias IS NOT NULL), 0))::float8 AS bias,
@@ -436,7 +480,10 @@ async function listGroupRows(
   );
   const items = rows.map((r): ForecastGridRow => {
     const system = r.system.map(Number);
-    const final = r.final.map(Number);
+    const promotion = r.promotion.map(Number);
+    // final = overrides' final + the promotion layer; the override column compares the first.
+    const overridden = r.final.map(Number);
+    const final = overridden.map((f, i) => f + (promotion[i] ?? 0));
     return {
       level,
       id: r.key,
@@ -451,7 +498,8 @@ async function listGroupRows(
       products: r.products,
       history: weeks.history.map((w) => history.get(r.key)?.get(w) ?? 0),
       system: system.map(round2),
-      override: final.map((f, i) => (Math.abs(f - (system[i] ?? 0)) > 1e-9 ? round2(f) : null)),
+      override: overridden.map((f, i) => (Math.abs(f - (system[i] ?? 0)) > 1e-9 ? round2(f) : null)),
+      promotion: promotion.map((x) => (Math.abs(x) > 1e-9 ? round2(x) : null)),
       final: final.map(round2),
       forecast_units: round2(num(r.units)),
       forecast_value: round2(num(r.value)),
@@ -548,6 +596,18 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
     last_year: sales.get(addDaysIso(w, -364)) ?? 0,
   }));
   const own = cal ? ((await overridesFor(db, cal, [pid])).get(pid) ?? new Map<string, number>()) : new Map();
+  const promo = cal ? ((await promotionLayerFor(db, cal, [pid])).get(pid) ?? new Map()) : new Map();
+  const promotions = cal
+    ? await query<ForecastPromotion>(
+        `SELECT pr.id, pr.name, to_char(pr.starts_on, 'YYYY-MM-DD') AS starts_on,
+           to_char(pr.ends_on, 'YYYY-MM-DD') AS ends_on, pr.discount_pct::float8 AS discount_pct,
+           pr.target_price::float8 AS target_price, pp.uplift::float8 AS uplift, pr.stop_reordering
+         FROM promotions pr JOIN promotion_products pp ON pp.promotion_id = pr.id AND pp.pid = $1::int
+         WHERE pr.cancelled_at IS NULL AND pr.ends_on > $2::date
+         ORDER BY pr.starts_on, pr.id`,
+        [pid, cal.d0],
+      )
+    : [];
   const system = forecast && cal ? toCalendar(forecast.weekly.map(Number), cal.r) : [];
   const chosen = backtest.find((b) => b.method === forecast?.method);
   const actualMean = history.slice(-8).reduce((a, h) => a + h.units, 0) / 8;
@@ -563,11 +623,13 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
     forecast: (cal?.weeks ?? []).map((w, i) => {
       const sys = system[i] ?? 0;
       const o = own.get(w);
-      const fin = o ?? sys;
+      const p = promo.get(i + 1)?.delta as number | undefined;
+      const fin = (o ?? sys) + (p ?? 0);
       return {
         week_start: w,
         system: round2(sys),
         override: o === undefined ? null : round2(o),
+        promotion: p === undefined ? null : round2(p),
         final: round2(fin),
         last_year: sales.get(addDaysIso(w, -364)) ?? null,
         low: round2(Math.max(0, fin - spread)),
@@ -593,6 +655,7 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
       seasonal_naive_mase: numOrNull(b.seasonal_naive_mase),
     })),
     overrides: groups.items,
+    promotions,
   };
 }
 
@@ -782,7 +845,6 @@ export async function createOverride(db: Database, user: CurrentUser, raw: unkno
       units,
       pcts,
     );
-    await refreshForecastFigures(tx, cal, scope.pids);
     await refreshPlanningRows(tx, cal, scope.pids);
     return group!.id;
   }, TX_OPTIONS);
@@ -800,10 +862,7 @@ export async function deleteOverride(db: Database, id: number): Promise<{ id: nu
     const gone = await tx.$executeRawUnsafe("DELETE FROM forecast_override_groups WHERE id = $1::int", id);
     if (gone === 0) throw notFound(`Override ${id} not found`);
     const pids = rows.map((r) => r.pid);
-    if (cal) {
-      await refreshForecastFigures(tx, cal, pids);
-      await refreshPlanningRows(tx, cal, pids);
-    }
+    if (cal) await refreshPlanningRows(tx, cal, pids);
     return pids;
   }, TX_OPTIONS);
   return { id, products: pids };
