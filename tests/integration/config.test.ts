@@ -17,6 +17,9 @@ const REQUIRED_KEYS = [
   "abc_calculation_basis",
   "abc_a_threshold",
   "abc_b_threshold",
+  // XYZ classes: the coefficient-of-variation thresholds.
+  "xyz_x_threshold",
+  "xyz_y_threshold",
   "default_forecast_method",
   // The Forecasting page's choice of method by backtest.
   "auto_forecast_method",

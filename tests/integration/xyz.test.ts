@@ -35,8 +35,8 @@ const lines: string[] = [];
 let id = 100;
 const sale = (pid: number, back: number, qty: number) =>
   lines.push(`${id++},SO-${id},${pid},${day(back)},${qty},2.00,0,completed`);
-[10, 12, 8, 10, 11, 9, 10, 10].forEach((q, k) => sale(2001, 7 * k + 3, q));
-[2, 6, 2, 6, 2, 6, 2, 6].forEach((q, k) => sale(2002, 7 * k + 3, q));
+for (const [k, q] of [10, 12, 8, 10, 11, 9, 10, 10].entries()) sale(2001, 7 * k + 3, q);
+for (const [k, q] of [2, 6, 2, 6, 2, 6, 2, 6].entries()) sale(2002, 7 * k + 3, q);
 for (let k = 2; k <= 7; k++) sale(2003, 7 * k + 6, 5);
 for (let k = 0; k <= 2; k++) sale(2004, 7 * k + 1, 3 + k);
 
