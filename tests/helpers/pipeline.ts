@@ -36,6 +36,8 @@ export async function pipeline(
   sourceDir: () => string,
   opts: {
     stepDelayMs?: number;
+    /** SOURCE_TIMEZONE */
+    sourceTimeZone?: string;
     log?: { info(msg: string): void; error(obj: unknown, msg: string): void };
   } = {},
 ): Promise<PipelineHarness> {
@@ -46,6 +48,7 @@ export async function pipeline(
     source: () => new CsvFolderSource(sourceDir()),
     asOf: () => FIXTURE_AS_OF,
     stepDelayMs: opts.stepDelayMs,
+    sourceTimeZone: opts.sourceTimeZone,
     log: opts.log,
   });
   await ops.init();
