@@ -37,6 +37,8 @@ export async function pipeline(
   opts: {
     stepDelayMs?: number;
     log?: { info(msg: string): void; error(obj: unknown, msg: string): void };
+    /** The runs' as-of moment (default FIXTURE_AS_OF) */
+    asOf?: Date;
   } = {},
 ): Promise<PipelineHarness> {
   const bus = await createProgressBus(db.url);
@@ -44,7 +46,7 @@ export async function pipeline(
     db,
     bus,
     source: () => new CsvFolderSource(sourceDir()),
-    asOf: () => FIXTURE_AS_OF,
+    asOf: () => opts.asOf ?? FIXTURE_AS_OF,
     stepDelayMs: opts.stepDelayMs,
     log: opts.log,
   });
