@@ -21,6 +21,8 @@ import {
 import { globalSettingDefinition } from "../../../shared/settings.ts";
 import type { Database } from "../../db/database.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
+import { forecastCalendar } from "../forecasting/forecasting.service.ts";
+import { refreshPlanningRows } from "../forecasting/planning-refresh.ts";
 import { type ScopeProduct, type SimulationSettings, simulate } from "./simulation.ts";
 
 type Q = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
@@ -365,8 +367,19 @@ async function savePromotion(
   if (s.starts_on < today) throw badRequest(`must not be in the past (today is ${today})`, "starts_on");
   const p = await prepare(db, s.scope, s.starts_on, s.exclude_pids);
   const sim = simulate(p.products, s, p.settings, p.first, p.asOf, p.skipped);
+  const cal = await forecastCalendar(db);
   return db.prisma.$transaction(async (tx) => {
     let promotionId = id;
+    // The products whose planning rows change: the promotion's before an edit, and after it.
+    const before =
+      id === undefined
+        ? []
+        : (
+            await tx.$queryRawUnsafe<{ pid: number }[]>(
+              "SELECT pid FROM promotion_products WHERE promotion_id = $1",
+              id,
+            )
+          ).map((r) => r.pid);
     const fields = [
       s.name,
       JSON.stringify(s.scope),
@@ -418,9 +431,13 @@ async function savePromotion(
       rows.map((r) => r.elasticity),
       rows.map((r) => r.elasticity_source),
     );
+    // The forecast layer reaches the reorder figures at once (docs/metrics.md §16).
+    if (cal) await refreshPlanningRows(tx, cal, [...before, ...rows.map((r) => r.pid)]);
     return promotionId;
-  });
+  }, TX_OPTIONS);
 }
+
+const TX_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
 
 export async function createPromotion(
   db: Database,
@@ -450,9 +467,23 @@ export async function cancelPromotion(db: Database, id: number, now = new Date()
   const current = await getPromotion(db, id, now);
   if (current.status === "cancelled") throw conflict(`Promotion ${id} is already cancelled`);
   if (current.status === "finished") throw conflict(`Promotion ${id} has finished: it cannot be cancelled`);
-  await db.prisma.$executeRawUnsafe(
-    "UPDATE promotions SET cancelled_at = now(), updated_at = now() WHERE id = $1",
-    id,
-  );
+  const cal = await forecastCalendar(db);
+  await db.prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(
+      "UPDATE promotions SET cancelled_at = now(), updated_at = now() WHERE id = $1",
+      id,
+    );
+    // Its forecast layer and any stop of reordering end: the products are planned again at once.
+    const pids = await tx.$queryRawUnsafe<{ pid: number }[]>(
+      "SELECT pid FROM promotion_products WHERE promotion_id = $1",
+      id,
+    );
+    if (cal)
+      await refreshPlanningRows(
+        tx,
+        cal,
+        pids.map((r) => r.pid),
+      );
+  }, TX_OPTIONS);
   return getPromotion(db, id, now);
 }
