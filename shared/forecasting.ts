@@ -40,6 +40,9 @@ export type ForecastSort = (typeof FORECAST_SORTS)[number];
 
 export const FORECAST_METHODS = ["standard", "seasonal"] as const;
 
+/** XYZ classes (demand variability), stored by the dashboards' calculation. */
+export const XYZ_CLASSES = ["X", "Y", "Z"] as const;
+
 const bool = z.preprocess(
   (v) => (v === "true" || v === "1" ? true : v === "false" || v === "0" ? false : v),
   z.boolean(),
@@ -56,6 +59,7 @@ export const forecastListInput = z.object({
   brandId: idSchema.optional(),
   categoryId: idSchema.optional(),
   abc: z.enum(ABC_CLASSES).optional(),
+  xyz: z.enum(XYZ_CLASSES).optional(),
   status: z.enum(PRODUCT_STATUSES).optional(),
   method: z.enum(FORECAST_METHODS).optional(),
   hasOverride: bool.optional(),
@@ -107,6 +111,8 @@ export interface ForecastGridRow {
   /** Backtest WAPE and bias of the method that ran (products only; null without a backtest) */
   wape: number | null;
   bias: number | null;
+  /** The backtest's MASE (its error ÷ the naive forecast's over the same weeks); above 1 = worse than naive */
+  mase: number | null;
   /** Final 13-week units against last week's snapshot (ratio − 1); null without one */
   change: number | null;
   /** The product's suggested reorder quantity (products only) */
@@ -260,6 +266,12 @@ export interface ForecastProductDetail {
     wape: number | null;
     mape: number | null;
     bias: number | null;
+    /** Σ|A − F| ÷ Σ|A − naive| over the same weeks */
+    mase: number | null;
+    /** The baselines over the same weeks */
+    naive_wape: number | null;
+    seasonal_naive_wape: number | null;
+    seasonal_naive_mase: number | null;
   }[];
   overrides: OverrideGroupRow[];
   /** The saved promotions in the forecast weeks (the promotion layer), oldest start first */

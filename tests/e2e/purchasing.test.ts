@@ -140,7 +140,10 @@ describe("Purchasing in Chromium", () => {
     await page.goto("/purchase-orders?tab=replenishment");
     await page.getByTestId("workspace-line").first().waitFor();
     await page.getByTestId("brand-filter").click();
-    await page.locator(`[data-testid="combobox-option"][data-value="${brand.id}"]`).click();
+    await page
+      .getByTestId("combobox-option")
+      .getByText(`${brand.label} (${brand.lines})`, { exact: true })
+      .click();
     await expect.poll(() => new URL(page.url()).searchParams.get("w_brand")).toBe(String(brand.id));
     const byBrand = await api<ReplenishmentPage>(`/api/replenishment?brand_id=${brand.id}`);
     expect(byBrand.total).toBe(brand.lines);

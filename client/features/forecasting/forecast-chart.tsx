@@ -44,7 +44,14 @@ export function ForecastChart({ pid }: { pid: number }) {
           Method: {d.method_label ?? "none (excluded from forecasting)"}
           {chosen?.wape != null
             ? ` · backtest WAPE ${(chosen.wape * 100).toFixed(1)}%`
-            : " · no backtest (under 9 weeks of history)"}
+            : chosen
+              ? " · backtest WAPE blank (nothing sold in its 8 weeks)"
+              : " · no backtest (under 9 weeks of history)"}
+          {chosen?.mase != null &&
+            ` · MASE ${chosen.mase.toFixed(2)}${chosen.mase > 1 ? " (worse than naive)" : ""}`}
+          {chosen?.naive_wape != null && ` · naive WAPE ${(chosen.naive_wape * 100).toFixed(1)}%`}
+          {chosen?.seasonal_naive_wape != null &&
+            ` · seasonal naive WAPE ${(chosen.seasonal_naive_wape * 100).toFixed(1)}%`}
           {` · ${d.overrides.length} override${d.overrides.length === 1 ? "" : "s"}`}
         </div>
       </div>

@@ -350,7 +350,10 @@ function GridHead({ weeks, level }: { weeks: ForecastWeeks | undefined; level: F
       <th className={NUM} title="The 13 weeks at cost">
         Value
       </th>
-      <th className={NUM} title="Backtest error of the method that ran (WAPE)">
+      <th
+        className={NUM}
+        title="Backtest error of the method that ran: WAPE, and MASE (its error ÷ the naive forecast's)"
+      >
         Error
       </th>
       <th className={NUM} title="Suggested reorder quantity">
@@ -430,7 +433,32 @@ function GridRow({
         {units(row.forecast_units)}
       </td>
       <td className={NUM}>{money(row.forecast_value)}</td>
-      <td className={NUM}>{row.wape == null ? <Blank reason="no backtest" /> : pct(row.wape)}</td>
+      <td className={NUM} data-col="error">
+        {row.wape == null ? (
+          <Blank reason="no backtest" />
+        ) : (
+          <span
+            title={
+              row.mase == null ? "MASE blank: the naive forecast was exact" : `MASE ${row.mase.toFixed(2)}`
+            }
+          >
+            {pct(row.wape)}
+            {row.mase != null && (
+              <span
+                className={cn(
+                  "ml-1 text-xs",
+                  row.mase > 1 ? "font-medium text-red-700" : "text-muted-foreground",
+                )}
+                data-testid={row.mase > 1 ? "worse-than-naive" : undefined}
+              >
+                {row.mase > 1
+                  ? `MASE ${row.mase.toFixed(2)} worse than naive`
+                  : `MASE ${row.mase.toFixed(2)}`}
+              </span>
+            )}
+          </span>
+        )}
+      </td>
       <td className={NUM} data-col="reorder">
         {row.reorder_qty == null ? <Blank reason="per product" /> : row.reorder_qty.toLocaleString("en-US")}
       </td>
@@ -663,7 +691,7 @@ function AccuracyTab({ group, onGroup }: { group: AccuracyGroup; onGroup: (g: Ac
         <Figure label="Final WAPE" value={pct(o?.final_wape)} why={none} />
         <Figure
           label="FVA"
-          value={o?.fva == null ? null : `$(o.fva * 100).toFixed(1)pts`}
+          value={o?.fva == null ? null : `${o.fva > 0 ? "+" : ""}${(o.fva * 100).toFixed(1)} pts`}
           why={o ? "no overridden weeks" : none}
         />
       </div>

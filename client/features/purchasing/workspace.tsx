@@ -364,6 +364,7 @@ export function ReplenishmentWorkspace({
             value={search.w_brand ? String(search.w_brand) : null}
             onChange={(v) => set({ w_brand: v ? Number(v) : undefined })}
             options={brandOptions}
+            disabled={facets.isPending}
             placeholder="All brands"
             searchPlaceholder="Search brands..."
             className="w-full sm:w-48"
@@ -373,6 +374,7 @@ export function ReplenishmentWorkspace({
             value={search.w_category ? String(search.w_category) : null}
             onChange={(v) => set({ w_category: v ? Number(v) : undefined })}
             options={categoryOptions}
+            disabled={facets.isPending}
             placeholder="All categories"
             searchPlaceholder="Search categories..."
             className="w-full sm:w-56"

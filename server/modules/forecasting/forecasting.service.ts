@@ -88,22 +88,38 @@ function emptyWeeks(): ForecastWeeks {
 /** D0 from the query's $1 (the first forecast Monday = D0 + 1 + r) and $2 (r). */
 const D0_OF_CALENDAR = "($1::date - $2::int - 1)";
 
-/** Per product: the calendar forecast total, with overrides, and its value. $1 first Monday, $2 r. */
-const SYSTEM_TOTAL = "(f.total_91d + $2::int * (f.weekly[13] - f.weekly[1]) / 7.0)";
-
-const PRODUCT_SORT_SQL: Record<ForecastSort, string> = {
-  forecast_value: "fv.value",
-  forecast_units: "fv.units",
-  error: "acc.wape",
-  bias: "acc.bias",
-  change: "fv.change",
-  title: "lower(p.title)",
+/**
+ * The product grid's sort keys: figures module forecast stores per product (and an override
+ * refreshes for its products), so a page is an indexed read. final_value and final_units are never
+ * null: their order matches their (… DESC, pid) indexes.
+ */
+const PRODUCT_SORT_SQL: Record<ForecastSort, { sql: string; nullable: boolean }> = {
+  forecast_value: { sql: "f.final_value", nullable: false },
+  forecast_units: { sql: "f.final_units", nullable: false },
+  error: { sql: "f.wape", nullable: true },
+  bias: { sql: "f.bias", nullable: true },
+  change: { sql: "f.change", nullable: true },
+  title: { sql: "lower(p.title)", nullable: false },
 };
+
+/** The stored XYZ class column of product_metrics (the dashboards' issue adds it), if there is one. */
+let xyzColumn: Promise<string | null> | null = null;
+async function findXyzColumn(db: Database): Promise<string | null> {
+  xyzColumn ??= runner(db)<{ name: string }>(
+    `SELECT column_name AS name FROM information_schema.columns
+     WHERE table_name = 'product_metrics' AND column_name IN ('xyz_class', 'xyz')
+     ORDER BY column_name = 'xyz_class' DESC LIMIT 1`,
+  ).then((rows) => rows[0]?.name ?? null);
+  const found = await xyzColumn;
+  if (!found) xyzColumn = null; // asked again next time (a migration may add it)
+  return found;
+}
 
 /** The product rows of the grid (filters over products, their metrics and forecasts). */
 function productFilters(
   q: ReturnType<typeof forecastListInput.parse>,
   param: (v: unknown) => string,
+  xyz: string | null,
 ): string[] {
   const where: string[] = [];
   const search = q.search?.trim();
@@ -120,11 +136,15 @@ function productFilters(
       `p.pid IN (SELECT pid FROM product_categories WHERE category_id IN (${categoryTreeSql(param(q.categoryId))}))`,
     );
   if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
+  if (q.xyz) {
+    if (!xyz) throw badRequest("XYZ classes are not calculated yet", "xyz");
+    where.push(`m.${xyz} = ${param(q.xyz)}`);
+  }
   if (q.status) where.push(`m.status = ${param(q.status)}`);
   if (q.method) where.push(`f.method = ${param(q.method)}`);
-  if (q.hasOverride === true) where.push("od.pid IS NOT NULL");
-  if (q.hasOverride === false) where.push("od.pid IS NULL");
-  if (q.bigError === true) where.push(`acc.wape > ${BIG_ERROR_WAPE}`);
+  if (q.hasOverride === true) where.push("f.has_override");
+  if (q.hasOverride === false) where.push("NOT f.has_override");
+  if (q.bigError === true) where.push(`f.wape > ${BIG_ERROR_WAPE}`);
   return where;
 }
 
@@ -137,35 +157,6 @@ function categoryTreeSql(idParam: string): string {
     ) SELECT id FROM tree`;
 }
 
-/**
- * Every product's forecast figures the grid filters and sorts by (one row per product with a
- * forecast): its calendar total with overrides, value at cost, change against last week's snapshot.
- * $1 = first forecast Monday, $2 = r, $3 = last week's snapshot week.
- */
-const PRODUCT_FIGURES = `
-  od AS (
-    SELECT pid, sum(final - system) AS delta, count(*)::int AS weeks
-    FROM (${activeOverridesSql("$1::date", "$2::int")}) a
-    GROUP BY pid
-  ),
-  pw AS (
-    SELECT pid, sum(delta) AS delta, array_agg(delta ORDER BY j) AS d, array_agg(j ORDER BY j) AS js
-    FROM (${promotionWeeksSql(D0_OF_CALENDAR, "$2::int")}) a
-    GROUP BY pid
-  ),
-  fv AS (
-    SELECT f.pid, t.units, t.units * COALESCE(p.cost_price, 0) AS value,
-      CASE WHEN s.pid IS NOT NULL THEN
-        (t.units - ${calendarWeekSql("f.weekly", 13, "$2::int")}) /
-          NULLIF((SELECT sum(x) FROM unnest(s.final[2:13]) x), 0) - 1 END AS change
-    FROM product_forecasts f
-    JOIN products p ON p.pid = f.pid
-    LEFT JOIN od ON od.pid = f.pid
-    LEFT JOIN pw ON pw.pid = f.pid
-    LEFT JOIN forecast_snapshots s ON s.snapshot_week = $3::date AND s.pid = f.pid,
-    LATERAL (SELECT ${SYSTEM_TOTAL} + COALESCE(od.delta, 0) + COALESCE(pw.delta, 0) AS units) t
-  )`;
-
 interface ProductPageRow {
   pid: number;
   title: string;
@@ -174,12 +165,14 @@ interface ProductPageRow {
   brand: string | null;
   method: string;
   requested_method: string;
+  chosen_by_backtest: boolean;
   abc_class: string | null;
   status: string | null;
   weekly: number[];
   cost: number;
   wape: number | null;
   bias: number | null;
+  mase: number | null;
   change: number | null;
   reorder_qty: number | null;
 }
@@ -204,39 +197,41 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
   if (!cal) return { items: [], total: 0, weeks: emptyWeeks() };
   if (q.level !== "product") return listGroupRows(db, q, cal);
   const query = runner(db);
-  const params: unknown[] = [cal.weeks[0], cal.r, addDaysIso(cal.asOfWeek, -7)];
+  const params: unknown[] = [];
   const param = (v: unknown) => {
     params.push(v);
     return `$${params.length}`;
   };
-  const where = productFilters(q, param);
+  const where = productFilters(q, param, q.xyz ? await findXyzColumn(db) : null);
   const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const sort = PRODUCT_SORT_SQL[q.sort];
   const dir = q.dir === "asc" ? "ASC" : "DESC";
-  const order = `ORDER BY ${PRODUCT_SORT_SQL[q.sort]} ${dir} NULLS LAST, f.pid ASC`;
+  const order = `ORDER BY ${sort.sql} ${dir}${sort.nullable ? " NULLS LAST" : ""}, f.pid ASC`;
+  // product_metrics is joined only when a filter needs it (ABC, XYZ, status): the page reads its
+  // reorder quantity by primary key.
+  const needsMetrics = Boolean(q.abc || q.xyz || q.status);
   const from = `FROM product_forecasts f
     JOIN products p ON p.pid = f.pid
-    LEFT JOIN product_metrics m ON m.pid = f.pid
-    LEFT JOIN od ON od.pid = f.pid
-    JOIN fv ON fv.pid = f.pid
-    LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method`;
+    ${needsMetrics ? "JOIN product_metrics m ON m.pid = f.pid" : ""}`;
   const limit = param(q.pageSize);
   const offset = param((q.page - 1) * q.pageSize);
   const [rows, [count]] = await Promise.all([
     query<ProductPageRow>(
-      `WITH ${PRODUCT_FIGURES}
+      `WITH page AS (
+         SELECT f.pid ${from} ${whereSql} ${order} LIMIT ${limit}::int OFFSET ${offset}::int
+       )
        SELECT f.pid, p.title, p.sku, v.name AS vendor, b.name AS brand, f.method, f.requested_method,
-         m.abc_class, m.status, f.weekly, COALESCE(p.cost_price, 0)::float8 AS cost,
-         acc.wape, acc.bias, fv.change::float8 AS change, m.reorder_qty
-       ${from}
+         f.chosen_by_backtest, m.abc_class, m.status, f.weekly, COALESCE(p.cost_price, 0)::float8 AS cost,
+         f.wape, f.bias, f.mase, f.change, m.reorder_qty
+       FROM page JOIN product_forecasts f ON f.pid = page.pid
+       JOIN products p ON p.pid = f.pid
+       LEFT JOIN product_metrics m ON m.pid = f.pid
        LEFT JOIN vendors v ON v.id = p.vendor_id
        LEFT JOIN brands b ON b.id = p.brand_id
-       ${whereSql} ${order} LIMIT ${limit}::int OFFSET ${offset}::int`,
+       ${order}`,
       params,
     ),
-    query<{ n: number }>(
-      `WITH ${PRODUCT_FIGURES} SELECT count(*)::int AS n ${from} ${whereSql}`,
-      params.slice(0, -2),
-    ),
+    query<{ n: number }>(`SELECT count(*)::int AS n ${from} ${whereSql}`, params.slice(0, -2)),
   ]);
   const pids = rows.map((r) => r.pid);
   const weeks = weeksOf(cal);
@@ -263,7 +258,7 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
       vendor: r.vendor,
       brand: r.brand,
       method: r.method,
-      method_label: methodLabel(r.method, r.requested_method),
+      method_label: methodLabel(r.method, r.requested_method, r.chosen_by_backtest),
       abc_class: r.abc_class,
       status: r.status,
       products: 1,
@@ -276,6 +271,7 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
       forecast_value: round2(units * num(r.cost)),
       wape: numOrNull(r.wape),
       bias: numOrNull(r.bias),
+      mase: numOrNull(r.mase),
       change: numOrNull(r.change),
       reorder_qty: numOrNull(r.reorder_qty),
     };
@@ -283,8 +279,9 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
   return { items, total: count?.n ?? 0, weeks };
 }
 
-function methodLabel(method: string | null, requested: string | null): string | null {
+function methodLabel(method: string | null, requested: string | null, byBacktest = false): string | null {
   if (!method) return null;
+  if (byBacktest) return `${method} (chosen by backtest)`;
   if (requested === "seasonal" && method === "standard") return "standard (too little history for seasonal)";
   return method;
 }
@@ -366,16 +363,17 @@ const GROUP_SQL: Record<Exclude<ForecastLevel, "product">, { key: string; name: 
   category: {
     key: "ca.ancestor",
     name: "(SELECT name FROM categories WHERE id = per.key)",
+    // The tree is walked once per category (not per product): each category with its ancestors.
     join: `JOIN (
       SELECT DISTINCT pc.pid, up.ancestor FROM product_categories pc
-      JOIN LATERAL (
+      JOIN (
         WITH RECURSIVE walk AS (
-          SELECT pc.category_id AS ancestor, 0 AS depth
+          SELECT id AS category_id, id AS ancestor, 0 AS depth FROM categories
           UNION ALL
-          SELECT c.parent_id, w.depth + 1 FROM walk w JOIN categories c ON c.id = w.ancestor
+          SELECT w.category_id, c.parent_id, w.depth + 1 FROM walk w JOIN categories c ON c.id = w.ancestor
           WHERE c.parent_id IS NOT NULL AND w.depth < 100
-        ) SELECT ancestor FROM walk
-      ) up ON true
+        ) SELECT category_id, ancestor FROM walk
+      ) up ON up.category_id = pc.category_id
     ) ca ON ca.pid = f.pid`,
   },
 };
@@ -397,13 +395,13 @@ async function listGroupRows(
 ): Promise<ForecastGridPage> {
   const level = q.level as Exclude<ForecastLevel, "product">;
   const spec = GROUP_SQL[level];
-  const params: unknown[] = [cal.weeks[0], cal.r, addDaysIso(cal.asOfWeek, -7)];
+  const params: unknown[] = [cal.weeks[0], cal.r];
   const param = (v: unknown) => {
     params.push(v);
     return `$${params.length}`;
   };
   // The search applies to the group's name, not to its products.
-  const where = productFilters({ ...q, search: undefined }, param);
+  const where = productFilters({ ...q, search: undefined }, param, q.xyz ? await findXyzColumn(db) : null);
   where.push(`${spec.key} IS NOT NULL`);
   const weekIdx = Array.from({ length: FORECAST_WEEKS }, (_, i) => i + 1);
   const search = q.search?.trim();
@@ -422,22 +420,25 @@ async function listGroupRows(
     value: number;
     wape: number | null;
     bias: number | null;
+    mase: number | null;
     change: number | null;
     total: number;
   }>(
-    `WITH ${PRODUCT_FIGURES},
-     ow AS (
+    `WITH ow AS (
        SELECT pid, array_agg(final - system ORDER BY j) FILTER (WHERE true) AS d, array_agg(j ORDER BY j) AS js
        FROM (${activeOverridesSql("$1::date", "$2::int")}) a GROUP BY pid
      ),
+     pw AS (
+       SELECT pid, array_agg(delta ORDER BY j) AS d, array_agg(j ORDER BY j) AS js
+       FROM (${promotionWeeksSql(D0_OF_CALENDAR, "$2::int")}) a
+       GROUP BY pid
+     ),
      per AS (
-       SELECT ${spec.key} AS key, f.pid, f.weekly, fv.units, fv.value, fv.change, acc.actual, acc.wape, acc.bias,
-         ow.d, ow.js, pw.d AS pd, pw.js AS pjs
+       SELECT ${spec.key} AS key, f.pid, f.weekly, f.final_units AS units, f.final_value AS value, f.change,
+         acc.actual, f.wape, f.bias, acc.naive_wape, ow.d, ow.js, pw.d AS pd, pw.js AS pjs
        FROM product_forecasts f
        JOIN products p ON p.pid = f.pid
        LEFT JOIN product_metrics m ON m.pid = f.pid
-       LEFT JOIN od ON od.pid = f.pid
-       JOIN fv ON fv.pid = f.pid
        LEFT JOIN ow ON ow.pid = f.pid
        LEFT JOIN pw ON pw.pid = f.pid
        LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method
@@ -459,6 +460,8 @@ async function listGroupRows(
          sum(units)::float8 AS units, sum(value)::float8 AS value,
          (sum(wape * actual) / NULLIF(sum(actual) FILTER (WHERE wape IS NOT NULL), 0))::float8 AS wape,
          (sum(bias * actual) / NULLIF(sum(actual) FILTER (WHERE bias IS NOT NULL), 0))::float8 AS bias,
+         (sum(wape * actual) FILTER (WHERE naive_wape IS NOT NULL)
+           / NULLIF(sum(naive_wape * actual) FILTER (WHERE wape IS NOT NULL), 0))::float8 AS mase,
          avg(change)::float8 AS change
        FROM per GROUP BY key
      )
@@ -502,6 +505,7 @@ async function listGroupRows(
       forecast_value: round2(num(r.value)),
       wape: numOrNull(r.wape),
       bias: numOrNull(r.bias),
+      mase: numOrNull(r.mase),
       change: numOrNull(r.change),
       reorder_qty: null,
     };
@@ -562,12 +566,23 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
   const weeks = cal ? weeksOf(cal, DETAIL_HISTORY_WEEKS) : emptyWeeks();
   const asOfWeek = cal?.asOfWeek ?? mondayOf(new Date().toISOString().slice(0, 10));
   const [[forecast], backtest, groups] = await Promise.all([
-    query<{ method: string; requested_method: string; weekly: number[] }>(
-      "SELECT method, requested_method, weekly FROM product_forecasts WHERE pid = $1::int",
+    query<{ method: string; requested_method: string; chosen_by_backtest: boolean; weekly: number[] }>(
+      "SELECT method, requested_method, chosen_by_backtest, weekly FROM product_forecasts WHERE pid = $1::int",
       [pid],
     ),
-    query<{ method: string; weeks: number; wape: number | null; mape: number | null; bias: number | null }>(
-      "SELECT method, weeks, wape, mape, bias FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method",
+    query<{
+      method: string;
+      weeks: number;
+      wape: number | null;
+      mape: number | null;
+      bias: number | null;
+      mase: number | null;
+      naive_wape: number | null;
+      seasonal_naive_wape: number | null;
+      seasonal_naive_mase: number | null;
+    }>(
+      `SELECT method, weeks, wape, mape, bias, mase, naive_wape, seasonal_naive_wape, seasonal_naive_mase
+       FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method`,
       [pid],
     ),
     listOverrideGroups(db, { pid, pageSize: 200 }),
@@ -622,7 +637,11 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
       };
     }),
     method: forecast?.method ?? null,
-    method_label: methodLabel(forecast?.method ?? null, forecast?.requested_method ?? null),
+    method_label: methodLabel(
+      forecast?.method ?? null,
+      forecast?.requested_method ?? null,
+      forecast?.chosen_by_backtest ?? false,
+    ),
     requested_method: forecast?.requested_method ?? null,
     backtest: backtest.map((b) => ({
       method: b.method,
@@ -630,6 +649,10 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
       wape: numOrNull(b.wape),
       mape: numOrNull(b.mape),
       bias: numOrNull(b.bias),
+      mase: numOrNull(b.mase),
+      naive_wape: numOrNull(b.naive_wape),
+      seasonal_naive_wape: numOrNull(b.seasonal_naive_wape),
+      seasonal_naive_mase: numOrNull(b.seasonal_naive_mase),
     })),
     overrides: groups.items,
     promotions,

@@ -6,11 +6,13 @@
 // calculate_status is renewed, so every instance's cached product pages are read again. Saved
 // promotions (their forecast layer, server/modules/discounts/promotion-layer.ts) count in F(H) the
 // same way, and a promotion saved, edited or cancelled refreshes its products here too.
+
+import { addDaysIso } from "../../../shared/forecasting.ts";
 import type { Prisma } from "../../db/generated/client.ts";
 import { HORIZON_FORECAST, OVERRIDE_ADJUSTMENT } from "../../jobs/planning/planning.ts";
 import { promotionAdjustmentSql } from "../discounts/promotion-layer.ts";
 import { replanProducts } from "../purchasing/replan.ts";
-import { activeOverridesSql, type CalendarWeeks } from "./forecast-weeks.ts";
+import { activeOverridesSql, type CalendarWeeks, forecastFiguresSql } from "./forecast-weeks.ts";
 
 type Tx = Pick<Prisma.TransactionClient, "$queryRawUnsafe" | "$executeRawUnsafe">;
 
@@ -22,6 +24,7 @@ export async function refreshPlanningRows(
 ): Promise<void> {
   const unique = [...new Set(pids)];
   if (unique.length === 0) return;
+  await refreshForecastFigures(tx, cal, unique);
   await tx.$executeRawUnsafe(
     `WITH ov AS (
        SELECT pid, array_agg(${cal.r} + 7 * (j - 1)) AS s, array_agg(final - system) AS delta
@@ -54,5 +57,22 @@ export async function refreshPlanningRows(
   await tx.$executeRawUnsafe(
     `INSERT INTO calculate_status (module_name, last_calculation_timestamp) VALUES ('planning', now())
      ON CONFLICT (module_name) DO UPDATE SET last_calculation_timestamp = EXCLUDED.last_calculation_timestamp`,
+  );
+}
+
+/** Recomputes the grid's stored figures (final units and value, has_override, change) of `pids`. */
+export async function refreshForecastFigures(
+  tx: Tx,
+  cal: CalendarWeeks,
+  pids: readonly number[],
+): Promise<void> {
+  const unique = [...new Set(pids)];
+  if (unique.length === 0) return;
+  await tx.$executeRawUnsafe(
+    forecastFiguresSql("$1::date", "$2::int", "$3::date", "f.pid = ANY($4::int[])"),
+    cal.weeks[0],
+    cal.r,
+    addDaysIso(cal.asOfWeek, -7),
+    unique,
   );
 }
