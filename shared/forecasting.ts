@@ -40,6 +40,9 @@ export type ForecastSort = (typeof FORECAST_SORTS)[number];
 
 export const FORECAST_METHODS = ["standard", "seasonal"] as const;
 
+/** XYZ classes (demand variability), stored by the dashboards' calculation. */
+export const XYZ_CLASSES = ["X", "Y", "Z"] as const;
+
 const bool = z.preprocess(
   (v) => (v === "true" || v === "1" ? true : v === "false" || v === "0" ? false : v),
   z.boolean(),
@@ -56,6 +59,7 @@ export const forecastListInput = z.object({
   brandId: idSchema.optional(),
   categoryId: idSchema.optional(),
   abc: z.enum(ABC_CLASSES).optional(),
+  xyz: z.enum(XYZ_CLASSES).optional(),
   status: z.enum(PRODUCT_STATUSES).optional(),
   method: z.enum(FORECAST_METHODS).optional(),
   hasOverride: bool.optional(),
@@ -97,6 +101,9 @@ export interface ForecastGridRow {
   /** Per forecast week: the system forecast, the override (null where none) and the final figure */
   system: number[];
   override: (number | null)[];
+  /** The promotion layer's change per week, in units (null where no saved promotion runs) */
+  promotion: (number | null)[];
+  /** The override's figure (or the system's) plus the promotion layer */
   final: number[];
   /** Σ final × cost price */
   forecast_value: number;
@@ -104,6 +111,8 @@ export interface ForecastGridRow {
   /** Backtest WAPE and bias of the method that ran (products only; null without a backtest) */
   wape: number | null;
   bias: number | null;
+  /** The backtest's MASE (its error ÷ the naive forecast's over the same weeks); above 1 = worse than naive */
+  mase: number | null;
   /** Final 13-week units against last week's snapshot (ratio − 1); null without one */
   change: number | null;
   /** The product's suggested reorder quantity (products only) */
@@ -239,6 +248,8 @@ export interface ForecastProductDetail {
     week_start: string;
     system: number;
     override: number | null;
+    /** The promotion layer's change in units (null when no saved promotion runs that week) */
+    promotion: number | null;
     final: number;
     /** Last year's same week */
     last_year: number | null;
@@ -255,8 +266,29 @@ export interface ForecastProductDetail {
     wape: number | null;
     mape: number | null;
     bias: number | null;
+    /** Σ|A − F| ÷ Σ|A − naive| over the same weeks */
+    mase: number | null;
+    /** The baselines over the same weeks */
+    naive_wape: number | null;
+    seasonal_naive_wape: number | null;
+    seasonal_naive_mase: number | null;
   }[];
   overrides: OverrideGroupRow[];
+  /** The saved promotions in the forecast weeks (the promotion layer), oldest start first */
+  promotions: ForecastPromotion[];
+}
+
+/** A saved promotion as a layer of a product's forecast. */
+export interface ForecastPromotion {
+  id: number;
+  name: string;
+  starts_on: string;
+  ends_on: string;
+  discount_pct: number | null;
+  target_price: number | null;
+  /** The product's predicted uplift (× its system forecast on the promotion's days) */
+  uplift: number;
+  stop_reordering: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -109,6 +109,17 @@ export interface ReplenishmentPage {
   pageSize: number;
 }
 
+/** A brand or category the workspace can filter by, with its number of lines to order. */
+export interface FacetOption {
+  id: number;
+  label: string;
+  lines: number;
+}
+export interface ReplenishmentFacets {
+  brands: FacetOption[];
+  categories: FacetOption[];
+}
+
 export const vendorTermsInput = z.object({
   min_order_value: decimal(14, 2).nullable().optional(),
   min_order_qty: int({ min: 0, max: 10_000_000 }).nullable().optional(),

@@ -102,6 +102,17 @@ export const GLOBAL_SETTINGS: readonly GlobalSettingDefinition[] = [
     defaultValue: "standard",
     options: FORECAST_METHODS.map((value) => ({ value, label: FORECAST_METHOD_LABELS[value] })),
   }),
+  define("auto_forecast_method", {
+    label: "Choose Forecast Method by Backtest",
+    description:
+      "True: products that do not set their own method use whichever of standard and seasonal had the lower backtest error (WAPE over the last 8 weeks); ties and products without a backtest keep the default method",
+    kind: "choice",
+    defaultValue: "true",
+    options: [
+      { value: "true", label: "True" },
+      { value: "false", label: "False" },
+    ],
+  }),
   define("default_lead_time_days", {
     label: "Default Lead Time (days)",
     description:

@@ -124,6 +124,53 @@ describe("Purchasing in Chromium", () => {
     expect(text.includes(po.vendor.name) || text.toUpperCase().includes(utf16)).toBe(true);
   }, 120_000);
 
+  it("brand and category dropdowns offer what there is to order, filter the lines and live in the URL", async () => {
+    const facets = await api<{
+      brands: { id: number; label: string; lines: number }[];
+      categories: { id: number; label: string; lines: number }[];
+    }>("/api/replenishment/facets");
+    const all = await api<ReplenishmentPage>("/api/replenishment");
+    const brand = facets.brands.find((b) => b.lines < all.total) ?? facets.brands[0]!;
+    const category = facets.categories[0]!;
+    expect(brand).toBeDefined();
+    expect(category).toBeDefined();
+
+    const { page } = await e.newPage({ width: 390, height: 844 });
+    await e.signIn(page, "admin");
+    await page.goto("/purchase-orders?tab=replenishment");
+    await page.getByTestId("workspace-line").first().waitFor();
+    await page.getByTestId("brand-filter").click();
+    await page
+      .getByTestId("combobox-option")
+      .getByText(`${brand.label} (${brand.lines})`, { exact: true })
+      .click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("w_brand")).toBe(String(brand.id));
+    const byBrand = await api<ReplenishmentPage>(`/api/replenishment?brand_id=${brand.id}`);
+    expect(byBrand.total).toBe(brand.lines);
+    await expect.poll(() => page.getByTestId("workspace-line").count()).toBe(Math.min(brand.lines, 100));
+    await expect
+      .poll(async () =>
+        (await page.getByTestId("workspace-line").evaluateAll((rows) => rows.map((r) => r.dataset.pid)))
+          .map(Number)
+          .sort((a, b) => a - b),
+      )
+      .toEqual(byBrand.items.map((l) => l.pid).sort((a, b) => a - b));
+
+    // A link reproduces the view: both filters from the URL, the dropdowns naming them.
+    const both = await api<ReplenishmentPage>(
+      `/api/replenishment?brand_id=${brand.id}&category_id=${category.id}`,
+    );
+    await page.goto(`/purchase-orders?tab=replenishment&w_brand=${brand.id}&w_category=${category.id}`);
+    await page.getByTestId("brand-filter").getByText(brand.label).waitFor();
+    await page.getByTestId("category-filter").getByText(category.label).waitFor();
+    if (both.total === 0) await page.getByText("Nothing to order under these filters").waitFor();
+    else await expect.poll(() => page.getByTestId("workspace-line").count()).toBe(Math.min(both.total, 100));
+    // Clearing the brand keeps the category.
+    await page.getByTestId("brand-filter").getByLabel("Clear selection").click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("w_brand")).toBeNull();
+    expect(new URL(page.url()).searchParams.get("w_category")).toBe(String(category.id));
+  }, 60_000);
+
   it("a user who may only see purchase orders gets no action buttons", async () => {
     const list = await api<{ items: { number: string }[] }>("/api/purchase-orders?status=draft&pageSize=1");
     const { page } = await e.newPage({ width: 390, height: 844 });

@@ -48,7 +48,13 @@ export interface OpenPo {
   expected: string;
 }
 
-export function discountSource(products: SourceProduct[], pos: OpenPo[] = []): string {
+/**
+ * Writes the source. `d0` moves every date (the weeks, the POs' order day) to count back from that
+ * day instead of 2026-06-30 (a test whose promotions must start today or later calculates as of today).
+ */
+export function discountSource(products: SourceProduct[], pos: OpenPo[] = [], d0?: string): string {
+  const base = d0 ? Date.parse(`${d0}T00:00:00Z`) : D0;
+  const dayOf = (offset: number) => new Date(base + offset * DAY).toISOString().slice(0, 10);
   const lines = ["line_id,order_number,pid,order_date,quantity,price,discount,status"];
   let id = 0;
   for (const p of products) {

@@ -36,7 +36,11 @@ export async function pipeline(
   sourceDir: () => string,
   opts: {
     stepDelayMs?: number;
+    /** SOURCE_TIMEZONE */
+    sourceTimeZone?: string;
     log?: { info(msg: string): void; error(obj: unknown, msg: string): void };
+    /** The runs' as-of moment (default FIXTURE_AS_OF) */
+    asOf?: Date;
   } = {},
 ): Promise<PipelineHarness> {
   const bus = await createProgressBus(db.url);
@@ -44,8 +48,9 @@ export async function pipeline(
     db,
     bus,
     source: () => new CsvFolderSource(sourceDir()),
-    asOf: () => FIXTURE_AS_OF,
+    asOf: () => opts.asOf ?? FIXTURE_AS_OF,
     stepDelayMs: opts.stepDelayMs,
+    sourceTimeZone: opts.sourceTimeZone,
     log: opts.log,
   });
   await ops.init();

@@ -232,6 +232,74 @@ describe(`AI validation of an import (${testBackend})`, () => {
     );
   });
 
+  it("cancels a running validation: the call in flight is aborted, the rows keep what they had, history says cancelled", async () => {
+    // New values, so the cache cannot answer; the model takes 20 s to answer each.
+    for (const [row, title] of [
+      [1, "orange stapler"],
+      [4, "purple folder"],
+    ] as const) {
+      const patch = await fetch(`${t.url}/api/product-imports/${imp.id}/rows/${row}`, {
+        method: "PATCH",
+        headers: { ...h, "content-type": "application/json" },
+        body: JSON.stringify({ values: { title } }),
+      });
+      expect(patch.status).toBe(200);
+    }
+    const before = await rows();
+    const chats = () => model.requests.filter((r) => r.path === "/v1/chat/completions").length;
+    const asked = chats();
+    model.behave((req) => ({ ...goodVerdicts(req), delayMs: 20_000 }));
+    try {
+      const started = await (await post("/ai-validate", { rows: [1, 4] })).json();
+      expect(started).toMatchObject({ configured: true, rows: 2, run_id: expect.any(Number) });
+      // Both calls are with the model (AI_CONCURRENCY 4): the run is waiting on them.
+      await expect.poll(chats, { timeout: 10_000 }).toBe(asked + 2);
+      const viewer = { authorization: `Bearer ${(await t.login("viewer")).token}` };
+      expect((await post("/ai-validate/cancel", {}, viewer)).status).toBe(403);
+
+      const t0 = Date.now();
+      const cancel = await post("/ai-validate/cancel");
+      expect(cancel.status, await cancel.clone().text()).toBe(200);
+      expect(await cancel.json()).toEqual({ success: true, run_id: started.run_id });
+      const events = await progress();
+      // Ended long before the model would have answered: the calls in flight were aborted.
+      expect(Date.now() - t0).toBeLessThan(15_000);
+      expect(events.at(-1)).toMatchObject({ status: "cancelled", total: 2, saved: true });
+
+      const again = await post("/ai-validate/cancel");
+      expect(again.status).toBe(409);
+      expect((await again.json()).message).toBe(`No AI validation is running for import ${imp.id}`);
+    } finally {
+      model.behave(goodVerdicts);
+    }
+    // No verdict arrived: the rows keep the AI findings they had, and no "AI check failed" is added.
+    const after = await rows();
+    for (const i of [0, 3]) {
+      expect(ai(after[i]!)).toEqual(ai(before[i]!));
+      expect(ai(after[i]!).some((f) => f.message.startsWith("AI check failed"))).toBe(false);
+    }
+    const status = await (
+      await fetch(`${t.url}/api/product-imports/${imp.id}/ai-validate`, { headers: h })
+    ).json();
+    expect(status.running).toBeNull();
+    expect(status.last).toMatchObject({ status: "cancelled", rows: 2 });
+    const batch = await t.tdb.db.prisma.aiValidationBatch.findUnique({ where: { id: status.last.run_id } });
+    expect(batch?.status).toBe("cancelled");
+    // The aborted calls are kept for the debug page, each with the attempt that was cut short.
+    const calls = await t.tdb.db.prisma.aiValidationCall.findMany({ where: { batchId: batch!.id } });
+    expect(calls).toHaveLength(2);
+    for (const c of calls) {
+      expect(c.error).toBe("Cancelled");
+      expect(c.attempts).toEqual([expect.objectContaining({ attempt: 1, outcome: "cancelled" })]);
+    }
+    // A new run after a cancel works (and now the model answers).
+    await post("/ai-validate", { rows: [1] });
+    expect((await progress()).at(-1)).toMatchObject({ status: "done", saved: true });
+    expect(ai((await rows())[0]!)).toEqual([
+      expect.objectContaining({ field: "title", suggestion: "Orange Stapler" }),
+    ]);
+  }, 60_000);
+
   it("refuses bad input and users without create:products", async () => {
     const viewer = { authorization: `Bearer ${(await t.login("viewer")).token}` };
     expect((await post("/ai-validate", {}, viewer)).status).toBe(403);

@@ -18,6 +18,8 @@ const REQUIRED_KEYS = [
   "abc_a_threshold",
   "abc_b_threshold",
   "default_forecast_method",
+  // The Forecasting page's choice of method by backtest.
+  "auto_forecast_method",
   "default_lead_time_days",
   "default_days_of_stock",
   "default_safety_stock_days",

@@ -5,6 +5,7 @@
 // full weeks. Each week's units are sold in one line in the middle of the week (D0 − 7k − 3).
 // The forecast weeks start on D0 + 1 = 2026-07-01.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forecastProduct } from "../../server/modules/forecasting/forecasting.service.ts";
 import { writeSource } from "../helpers/csv-source.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
 import { type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
@@ -173,9 +174,11 @@ describe(`forecast and backtest (${testBackend})`, () => {
     tdb = await createTestDatabase();
     p = await pipeline(tdb.db, () => dir);
     // Settings survive the reset. The global default is seasonal; products 2, 3 and 6 ask for
-    // standard, 1 and 5 for seasonal, 7 is excluded.
+    // standard, 1 and 5 for seasonal, 7 is excluded. auto_forecast_method is off until its own
+    // test (the last), so the methods' tests see the method asked for.
     await tdb.db.prisma.$executeRawUnsafe(
-      `INSERT INTO settings_global (setting_key, setting_value) VALUES ('default_forecast_method', 'seasonal')
+      `INSERT INTO settings_global (setting_key, setting_value) VALUES ('default_forecast_method', 'seasonal'),
+         ('auto_forecast_method', 'false')
        ON CONFLICT (setting_key) DO UPDATE SET setting_value = EXCLUDED.setting_value`,
     );
     await tdb.db.prisma.$executeRawUnsafe(
@@ -216,7 +219,17 @@ describe(`forecast and backtest (${testBackend})`, () => {
       rows.map((r) => [r.method, { ...r, pid: undefined, method: undefined }]),
     ) as Record<
       string,
-      { weeks: number; actual: number; wape: number | null; mape: number | null; bias: number | null }
+      {
+        weeks: number;
+        actual: number;
+        wape: number | null;
+        mape: number | null;
+        bias: number | null;
+        mase: number | null;
+        naiveWape: number | null;
+        seasonalNaiveWape: number | null;
+        seasonalNaiveMase: number | null;
+      }
     >;
   }
 
@@ -352,7 +365,17 @@ describe(`forecast and backtest (${testBackend})`, () => {
     expect(never!.weekly).toEqual(Array(13).fill(0));
     const acc = await accuracy(8);
     for (const method of ["standard", "seasonal"]) {
-      expect(acc[method]).toEqual({ weeks: 8, actual: 0, wape: null, mape: null, bias: null });
+      expect(acc[method]).toEqual({
+        weeks: 8,
+        actual: 0,
+        wape: null,
+        mape: null,
+        bias: null,
+        mase: null,
+        naiveWape: null,
+        seasonalNaiveWape: null,
+        seasonalNaiveMase: null,
+      });
     }
     // Two days old: n = 0, so Fₕ = 0 although it sold, and no backtest.
     const young = await forecast(9);
@@ -392,5 +415,61 @@ describe(`forecast and backtest (${testBackend})`, () => {
       return r.reduce((s, x) => s + x.wape! * x.actual, 0) / r.reduce((s, x) => s + x.actual, 0);
     };
     expect(pooled("standard")).toBeLessThanOrEqual(pooled("seasonal"));
+  });
+  it("states every backtest against the naive and seasonal-naive baselines (MASE)", async () => {
+    // Product 3, x_t = 2t, backtest t = 3 … 10 (ΣA = 104). Naive: F = x_{t−1} = 2(t − 1), a miss
+    // of 2 every week: Σ|A − naive| = 16, naive WAPE = 16 ÷ 104 = 0.153846. Standard's Σ|A − F| =
+    // 38.975367 (its test above), so MASE = 38.975367 ÷ 16 = 2.435960: worse than naive. Seasonal
+    // naive needs 52 weeks before the week (t − 1 ≥ 52): none here, so it is the naive (MASE 1).
+    const three = await accuracy(3);
+    for (const method of ["standard", "seasonal"]) {
+      expect(three[method]!.naiveWape).toBeCloseTo(0.1538462, 6);
+      expect(three[method]!.mase).toBeCloseTo(2.43596, 5);
+      expect(three[method]!.seasonalNaiveWape).toBeCloseTo(0.1538462, 6);
+      expect(three[method]!.seasonalNaiveMase).toBeCloseTo(1, 9);
+    }
+    // Product 4, x_t = t, t = 53 … 60 (ΣA = 452): naive misses 1 a week (Σ 8, WAPE 0.017699);
+    // seasonal naive F = x_{t−52} = t − 52 misses 52 a week (Σ 416, WAPE 0.920354, MASE 52).
+    // Standard Σ|A − F| = 0.0743317 × 452 = 33.598 → MASE 4.19977; seasonal 368.199525 → 46.024941.
+    const four = await accuracy(4);
+    expect(four.standard!.naiveWape).toBeCloseTo(8 / 452, 9);
+    expect(four.standard!.seasonalNaiveWape).toBeCloseTo(416 / 452, 9);
+    expect(four.standard!.seasonalNaiveMase).toBeCloseTo(52, 9);
+    expect(four.standard!.mase).toBeCloseTo((0.0743317 * 452) / 8, 4);
+    expect(four.seasonal!.mase).toBeCloseTo(368.199525 / 8, 5);
+    // A constant series: the naive forecast is exact, so MASE has nothing to divide by.
+    expect((await accuracy(1)).standard).toMatchObject({ naiveWape: 0, mase: null, seasonalNaiveMase: null });
+  });
+
+  it("auto_forecast_method: products on the default take the method with the lower backtest error", async () => {
+    await tdb.db.prisma.$executeRawUnsafe(
+      "UPDATE settings_global SET setting_value = 'true' WHERE setting_key = 'auto_forecast_method'",
+    );
+    expect(await p.run("reset")).toMatchObject({ status: "complete", error: null });
+    const chosen = async (pid: number) =>
+      (await tdb.db.prisma.productForecast.findUnique({ where: { pid } }))?.chosenByBacktest;
+    // 4 (default seasonal): standard's WAPE 0.0743 < seasonal's 0.8146 → standard, and its forecast
+    // is standard's: the level and trend of x_t = t (F₁ = 60 + 0.8 − 3.9995 … as in its test).
+    const four = await forecast(4);
+    expect(four).toMatchObject({ method: "standard", requested: "seasonal", metricsMethod: "standard" });
+    expect(await chosen(4)).toBe(true);
+    expect(four!.weekly[0]).toBeCloseTo(60 - 3.99952 + 0.8, 3);
+    // 10 (default seasonal): seasonal's WAPE 0.0491 < standard's 0.3990 → seasonal, by backtest.
+    expect(await forecast(10)).toMatchObject({ method: "seasonal", requested: "seasonal" });
+    expect(await chosen(10)).toBe(true);
+    const detail = await forecastProduct(tdb.db, 10);
+    expect(detail.method_label).toBe("seasonal (chosen by backtest)");
+    // 11 (default seasonal, the last 8 weeks all 15): standard is exact, seasonal's base is last
+    // year's 10s → standard.
+    expect(await forecast(11)).toMatchObject({ method: "standard", requested: "seasonal" });
+    // 1 sets its own method (seasonal): auto leaves it; so does an equal error (3's fallback, both
+    // methods the same) and a product without a backtest (9) or without sales in it (8).
+    expect(await forecast(1)).toMatchObject({ method: "seasonal" });
+    expect(await chosen(1)).toBe(false);
+    expect(await forecast(8)).toMatchObject({ method: "standard", requested: "seasonal" });
+    expect(await chosen(8)).toBe(false);
+    expect((await forecastProduct(tdb.db, 8)).method_label).toBe(
+      "standard (too little history for seasonal)",
+    );
   });
 });

@@ -125,6 +125,34 @@ describe(`forecasting API (${testBackend})`, () => {
     const bad = await call("GET", "/api/forecasting/products?sort=nonsense", viewer);
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/sort/);
+    // Sorted by error (backtest WAPE), highest first, blanks last; MASE beside it (§12.7: 1003's
+    // WAPE 0.2794, MASE 13.690702 ÷ 14 = 0.9779; 1006's WAPE 1.4303, MASE 0.7152).
+    const byError = (await call("GET", "/api/forecasting/products?sort=error&pageSize=50", viewer))
+      .body as ForecastGridPage;
+    const errors = byError.items.map((r) => r.wape);
+    const firstBlank = errors.indexOf(null);
+    if (firstBlank >= 0) expect(errors.slice(firstBlank).every((e) => e === null)).toBe(true);
+    const known = errors.filter((e): e is number => e !== null);
+    expect(known).toEqual([...known].sort((a, b) => b - a));
+    const e1006 = byError.items.find((r) => r.id === 1006)!;
+    close(e1006.wape!, 1.4303, 0.0001);
+    close(e1006.mase!, 193.094158 / 270, 0.0001);
+    close(byError.items.find((r) => r.id === 1003)!.mase!, 13.690702 / 14, 0.0001);
+    const big = (await call("GET", "/api/forecasting/products?bigError=true", viewer))
+      .body as ForecastGridPage;
+    expect(big.items.map((r) => r.id)).toContain(1006);
+    expect(big.items.every((r) => (r.wape ?? 0) > 0.5)).toBe(true);
+    // The XYZ filter reads product_metrics' stored class once the dashboards' calculation stores it;
+    // before, it is refused by name.
+    const [xyzCol] = await t.tdb.db.prisma.$queryRawUnsafe<{ name: string }[]>(
+      "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'product_metrics' AND column_name IN ('xyz_class', 'xyz')",
+    );
+    const xyz = await call("GET", "/api/forecasting/products?xyz=X", viewer);
+    if (xyzCol) expect(xyz.status).toBe(200);
+    else {
+      expect(xyz.status).toBe(400);
+      expect(xyz.body.message).toMatch(/xyz: XYZ classes are not calculated yet/);
+    }
   });
 
   it("a category override of +20 % spreads to its products, moves their reorder figures, and is removed whole", async () => {
@@ -167,6 +195,24 @@ describe(`forecasting API (${testBackend})`, () => {
     const row = grid.items.find((r) => r.id === 1010)!;
     close(row.override[0]!, w[0]! * 1.2);
     expect(row.override[2]).toBeNull();
+    // The grid's stored figures moved with the override (they sort and filter the grid).
+    close(
+      row.forecast_units,
+      row.final.reduce((a, b) => a + b, 0),
+      0.05,
+    );
+    const stored = async () =>
+      (
+        await t.tdb.db.prisma.$queryRawUnsafe<
+          { system_units: number; final_units: number; final_value: number; has_override: boolean }[]
+        >(
+          "SELECT system_units, final_units, final_value, has_override FROM product_forecasts WHERE pid = 1010",
+        )
+      )[0]!;
+    const s1 = await stored();
+    expect(s1.has_override).toBe(true);
+    close(s1.final_units, s1.system_units + 0.2 * (w[0]! + w[1]!), 0.01);
+    close(s1.final_value, row.forecast_value, 0.05);
 
     const detail = (await call("GET", "/api/forecasting/products/1010", viewer))
       .body as ForecastProductDetail;
@@ -177,6 +223,12 @@ describe(`forecasting API (${testBackend})`, () => {
     const del = await call("DELETE", `/api/forecasting/overrides/${made.id}`);
     expect(del.status).toBe(200);
     close((await plan(1010)).f_h, before.f_h);
+    const s2 = await stored();
+    expect(s2.has_override).toBe(false);
+    close(s2.final_units, s2.system_units, 1e-9);
+    const none = (await call("GET", "/api/forecasting/products?categoryId=10&hasOverride=true", viewer))
+      .body as ForecastGridPage;
+    expect(none.items.map((r) => r.id)).not.toContain(1010);
     expect((await call("DELETE", `/api/forecasting/overrides/${made.id}`)).status).toBe(404);
     const groupsAfter = await count("SELECT count(*)::int AS n FROM forecast_override_groups");
     expect(groupsAfter).toBe(groupsBefore);

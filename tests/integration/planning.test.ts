@@ -648,6 +648,32 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
     }
   });
 
+  it("§12.7: the baselines (naive, seasonal naive) and MASE of every backtest", async () => {
+    // [pid, naive WAPE, MASE of the method, seasonal-naive WAPE, its MASE], both methods' rows alike
+    // except 1002's (seasonal ran; standard's MASE has nothing to divide by either: naive exact).
+    const want: [number, number | null, number | null, number | null, number | null][] = [
+      [1001, 0, null, 0, null],
+      [1002, 0, null, 0, null],
+      [1003, 14 / 49, 13.690702 / 14, 14 / 49, 1],
+      [1005, null, null, null, null],
+      [1006, 2, 193.094158 / 270, 2, 1],
+    ];
+    const got = await rows("SELECT * FROM product_forecast_accuracy ORDER BY pid, method");
+    for (const [pid, naive, mase, snaive, smase] of want)
+      for (const row of got.filter((r) => r.pid === pid)) {
+        const label = `${pid} ${row.method}`;
+        for (const [name, value] of [
+          ["naive_wape", naive],
+          ["mase", mase],
+          ["seasonal_naive_wape", snaive],
+          ["seasonal_naive_mase", smase],
+        ] as const) {
+          if (value === null) expect.soft(row[name], `${label} ${name}`).toBeNull();
+          else expect.soft(row[name] as number, `${label} ${name}`).toBeCloseTo(value, 5);
+        }
+      }
+  });
+
   it("§12.8: demand rate, horizon, forecast over the horizon, safety stock and reorder point", async () => {
     expectTable(PLANNING, await byKey("SELECT * FROM product_metrics", "pid"));
   });

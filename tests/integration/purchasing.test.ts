@@ -44,7 +44,7 @@ function source(extraPos: string[] = [], extraLines: string[] = []): string {
           `${pid},Product ${pid},SKU-${pid},1,${vendor},5.00,2.50,${stock},${moq},${cs},2025-01-01T00:00:00Z`,
       ),
     ],
-    "product_categories.csv": ["pid,category_id"],
+    "product_categories.csv": ["pid,category_id", "1,101", "4,101", "1,200"],
     "order_lines.csv": orders,
     "purchase_orders.csv": [
       "po_id,vendor_id,status,date_ordered,date_expected,reference",
@@ -130,6 +130,23 @@ describe(`purchasing (${testBackend})`, () => {
     ).json() as ReplenishmentPage;
     expect(filtered.items.map((l) => l.pid)).toEqual([1]);
     expect((await call(admin, "GET", "/api/replenishment?abc=Z")).status).toBe(400);
+    // Brand and category: the choices are those of the products to order under the other filters.
+    const facets = await call(viewer, "GET", "/api/replenishment/facets?vendor_id=10");
+    expect(facets.status, facets.body).toBe(200);
+    expect(facets.json()).toEqual({
+      brands: [{ id: 1, label: "Paper Co", lines: 3 }],
+      // Only product categories (type 10–13): the internal group 200 is not offered.
+      categories: [{ id: 101, label: "Paper › Cardstock", lines: 1 }],
+    });
+    const byBrand = (await call(admin, "GET", "/api/replenishment?brand_id=1")).json() as ReplenishmentPage;
+    expect(byBrand.total).toBe(4);
+    expect(
+      ((await call(admin, "GET", "/api/replenishment?brand_id=2")).json() as ReplenishmentPage).total,
+    ).toBe(0);
+    const byCategory = (
+      await call(admin, "GET", "/api/replenishment?category_id=101")
+    ).json() as ReplenishmentPage;
+    expect(byCategory.items.map((l) => l.pid)).toEqual([1]);
   });
 
   it("vendor terms are kept and tell whether the order reaches them", async () => {
@@ -149,6 +166,89 @@ describe(`purchasing (${testBackend})`, () => {
     expect(v10.reaches_min_qty).toBe(true);
     expect(v10.reaches_free_freight).toBeNull();
     await call(buyer, "PUT", "/api/vendors/10/terms", { min_order_value: null });
+  });
+
+  it("top up to the vendor minimum: previewed without saving, then the fewest-cover lines get whole cases", async () => {
+    type Preview = {
+      vendor_id: number;
+      units: number;
+      value: number;
+      lines: { pid: number; qty: number; top_up: number }[];
+    }[];
+    const trpc = async <T>(path: string, input: unknown, token = buyer) => {
+      const res = await t.app.inject({
+        url: `/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return { status: res.statusCode, data: res.json().result?.data?.json as T };
+    };
+    const countPos = async () =>
+      ((await call(admin, "GET", "/api/purchase-orders")).json() as PoListPage).total;
+    const before = await countPos();
+    const plain = (await trpc<Preview>("purchasing.previewDrafts", { vendor_ids: [10] })).data;
+    expect(plain).toHaveLength(1);
+    const base = plain[0]!;
+    expect(base.lines.every((l) => l.top_up === 0)).toBe(true);
+    const baseQty = new Map(base.lines.map((l) => [l.pid, l.qty]));
+    // Cover (on hand 28, 10, 12 at 2 a day): product 2 has the fewest days, then 5 (case 6), then 1.
+    expect(base.lines.map((l) => l.pid)).toEqual([2, 5, 1]);
+
+    // Minimum quantity 3 units above the suggestion: one unit (product 2's case) is not enough,
+    // product 5's case of 6 is added next, and then the order reaches it.
+    await call(buyer, "PUT", "/api/vendors/10/terms", { min_order_qty: base.units + 3 });
+    const topped = (await trpc<Preview>("purchasing.previewDrafts", { vendor_ids: [10], top_up: true }))
+      .data[0]!;
+    expect(topped.lines.map((l) => [l.pid, l.top_up])).toEqual([
+      [2, 1],
+      [5, 6],
+      [1, 0],
+    ]);
+    for (const l of topped.lines) expect(l.qty).toBe(baseQty.get(l.pid)! + l.top_up);
+    expect(topped.units).toBe(base.units + 7);
+    expect(topped.units).toBeGreaterThanOrEqual(base.units + 3);
+    // A preview saves nothing; a viewer may not preview.
+    expect(await countPos()).toBe(before);
+    expect((await trpc("purchasing.previewDrafts", { vendor_ids: [10] }, viewer)).status).toBe(403);
+
+    // The minimum order value, through REST: 10.00 above the suggestion at 2.50 a unit = 4 units.
+    await call(buyer, "PUT", "/api/vendors/10/terms", {
+      min_order_qty: null,
+      min_order_value: base.value + 10,
+    });
+    const res = await call(buyer, "POST", "/api/purchase-orders/from-suggestions", {
+      vendor_ids: [10],
+      top_up: true,
+    });
+    expect(res.status, res.body).toBe(201);
+    const made = (res.json() as { created: { number: string; units: number; value: number }[] }).created;
+    expect(made).toHaveLength(1);
+    expect(made[0]!.units).toBe(base.units + 7);
+    expect(made[0]!.value).toBeGreaterThanOrEqual(base.value + 10);
+    const po = (await call(admin, "GET", `/api/purchase-orders/${made[0]!.number}`)).json() as PoDetail;
+    expect(Object.fromEntries(po.lines.map((l) => [l.pid, l.ordered_qty]))).toEqual({
+      1: baseQty.get(1),
+      2: baseQty.get(2)! + 1,
+      5: baseQty.get(5)! + 6,
+    });
+    expect(po.history[0]).toMatchObject({
+      action: "created",
+      details: {
+        top_up: [
+          { pid: 2, added: 1 },
+          { pid: 5, added: 6 },
+        ],
+      },
+    });
+    // Cancelling needs update:purchase_orders, which the buyer lacks; the admin cancels it.
+    const cancelled = await call(buyer, "POST", `/api/purchase-orders/${made[0]!.number}/cancel`, {
+      reason: "top-up test",
+    });
+    expect(cancelled.status).toBe(403);
+    expect(
+      (await call(admin, "POST", `/api/purchase-orders/${made[0]!.number}/cancel`, { reason: "test" }))
+        .status,
+    ).toBe(200);
+    await call(buyer, "PUT", "/api/vendors/10/terms", { min_order_value: null, min_order_qty: 10 });
   });
 
   let draft = "";
@@ -350,7 +450,7 @@ describe(`purchasing (${testBackend})`, () => {
     const all = (
       await call(viewer, "GET", "/api/purchase-orders?pageSize=2&sort=number&dir=asc")
     ).json() as PoListPage;
-    expect(all.total).toBe(5);
+    expect(all.total).toBe(6); // with the cancelled top-up draft
     expect(all.items).toHaveLength(2);
     const overdue = (await call(viewer, "GET", "/api/purchase-orders?overdue=true")).json() as PoListPage;
     expect(overdue.items.map((i) => i.number)).toEqual(["902"]);

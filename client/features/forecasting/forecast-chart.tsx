@@ -1,5 +1,5 @@
 // A product's chart: 104 weeks of sales with last year's overlaid, then the 13 forecast weeks —
-// system and final (overrides applied) — with the 80 % prediction band from the backtest's errors.
+// system, final (overrides and saved promotions applied) and the promotion layer's units — with the 80 % prediction band from the backtest's errors.
 import { Card } from "@client/components/ui/card.tsx";
 import { LoadError } from "@client/features/config/parts.tsx";
 import { useTRPC } from "@client/lib/trpc.ts";
@@ -31,6 +31,7 @@ export function ForecastChart({ pid }: { pid: number }) {
       system: f.system,
       final: f.final,
       override: f.override,
+      promotion: f.promotion,
       band: [f.low, f.high] as [number, number],
     })),
   ];
@@ -43,10 +44,30 @@ export function ForecastChart({ pid }: { pid: number }) {
           Method: {d.method_label ?? "none (excluded from forecasting)"}
           {chosen?.wape != null
             ? ` · backtest WAPE ${(chosen.wape * 100).toFixed(1)}%`
-            : " · no backtest (under 9 weeks of history)"}
+            : chosen
+              ? " · backtest WAPE blank (nothing sold in its 8 weeks)"
+              : " · no backtest (under 9 weeks of history)"}
+          {chosen?.mase != null &&
+            ` · MASE ${chosen.mase.toFixed(2)}${chosen.mase > 1 ? " (worse than naive)" : ""}`}
+          {chosen?.naive_wape != null && ` · naive WAPE ${(chosen.naive_wape * 100).toFixed(1)}%`}
+          {chosen?.seasonal_naive_wape != null &&
+            ` · seasonal naive WAPE ${(chosen.seasonal_naive_wape * 100).toFixed(1)}%`}
           {` · ${d.overrides.length} override${d.overrides.length === 1 ? "" : "s"}`}
         </div>
       </div>
+      {d.promotions.length > 0 && (
+        <ul className="space-y-0.5 text-xs" data-testid="forecast-promotions">
+          {d.promotions.map((p) => (
+            <li key={p.id} data-testid="forecast-promotion">
+              <span className="font-medium text-violet-700 dark:text-violet-300">Promotion "{p.name}"</span>
+              {` ${p.starts_on} – ${p.ends_on}: ${
+                p.discount_pct != null ? `${p.discount_pct}% off` : `at ${p.target_price}`
+              }, forecast × ${p.uplift.toFixed(2)} on its days`}
+              {p.stop_reordering ? " · no reordering while it runs" : ""}
+            </li>
+          ))}
+        </ul>
+      )}
       <div className="h-72">
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={data}>
@@ -59,9 +80,22 @@ export function ForecastChart({ pid }: { pid: number }) {
             <Line dataKey="sales" name="Sales" stroke="#2563eb" dot={false} />
             <Line dataKey="lastYear" name="Last year" stroke="#94a3b8" strokeDasharray="4 3" dot={false} />
             <Line dataKey="system" name="System forecast" stroke="#ea580c" dot={false} />
+            {d.forecast.some((f) => f.promotion != null) && (
+              <Line
+                dataKey="promotion"
+                name="Promotion (units added)"
+                stroke="#7c3aed"
+                strokeDasharray="3 2"
+                dot={false}
+              />
+            )}
             <Line
               dataKey="final"
-              name="Final (with overrides)"
+              name={
+                d.forecast.some((f) => f.promotion != null)
+                  ? "Final (with overrides and promotions)"
+                  : "Final (with overrides)"
+              }
               stroke="#16a34a"
               strokeWidth={2}
               dot={false}

@@ -259,7 +259,8 @@ function GridTab({
         </Button>
       </div>
       <p className="text-xs text-muted-foreground">
-        Cells show the final forecast; an overridden week is highlighted. As of {data?.weeks.as_of ?? "…"}.
+        Cells show the final forecast; an overridden week is highlighted amber, a week with a saved promotion
+        (its uplift added, the Promotion line of the expanded row) violet. As of {data?.weeks.as_of ?? "…"}.
       </p>
 
       {query.error && !data ? (
@@ -349,7 +350,10 @@ function GridHead({ weeks, level }: { weeks: ForecastWeeks | undefined; level: F
       <th className={NUM} title="The 13 weeks at cost">
         Value
       </th>
-      <th className={NUM} title="Backtest error of the method that ran (WAPE)">
+      <th
+        className={NUM}
+        title="Backtest error of the method that ran: WAPE, and MASE (its error ÷ the naive forecast's)"
+      >
         Error
       </th>
       <th className={NUM} title="Suggested reorder quantity">
@@ -429,7 +433,32 @@ function GridRow({
         {units(row.forecast_units)}
       </td>
       <td className={NUM}>{money(row.forecast_value)}</td>
-      <td className={NUM}>{row.wape == null ? <Blank reason="no backtest" /> : pct(row.wape)}</td>
+      <td className={NUM} data-col="error">
+        {row.wape == null ? (
+          <Blank reason="no backtest" />
+        ) : (
+          <span
+            title={
+              row.mase == null ? "MASE blank: the naive forecast was exact" : `MASE ${row.mase.toFixed(2)}`
+            }
+          >
+            {pct(row.wape)}
+            {row.mase != null && (
+              <span
+                className={cn(
+                  "ml-1 text-xs",
+                  row.mase > 1 ? "font-medium text-red-700" : "text-muted-foreground",
+                )}
+                data-testid={row.mase > 1 ? "worse-than-naive" : undefined}
+              >
+                {row.mase > 1
+                  ? `MASE ${row.mase.toFixed(2)} worse than naive`
+                  : `MASE ${row.mase.toFixed(2)}`}
+              </span>
+            )}
+          </span>
+        )}
+      </td>
       <td className={NUM} data-col="reorder">
         {row.reorder_qty == null ? <Blank reason="per product" /> : row.reorder_qty.toLocaleString("en-US")}
       </td>
@@ -443,8 +472,13 @@ function GridRow({
           key={weeks.forecast[i]}
           data-col={`week-${i}`}
           data-overridden={row.override[i] != null ? "true" : undefined}
-          className={cn(NUM, row.override[i] != null && "bg-amber-100 font-medium dark:bg-amber-900/40")}
-          title={`System ${units(row.system[i] ?? 0)}${row.override[i] != null ? `, override ${units(row.override[i]!)}` : ""}`}
+          data-promotion={row.promotion[i] != null ? "true" : undefined}
+          className={cn(
+            NUM,
+            row.promotion[i] != null && "bg-violet-100 dark:bg-violet-900/40",
+            row.override[i] != null && "bg-amber-100 font-medium dark:bg-amber-900/40",
+          )}
+          title={`System ${units(row.system[i] ?? 0)}${row.override[i] != null ? `, override ${units(row.override[i]!)}` : ""}${row.promotion[i] != null ? `, promotion ${row.promotion[i]! >= 0 ? "+" : ""}${units(row.promotion[i]!)}` : ""}`}
         >
           {units(f)}
         </td>
@@ -470,6 +504,7 @@ function ExpandedRows({ row, weeks }: { row: ForecastGridRow; weeks: ForecastWee
   const lines: { label: string; values: (number | null)[]; why?: string }[] = [
     { label: "System", values: row.system },
     { label: "Override", values: row.override, why: "none" },
+    { label: "Promotion", values: row.promotion, why: "none" },
     { label: "Final", values: row.final },
   ];
   if (row.level === "product")
@@ -656,7 +691,7 @@ function AccuracyTab({ group, onGroup }: { group: AccuracyGroup; onGroup: (g: Ac
         <Figure label="Final WAPE" value={pct(o?.final_wape)} why={none} />
         <Figure
           label="FVA"
-          value={o?.fva == null ? null : `$(o.fva * 100).toFixed(1)pts`}
+          value={o?.fva == null ? null : `${o.fva > 0 ? "+" : ""}${(o.fva * 100).toFixed(1)} pts`}
           why={o ? "no overridden weeks" : none}
         />
       </div>

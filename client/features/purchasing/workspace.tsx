@@ -5,6 +5,7 @@ import { Badge } from "@client/components/ui/badge.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card } from "@client/components/ui/card.tsx";
 import { Checkbox } from "@client/components/ui/checkbox.tsx";
+import { Combobox } from "@client/components/ui/combobox.tsx";
 import {
   Dialog,
   DialogContent,
@@ -51,6 +52,7 @@ import { cn } from "@client/lib/utils.ts";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { ABC_CLASSES, PRODUCT_STATUSES, type ProductStatus, STATUS_LABELS } from "@shared/metrics.ts";
 import {
+  type FacetOption,
   type FromSuggestionsInput,
   type ReplenishmentLine,
   roundingText,
@@ -111,6 +113,24 @@ export function ReplenishmentWorkspace({
     ...trpc.purchasing.replenishment.queryOptions(input),
     placeholderData: keepPreviousData,
   });
+  // The brand and category choices: those of the products to order under the other filters.
+  const facets = useQuery({
+    ...trpc.purchasing.replenishmentFacets.queryOptions({
+      ...input,
+      brand_id: undefined,
+      category_id: undefined,
+    }),
+    placeholderData: keepPreviousData,
+  });
+  const facetOptions = (list: FacetOption[] | undefined, selected: number | undefined) => {
+    const options = (list ?? []).map((f) => ({ value: String(f.id), label: `${f.label} (${f.lines})` }));
+    // A brand or category from the URL with nothing to order still reads as itself.
+    if (selected && !options.some((o) => o.value === String(selected)))
+      options.unshift({ value: String(selected), label: `#${selected} (0)` });
+    return options;
+  };
+  const brandOptions = facetOptions(facets.data?.brands, search.w_brand);
+  const categoryOptions = facetOptions(facets.data?.categories, search.w_category);
   const set = (patch: Partial<PurchaseOrdersSearch>) =>
     onSearchChange({ ...search, w_page: undefined, ...patch });
 
@@ -340,16 +360,26 @@ export function ReplenishmentWorkspace({
               ))}
             </SelectContent>
           </Select>
-          {(search.w_brand || search.w_category) && (
-            <Button
-              variant="ghost"
-              size="sm"
-              onClick={() => set({ w_brand: undefined, w_category: undefined })}
-            >
-              {search.w_brand ? `Brand ${search.w_brand}` : ""}{" "}
-              {search.w_category ? `Category ${search.w_category}` : ""} ×
-            </Button>
-          )}
+          <Combobox
+            value={search.w_brand ? String(search.w_brand) : null}
+            onChange={(v) => set({ w_brand: v ? Number(v) : undefined })}
+            options={brandOptions}
+            disabled={facets.isPending}
+            placeholder="All brands"
+            searchPlaceholder="Search brands..."
+            className="w-full sm:w-48"
+            data-testid="brand-filter"
+          />
+          <Combobox
+            value={search.w_category ? String(search.w_category) : null}
+            onChange={(v) => set({ w_category: v ? Number(v) : undefined })}
+            options={categoryOptions}
+            disabled={facets.isPending}
+            placeholder="All categories"
+            searchPlaceholder="Search categories..."
+            className="w-full sm:w-56"
+            data-testid="category-filter"
+          />
           {canCreate && (
             <div className="ml-auto flex items-center gap-2">
               <span className="text-sm text-muted-foreground" data-testid="selection">

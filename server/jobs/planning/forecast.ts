@@ -12,6 +12,12 @@
 // and every sum the methods need is a difference of two prefix sums, for every forecast origin at
 // once. No dense product × week series is built (that would be 5M rows). Products without sales
 // forecast 0 and need no series (nor do those whose sales are all older: their fit is 0 as well).
+import { addDaysIso } from "../../../shared/forecasting.ts";
+import {
+  calendarWeekSql,
+  calendarWeeks,
+  forecastFiguresSql,
+} from "../../modules/forecasting/forecast-weeks.ts";
 import type { CalcModule } from "../calculate.ts";
 import { createParametersTable, setLocal, utcDay, utcMidnight } from "./context.ts";
 
@@ -80,6 +86,9 @@ export const forecastModule: CalcModule = {
        ),
        life AS (
          SELECT c.pid, c.forecast_method AS requested,
+           c.forecast_method_source = 'global' AND COALESCE((
+             SELECT setting_value FROM settings_global WHERE setting_key = 'auto_forecast_method'
+           ), 'true') = 'true' AS auto,
            LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received, rc.first_receipt) AS life0
          FROM calc_params c
          JOIN products p ON p.pid = c.pid
@@ -87,10 +96,10 @@ export const forecastModule: CalcModule = {
          WHERE NOT c.excluded AND p.kind = 'merchandise'
        ),
        weeks AS (
-         SELECT pid, requested, life0, ${weeksSince("life0")} AS n
+         SELECT pid, requested, auto, life0, ${weeksSince("life0")} AS n
          FROM life
        )
-       SELECT pid, requested, life0, n, ${methodOf("requested", "n")} AS method
+       SELECT pid, requested, auto, life0, n, ${methodOf("requested", "n")} AS method
        FROM weeks`,
       [d0],
     );
@@ -122,18 +131,21 @@ export const forecastModule: CalcModule = {
       ...BACKTEST.map(
         (o) => `${pre(P, o - 1)} AS p${o - 1}, ${pre(K, o - 1)} AS k${o - 1}, ${pre(E, o - 1)} AS e${o - 1}`,
       ),
+      // P at k = 8: the naive baseline's week for the oldest origin
+      `${pre(P, 8)} AS p8`,
       // P, K at the end of each origin's trend weeks
       ...ORIGINS.map(
         (o) =>
           `${pre(P, `LEAST(l.n - 1, ${o + 25})`)} AS ph${o}, ${pre(K, `LEAST(l.n - 1, ${o + 25})`)} AS kh${o}`,
       ),
-      // P at k = 49 … 60 for the backtest's seasonal weeks (needs n − 1 ≥ 53)
-      ...Array.from({ length: 12 }, (_, i) => `CASE WHEN l.n >= 54 THEN ${pre(P, 49 + i)} END AS s${49 + i}`),
+      // P at k = 49 … 60 for the backtest's seasonal weeks (needs n − 1 ≥ 53) and the seasonal-naive
+      // baseline's (k = o + 51, needs n − o ≥ 52)
+      ...Array.from({ length: 12 }, (_, i) => `CASE WHEN l.n >= 53 THEN ${pre(P, 49 + i)} END AS s${49 + i}`),
       // growth: the last 52 weeks ÷ the 52 before
       `CASE WHEN l.n >= ${MAX_WEEKS} THEN ${pre(P, 51)} END AS p51`,
       `CASE WHEN l.n >= ${MAX_WEEKS} THEN ${pre(P, 103)} END AS p103`,
       // the forecast's seasonal bases: baseₕ = mean of x at t = n+h−53 … n+h−51, i.e. k = 51−h … 53−h
-      `CASE WHEN l.method = 'seasonal' THEN ARRAY[${WEEKS.map((h) => `(${pre(P, 53 - h)} - ${pre(P, 50 - h)}) / 3`).join(", ")}] END AS bases`,
+      `CASE WHEN l.method = 'seasonal' OR (l0.auto AND l.n >= 53) THEN ARRAY[${WEEKS.map((h) => `(${pre(P, 53 - h)} - ${pre(P, 50 - h)}) / 3`).join(", ")}] END AS bases`,
     ];
     const col = (c: string, e: number) => (e === -1 ? "0" : `${c}${e}`);
     const level = (o: number) =>
@@ -149,6 +161,10 @@ export const forecastModule: CalcModule = {
           `CASE WHEN n > ${BACKTEST_WEEKS} THEN GREATEST(0, ${level(o)} + 0.8 * ${trend(o)}) END AS std${o}`,
           `CASE WHEN ${len(o)} >= 53 THEN (s${o + 52} - s${o + 49}) / 3 END AS seas${o}`,
           `${col("p", o - 1)} - ${col("p", o - 2)} AS a${o}`,
+          // naive: the origin's latest week (k = o); seasonal naive: the week a year before the
+          // forecast week (k = o + 51) when the origin has 52 weeks, else the naive
+          `p${o} - ${col("p", o - 1)} AS nv${o}`,
+          `CASE WHEN ${len(o)} >= 52 THEN s${o + 51} - s${o + 50} ELSE p${o} - ${col("p", o - 1)} END AS sn${o}`,
         ].join(", "),
       ),
     ];
@@ -160,7 +176,7 @@ export const forecastModule: CalcModule = {
     ];
     // Fₕ: seasonal = baseₕ × g; standard = max(0, ℓ + b·(φ + … + φʰ)) with φ + … + φʰ = 4(1 − 0.8ʰ).
     const weekly = (h: number) =>
-      `CASE WHEN method = 'seasonal' THEN bases[${h}] * growth ELSE GREATEST(0, level + trend * 4 * (1 - power(0.8::float8, ${h}))) END`;
+      `CASE WHEN chosen = 'seasonal' THEN bases[${h}] * growth ELSE GREATEST(0, level + trend * 4 * (1 - power(0.8::float8, ${h}))) END`;
     // JIT would spend seconds compiling this statement's long expressions for a sub-second run: off
     // for this statement only, put back right after.
     const restore = await setLocal(conn, { jit: "off", parallel_tuple_cost: "0.01" });
@@ -185,7 +201,7 @@ export const forecastModule: CalcModule = {
          GROUP BY pid
        ),
        prefixes AS MATERIALIZED (
-         SELECT s.pid, l.n, l.method,
+         SELECT s.pid, l.n, l.method, l0.auto,
            ${lookups.join(",\n           ")}
          FROM series s
          JOIN fc_life l0 ON l0.pid = s.pid,
@@ -194,17 +210,36 @@ export const forecastModule: CalcModule = {
          WHERE l.n > 0
        ),
        origins AS MATERIALIZED (
-         SELECT pid, n, method, bases,
+         SELECT pid, n, method, auto, bases,
            ${origins.join(",\n           ")}
          FROM prefixes
+       ),
+       scored AS MATERIALIZED (
+         SELECT pid, n, method, auto, bases, level, trend, growth,
+           ${BACKTEST.map((o) => `a${o}`).join(" + ")} AS actual,
+           ${backtest("standard", (o) => `std${o}`).join(",\n           ")},
+           ${backtest("seasonal", (o) => `COALESCE(seas${o}, std${o})`).join(",\n           ")},
+           ${BACKTEST.map((o) => `abs(a${o} - nv${o})`).join(" + ")} AS abs_naive,
+           ${BACKTEST.map((o) => `abs(a${o} - sn${o})`).join(" + ")} AS abs_snaive
+         FROM origins
+       ),
+       -- auto_forecast_method: a product without its own method takes the method whose backtest had
+       -- the lower error (Σ|A − F| over the same weeks, i.e. the lower WAPE); ties, no backtest
+       -- (n ≤ 8) and ΣA = 0 keep the default's. Seasonal needs n ≥ 53.
+       chosen AS (
+         SELECT s.*, CASE WHEN by_backtest AND abs_seasonal < abs_standard THEN 'seasonal'
+                          WHEN by_backtest AND abs_standard < abs_seasonal THEN 'standard'
+                          ELSE s.method END AS chosen,
+           COALESCE(by_backtest AND abs_seasonal <> abs_standard, false) AS chosen_by_backtest
+         FROM scored s,
+         LATERAL (SELECT s.auto AND s.n >= 53 AND s.n > ${BACKTEST_WEEKS} AND s.actual > 0 AS by_backtest) b
        )
-       SELECT pid, n, method,
+       SELECT pid, n, chosen AS method, chosen_by_backtest,
          ARRAY[${WEEKS.map(weekly).join(", ")}] AS weekly,
          ${WEEKS.map(weekly).join(" + ")} AS total,
-         ${BACKTEST.map((o) => `a${o}`).join(" + ")} AS actual,
-         ${backtest("standard", (o) => `std${o}`).join(",\n         ")},
-         ${backtest("seasonal", (o) => `COALESCE(seas${o}, std${o})`).join(",\n         ")}
-       FROM origins`,
+         actual, abs_standard, err_standard, mape_standard, abs_seasonal, err_seasonal, mape_seasonal,
+         abs_naive, abs_snaive
+       FROM chosen`,
       [d0, asOf],
     );
     await restore();
@@ -216,23 +251,54 @@ export const forecastModule: CalcModule = {
     );
 
     // Products without a fit (no sales in their weeks, or n = 0) forecast 0.
+    // With the grid's figures (forecasting page): the 13 calendar weeks' total (forecast-weeks.ts),
+    // its value at cost, the backtest of the method that ran, and the change against last week's
+    // snapshot; the final figures of the products with overrides or promotions are set right after
+    // (forecastFiguresSql).
+    const cal = calendarWeeks(d0);
+    const lastSnapshot = addDaysIso(cal.asOfWeek, -7);
     const forecasts = await conn.execute(
-      `INSERT INTO product_forecasts (pid, method, requested_method, week_start, weekly, total_91d)
-       SELECT l.pid, l.method, l.requested, $1::date,
-         COALESCE(f.weekly, array_fill(0::float8, ARRAY[${HORIZON}])), COALESCE(f.total, 0)
+      `INSERT INTO product_forecasts (pid, method, requested_method, chosen_by_backtest, week_start, weekly, total_91d,
+         system_units, final_units, final_value, has_override, change, wape, bias, mase)
+       SELECT l.pid, l.method, l.requested, COALESCE(f.chosen_by_backtest, false), $1::date, w.weekly, w.total,
+         c.units, c.units, c.units * COALESCE(p.cost_price, 0)::float8, false,
+         (c.units - ${calendarWeekSql("w.weekly", HORIZON, "$2::int")}) /
+           NULLIF((SELECT sum(v) FROM unnest(s.final[2:${HORIZON}]) v), 0) - 1,
+         e.abs / NULLIF(f.actual, 0), e.err / NULLIF(f.actual, 0), e.abs / NULLIF(f.abs_naive, 0)
        FROM fc_life l
-       LEFT JOIN fc_fit f ON f.pid = l.pid`,
-      [weekStart],
+       JOIN products p ON p.pid = l.pid
+       LEFT JOIN fc_fit f ON f.pid = l.pid
+       LEFT JOIN forecast_snapshots s ON s.snapshot_week = $3::date AND s.pid = l.pid,
+       LATERAL (SELECT COALESCE(f.weekly, array_fill(0::float8, ARRAY[${HORIZON}])) AS weekly,
+         COALESCE(f.total, 0) AS total) w,
+       LATERAL (SELECT w.total + $2::int * (w.weekly[${HORIZON}] - w.weekly[1]) / 7.0 AS units) c,
+       LATERAL (SELECT CASE WHEN l.method = 'seasonal' THEN f.abs_seasonal ELSE f.abs_standard END AS abs,
+         CASE WHEN l.method = 'seasonal' THEN f.err_seasonal ELSE f.err_standard END AS err) e`,
+      [weekStart, cal.r, lastSnapshot],
+    );
+    await conn.query(
+      forecastFiguresSql(
+        "$1::date",
+        "$2::int",
+        "$3::date",
+        "f.pid IN (SELECT pid FROM forecast_overrides UNION SELECT pid FROM promotion_products)",
+      ),
+      [cal.weeks[0], cal.r, lastSnapshot],
     );
 
     // Backtest of both methods where n ≥ 9. A product without a fit sold nothing in those weeks:
     // ΣA = 0, so WAPE and bias are null, and MAPE (no week with A > 0) too.
+    // With the baselines over the same weeks: naive WAPE, seasonal-naive WAPE, and MASE (the method's
+    // Σ|A − F| ÷ the naive's Σ|A − naive|; null when the naive was exact every week).
     const accuracy = await conn.execute(
-      `INSERT INTO product_forecast_accuracy (pid, method, weeks, actual, wape, mape, bias)
+      `INSERT INTO product_forecast_accuracy (pid, method, weeks, actual, wape, mape, bias, mase, naive_wape,
+         seasonal_naive_wape, seasonal_naive_mase)
        SELECT l.pid, m.method, ${BACKTEST_WEEKS}, COALESCE(f.actual, 0),
          CASE m.method WHEN 'standard' THEN f.abs_standard ELSE f.abs_seasonal END / NULLIF(f.actual, 0),
          CASE m.method WHEN 'standard' THEN f.mape_standard ELSE f.mape_seasonal END,
-         CASE m.method WHEN 'standard' THEN f.err_standard ELSE f.err_seasonal END / NULLIF(f.actual, 0)
+         CASE m.method WHEN 'standard' THEN f.err_standard ELSE f.err_seasonal END / NULLIF(f.actual, 0),
+         CASE m.method WHEN 'standard' THEN f.abs_standard ELSE f.abs_seasonal END / NULLIF(f.abs_naive, 0),
+         f.abs_naive / NULLIF(f.actual, 0), f.abs_snaive / NULLIF(f.actual, 0), f.abs_snaive / NULLIF(f.abs_naive, 0)
        FROM fc_life l
        CROSS JOIN (VALUES ('standard'), ('seasonal')) AS m(method)
        LEFT JOIN fc_fit f ON f.pid = l.pid

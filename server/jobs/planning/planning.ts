@@ -12,6 +12,11 @@ import {
   type GlobalSettingValues,
   loadGlobalSettingValues,
 } from "../../modules/config/planning-parameters.ts";
+import {
+  anyPromotionSql,
+  promotionAdjustmentSql,
+  stoppedReorderSql,
+} from "../../modules/discounts/promotion-layer.ts";
 import { activeOverridesSql, calendarWeeks } from "../../modules/forecasting/forecast-weeks.ts";
 import { APP_OPEN_LINES_SQL } from "../../modules/purchasing/open-orders.ts";
 import type { CalcModule } from "../calculate.ts";
@@ -49,6 +54,8 @@ export const HORIZON_FORECAST = [
 ].join("\n               + ");
 
 const TEMP_TABLES = ["calc_plan_base", "calc_plan_arrivals", "calc_plan_stockout", "calc_plan_overrides"];
+/** Made only when a promotion reaches past D0 (the products whose reordering one stops). */
+const PROMOTION_STOP_TABLE = "calc_plan_promotion_stop";
 
 /**
  * F(H)'s change from the forecast overrides in force (docs/metrics.md "Forecasting page"): each
@@ -71,7 +78,9 @@ export const planningModule: CalcModule = {
     const restore = await setLocal(conn, { jit: "off" });
 
     await createParametersTable(conn);
-    await conn.exec(TEMP_TABLES.map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n"));
+    await conn.exec(
+      [...TEMP_TABLES, PROMOTION_STOP_TABLE].map((t) => `DROP TABLE IF EXISTS ${t};`).join("\n"),
+    );
     // Modules stock_history and lead_times ran in this transaction: their figures are in their temp
     // tables (ON COMMIT DROP), not yet in product_metrics. Each is read from there when present (sh,
     // lt), else as stored (pm).
@@ -190,6 +199,24 @@ export const planningModule: CalcModule = {
     );
     await conn.exec("ALTER TABLE calc_plan_base ADD PRIMARY KEY (pid)");
 
+    // Saved promotions (docs/metrics.md §16): F(H) gains the promotion layer's change, and the
+    // products of a stop_reordering promotion running on D0 + 1 get no reorder quantity. Only when a
+    // promotion reaches past D0: otherwise nothing is read or joined.
+    const [promo] = await conn.query<{ any: boolean }>(`SELECT ${anyPromotionSql("$1::date")} AS any`, [d0]);
+    const promotions = promo?.any ?? false;
+    if (promotions) {
+      await conn.query(
+        `UPDATE calc_plan_base b SET f_h = GREATEST(0, round((b.f_h + a.adj)::numeric, 2))
+         FROM (${promotionAdjustmentSql("$1::date", "calc_plan_base")}) a
+         WHERE a.pid = b.pid AND a.adj <> 0`,
+        [d0],
+      );
+      await conn.query(
+        `CREATE TEMP TABLE ${PROMOTION_STOP_TABLE} ON COMMIT DROP AS ${stoppedReorderSql("$1::date + 1")}`,
+        [d0],
+      );
+    }
+
     // Incoming stock per product and arrival day (§6): open lines' remaining quantity (receipts
     // dated up to D0 count as received, §1) on date_expected, else date_ordered + ⌈L⌉; overdue
     // arrivals count as D0 + 1. Only products whose stock-out date depends on them (on hand > 0, d > 0).
@@ -295,6 +322,7 @@ export const planningModule: CalcModule = {
        FROM (
          SELECT y.*,
            CASE WHEN y.discontinued OR y.excluded OR y.need <= 0 THEN 0
+                ${promotions ? "WHEN y.stopped THEN 0" : ""}
                 ELSE ceil(GREATEST(ceil(y.need), y.moq)::numeric / y.case_qty) * y.case_qty END AS reorder
          FROM (
            SELECT b.*,
@@ -303,8 +331,10 @@ export const planningModule: CalcModule = {
              CASE WHEN b.merch THEN GREATEST(0, b.on_hand - ceil(b.ss + b.d * $2::int)) ELSE 0 END AS over,
              CASE WHEN b.d = 0 OR NOT b.merch THEN NULL WHEN b.on_hand = 0 THEN $1::date ELSE so.stockout_date END AS out
              ${carried.join("")}
+             ${promotions ? ", st.pid IS NOT NULL AS stopped" : ""}
            FROM calc_plan_base b
            LEFT JOIN calc_plan_stockout so ON so.pid = b.pid
+           ${promotions ? `LEFT JOIN ${PROMOTION_STOP_TABLE} st ON st.pid = b.pid` : ""}
            ${sh === "sh" ? `LEFT JOIN ${STOCK_FIGURES_TABLE} sh ON sh.pid = b.pid` : ""}
            ${lt === "lt" ? `LEFT JOIN ${LEAD_TIMES_TABLE} lt ON lt.pid = b.pid` : ""}
            OFFSET 0
@@ -322,7 +352,11 @@ export const planningModule: CalcModule = {
         g.abc_b_threshold,
       ],
     );
-    await conn.exec(TEMP_TABLES.map((t) => `DROP TABLE ${t};`).join("\n"));
+    await conn.exec(
+      [...TEMP_TABLES.map((t) => `DROP TABLE ${t};`), `DROP TABLE IF EXISTS ${PROMOTION_STOP_TABLE};`].join(
+        "\n",
+      ),
+    );
     await restore();
     return rows;
   },

@@ -8,6 +8,8 @@ import {
   ClearanceInputSchema,
   type ClearanceResult,
   type DiscountScope,
+  type FilterScope,
+  MAX_SCOPE_PRODUCTS,
   type Promotion,
   type PromotionInput,
   PromotionInputSchema,
@@ -18,9 +20,13 @@ import {
   SimulationInputSchema,
   type SimulationResult,
 } from "../../../shared/discounts.ts";
+import { type ProductMetricsListInput, productMetricsListInput } from "../../../shared/metrics.ts";
 import { globalSettingDefinition } from "../../../shared/settings.ts";
 import type { Database } from "../../db/database.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
+import { forecastCalendar } from "../forecasting/forecasting.service.ts";
+import { refreshPlanningRows } from "../forecasting/planning-refresh.ts";
+import { productFilterWhere } from "../metrics/metrics.service.ts";
 import { type ScopeProduct, type SimulationSettings, simulate } from "./simulation.ts";
 
 type Q = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
@@ -221,6 +227,30 @@ export async function searchClearance(db: Database, input: ClearanceInput): Prom
   };
 }
 
+/**
+ * A Products-page filter as a scope: the products it matches (the Products list's own conditions,
+ * productFilterWhere, and its status filter), lowest ID first, at most MAX_SCOPE_PRODUCTS.
+ */
+export async function filterScope(db: Database, input: ProductMetricsListInput): Promise<FilterScope> {
+  const f = productMetricsListInput.parse(input);
+  const params: unknown[] = [];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const where = productFilterWhere(f, param);
+  if (f.status) where.push(`m.status = ANY(${param(f.status)}::text[])`);
+  const rows = await q(db)<{ pid: number; total: number }>(
+    `SELECT m.pid, count(*) OVER ()::int AS total
+     FROM product_metrics m JOIN products p ON p.pid = m.pid
+     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+     ORDER BY m.pid LIMIT ${MAX_SCOPE_PRODUCTS}`,
+    ...params,
+  );
+  const total = rows[0]?.total ?? 0;
+  return { pids: rows.map((r) => r.pid), total, capped: total > rows.length };
+}
+
 /** What a scope can name: categories (with their level and parent), brands and vendors, by name. */
 export async function listScopeOptions(db: Database): Promise<ScopeOptions> {
   const [categories, brands, vendors] = await Promise.all([
@@ -365,8 +395,19 @@ async function savePromotion(
   if (s.starts_on < today) throw badRequest(`must not be in the past (today is ${today})`, "starts_on");
   const p = await prepare(db, s.scope, s.starts_on, s.exclude_pids);
   const sim = simulate(p.products, s, p.settings, p.first, p.asOf, p.skipped);
+  const cal = await forecastCalendar(db);
   return db.prisma.$transaction(async (tx) => {
     let promotionId = id;
+    // The products whose planning rows change: the promotion's before an edit, and after it.
+    const before =
+      id === undefined
+        ? []
+        : (
+            await tx.$queryRawUnsafe<{ pid: number }[]>(
+              "SELECT pid FROM promotion_products WHERE promotion_id = $1",
+              id,
+            )
+          ).map((r) => r.pid);
     const fields = [
       s.name,
       JSON.stringify(s.scope),
@@ -418,9 +459,13 @@ async function savePromotion(
       rows.map((r) => r.elasticity),
       rows.map((r) => r.elasticity_source),
     );
+    // The forecast layer reaches the reorder figures at once (docs/metrics.md §16).
+    if (cal) await refreshPlanningRows(tx, cal, [...before, ...rows.map((r) => r.pid)]);
     return promotionId;
-  });
+  }, TX_OPTIONS);
 }
+
+const TX_OPTIONS = { maxWait: 30_000, timeout: 60_000 };
 
 export async function createPromotion(
   db: Database,
@@ -450,9 +495,23 @@ export async function cancelPromotion(db: Database, id: number, now = new Date()
   const current = await getPromotion(db, id, now);
   if (current.status === "cancelled") throw conflict(`Promotion ${id} is already cancelled`);
   if (current.status === "finished") throw conflict(`Promotion ${id} has finished: it cannot be cancelled`);
-  await db.prisma.$executeRawUnsafe(
-    "UPDATE promotions SET cancelled_at = now(), updated_at = now() WHERE id = $1",
-    id,
-  );
+  const cal = await forecastCalendar(db);
+  await db.prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(
+      "UPDATE promotions SET cancelled_at = now(), updated_at = now() WHERE id = $1",
+      id,
+    );
+    // Its forecast layer and any stop of reordering end: the products are planned again at once.
+    const pids = await tx.$queryRawUnsafe<{ pid: number }[]>(
+      "SELECT pid FROM promotion_products WHERE promotion_id = $1",
+      id,
+    );
+    if (cal)
+      await refreshPlanningRows(
+        tx,
+        cal,
+        pids.map((r) => r.pid),
+      );
+  }, TX_OPTIONS);
   return getPromotion(db, id, now);
 }

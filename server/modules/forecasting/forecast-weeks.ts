@@ -11,6 +11,7 @@
 // the week's days and counted for the days of the week that fall within the product's horizon H
 // (lead time + days of stock, from D0 + 1): overlap_j = min(max(H − (r + 7(j − 1)), 0), 7).
 import { addDaysIso, FORECAST_WEEKS, mondayOf } from "../../../shared/forecasting.ts";
+import { promotionWeeksSql } from "../discounts/promotion-layer.ts";
 
 export interface CalendarWeeks {
   /** D0, the as-of day */
@@ -75,4 +76,43 @@ export function activeOverridesSql(first: string, r: string, pidFilter = ""): st
     ) a
     JOIN product_forecasts f ON f.pid = a.pid,
     LATERAL (SELECT ${calendarWeekSql("f.weekly", "a.j", r)} AS system) x`;
+}
+
+/**
+ * SQL: the grid's stored figures of product_forecasts that depend on the overrides in force and the
+ * saved promotions' layer — final_units (the 13 calendar weeks with overrides, plus the promotions'
+ * change), final_value (at cost), has_override, change
+ * (final units of the weeks last week's snapshot also forecast, against that snapshot's) — for the
+ * products matching `where` (an SQL condition on f.pid). Module forecast writes every product's
+ * figures without overrides and runs this for the overridden ones; saving or removing an override
+ * runs it for the edited products, so the grid pages an indexed table instead of computing them.
+ * `first` is an SQL date (the first forecast Monday), `r` an SQL int, `lastSnapshot` an SQL date
+ * (the Monday of the week before the as-of week).
+ */
+export function forecastFiguresSql(first: string, r: string, lastSnapshot: string, where: string): string {
+  return `WITH od AS (
+      SELECT pid, sum(final - system) AS delta
+      FROM (${activeOverridesSql(first, r, `AND ${where.replaceAll("f.pid", "o.pid")}`)}) a
+      GROUP BY pid
+    ),
+    pw AS (
+      SELECT pid, sum(delta) AS delta
+      FROM (${promotionWeeksSql(`(${first} - ${r} - 1)`, r, `AND ${where.replaceAll("f.pid", "pp.pid")}`)}) a
+      GROUP BY pid
+    ),
+    x AS (
+      SELECT f.pid, f.system_units + COALESCE(od.delta, 0) + COALESCE(pw.delta, 0) AS units,
+        od.pid IS NOT NULL AS has_override,
+        COALESCE(p.cost_price, 0)::float8 AS cost, ${calendarWeekSql("f.weekly", FORECAST_WEEKS, r)} AS last_week,
+        (SELECT sum(v) FROM unnest(s.final[2:${FORECAST_WEEKS}]) v) AS before
+      FROM product_forecasts f
+      JOIN products p ON p.pid = f.pid
+      LEFT JOIN od ON od.pid = f.pid
+      LEFT JOIN pw ON pw.pid = f.pid
+      LEFT JOIN forecast_snapshots s ON s.snapshot_week = ${lastSnapshot} AND s.pid = f.pid
+      WHERE ${where}
+    )
+    UPDATE product_forecasts f SET final_units = x.units, final_value = x.units * x.cost,
+      has_override = x.has_override, change = (x.units - x.last_week) / NULLIF(x.before, 0) - 1
+    FROM x WHERE x.pid = f.pid`;
 }

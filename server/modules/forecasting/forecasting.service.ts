@@ -20,6 +20,7 @@ import {
   type ForecastListInput,
   type ForecastOptions,
   type ForecastProductDetail,
+  type ForecastPromotion,
   type ForecastSort,
   type ForecastWeeks,
   forecastListInput,
@@ -37,6 +38,7 @@ import {
 } from "../../../shared/forecasting.ts";
 import type { Database } from "../../db/database.ts";
 import { badRequest, notFound } from "../../errors.ts";
+import { promotionWeeksSql } from "../discounts/promotion-layer.ts";
 import {
   activeOverridesSql,
   type CalendarWeeks,
@@ -83,22 +85,41 @@ function emptyWeeks(): ForecastWeeks {
 // ---------------------------------------------------------------------------------------------
 // The grid
 
-/** Per product: the calendar forecast total, with overrides, and its value. $1 first Monday, $2 r. */
-const SYSTEM_TOTAL = "(f.total_91d + $2::int * (f.weekly[13] - f.weekly[1]) / 7.0)";
+/** D0 from the query's $1 (the first forecast Monday = D0 + 1 + r) and $2 (r). */
+const D0_OF_CALENDAR = "($1::date - $2::int - 1)";
 
-const PRODUCT_SORT_SQL: Record<ForecastSort, string> = {
-  forecast_value: "fv.value",
-  forecast_units: "fv.units",
-  error: "acc.wape",
-  bias: "acc.bias",
-  change: "fv.change",
-  title: "lower(p.title)",
+/**
+ * The product grid's sort keys: figures module forecast stores per product (and an override
+ * refreshes for its products), so a page is an indexed read. final_value and final_units are never
+ * null: their order matches their (… DESC, pid) indexes.
+ */
+const PRODUCT_SORT_SQL: Record<ForecastSort, { sql: string; nullable: boolean }> = {
+  forecast_value: { sql: "f.final_value", nullable: false },
+  forecast_units: { sql: "f.final_units", nullable: false },
+  error: { sql: "f.wape", nullable: true },
+  bias: { sql: "f.bias", nullable: true },
+  change: { sql: "f.change", nullable: true },
+  title: { sql: "lower(p.title)", nullable: false },
 };
+
+/** The stored XYZ class column of product_metrics (the dashboards' issue adds it), if there is one. */
+let xyzColumn: Promise<string | null> | null = null;
+async function findXyzColumn(db: Database): Promise<string | null> {
+  xyzColumn ??= runner(db)<{ name: string }>(
+    `SELECT column_name AS name FROM information_schema.columns
+     WHERE table_name = 'product_metrics' AND column_name IN ('xyz_class', 'xyz')
+     ORDER BY column_name = 'xyz_class' DESC LIMIT 1`,
+  ).then((rows) => rows[0]?.name ?? null);
+  const found = await xyzColumn;
+  if (!found) xyzColumn = null; // asked again next time (a migration may add it)
+  return found;
+}
 
 /** The product rows of the grid (filters over products, their metrics and forecasts). */
 function productFilters(
   q: ReturnType<typeof forecastListInput.parse>,
   param: (v: unknown) => string,
+  xyz: string | null,
 ): string[] {
   const where: string[] = [];
   const search = q.search?.trim();
@@ -115,11 +136,15 @@ function productFilters(
       `p.pid IN (SELECT pid FROM product_categories WHERE category_id IN (${categoryTreeSql(param(q.categoryId))}))`,
     );
   if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
+  if (q.xyz) {
+    if (!xyz) throw badRequest("XYZ classes are not calculated yet", "xyz");
+    where.push(`m.${xyz} = ${param(q.xyz)}`);
+  }
   if (q.status) where.push(`m.status = ${param(q.status)}`);
   if (q.method) where.push(`f.method = ${param(q.method)}`);
-  if (q.hasOverride === true) where.push("od.pid IS NOT NULL");
-  if (q.hasOverride === false) where.push("od.pid IS NULL");
-  if (q.bigError === true) where.push(`acc.wape > ${BIG_ERROR_WAPE}`);
+  if (q.hasOverride === true) where.push("f.has_override");
+  if (q.hasOverride === false) where.push("NOT f.has_override");
+  if (q.bigError === true) where.push(`f.wape > ${BIG_ERROR_WAPE}`);
   return where;
 }
 
@@ -132,29 +157,6 @@ function categoryTreeSql(idParam: string): string {
     ) SELECT id FROM tree`;
 }
 
-/**
- * Every product's forecast figures the grid filters and sorts by (one row per product with a
- * forecast): its calendar total with overrides, value at cost, change against last week's snapshot.
- * $1 = first forecast Monday, $2 = r, $3 = last week's snapshot week.
- */
-const PRODUCT_FIGURES = `
-  od AS (
-    SELECT pid, sum(final - system) AS delta, count(*)::int AS weeks
-    FROM (${activeOverridesSql("$1::date", "$2::int")}) a
-    GROUP BY pid
-  ),
-  fv AS (
-    SELECT f.pid, t.units, t.units * COALESCE(p.cost_price, 0) AS value,
-      CASE WHEN s.pid IS NOT NULL THEN
-        (t.units - ${calendarWeekSql("f.weekly", 13, "$2::int")}) /
-          NULLIF((SELECT sum(x) FROM unnest(s.final[2:13]) x), 0) - 1 END AS change
-    FROM product_forecasts f
-    JOIN products p ON p.pid = f.pid
-    LEFT JOIN od ON od.pid = f.pid
-    LEFT JOIN forecast_snapshots s ON s.snapshot_week = $3::date AND s.pid = f.pid,
-    LATERAL (SELECT ${SYSTEM_TOTAL} + COALESCE(od.delta, 0) AS units) t
-  )`;
-
 interface ProductPageRow {
   pid: number;
   title: string;
@@ -163,12 +165,14 @@ interface ProductPageRow {
   brand: string | null;
   method: string;
   requested_method: string;
+  chosen_by_backtest: boolean;
   abc_class: string | null;
   status: string | null;
   weekly: number[];
   cost: number;
   wape: number | null;
   bias: number | null;
+  mase: number | null;
   change: number | null;
   reorder_qty: number | null;
 }
@@ -193,51 +197,58 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
   if (!cal) return { items: [], total: 0, weeks: emptyWeeks() };
   if (q.level !== "product") return listGroupRows(db, q, cal);
   const query = runner(db);
-  const params: unknown[] = [cal.weeks[0], cal.r, addDaysIso(cal.asOfWeek, -7)];
+  const params: unknown[] = [];
   const param = (v: unknown) => {
     params.push(v);
     return `$${params.length}`;
   };
-  const where = productFilters(q, param);
+  const where = productFilters(q, param, q.xyz ? await findXyzColumn(db) : null);
   const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const sort = PRODUCT_SORT_SQL[q.sort];
   const dir = q.dir === "asc" ? "ASC" : "DESC";
-  const order = `ORDER BY ${PRODUCT_SORT_SQL[q.sort]} ${dir} NULLS LAST, f.pid ASC`;
+  const order = `ORDER BY ${sort.sql} ${dir}${sort.nullable ? " NULLS LAST" : ""}, f.pid ASC`;
+  // product_metrics is joined only when a filter needs it (ABC, XYZ, status): the page reads its
+  // reorder quantity by primary key.
+  const needsMetrics = Boolean(q.abc || q.xyz || q.status);
   const from = `FROM product_forecasts f
     JOIN products p ON p.pid = f.pid
-    LEFT JOIN product_metrics m ON m.pid = f.pid
-    LEFT JOIN od ON od.pid = f.pid
-    JOIN fv ON fv.pid = f.pid
-    LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method`;
+    ${needsMetrics ? "JOIN product_metrics m ON m.pid = f.pid" : ""}`;
   const limit = param(q.pageSize);
   const offset = param((q.page - 1) * q.pageSize);
   const [rows, [count]] = await Promise.all([
     query<ProductPageRow>(
-      `WITH ${PRODUCT_FIGURES}
+      `WITH page AS (
+         SELECT f.pid ${from} ${whereSql} ${order} LIMIT ${limit}::int OFFSET ${offset}::int
+       )
        SELECT f.pid, p.title, p.sku, v.name AS vendor, b.name AS brand, f.method, f.requested_method,
-         m.abc_class, m.status, f.weekly, COALESCE(p.cost_price, 0)::float8 AS cost,
-         acc.wape, acc.bias, fv.change::float8 AS change, m.reorder_qty
-       ${from}
+         f.chosen_by_backtest, m.abc_class, m.status, f.weekly, COALESCE(p.cost_price, 0)::float8 AS cost,
+         f.wape, f.bias, f.mase, f.change, m.reorder_qty
+       FROM page JOIN product_forecasts f ON f.pid = page.pid
+       JOIN products p ON p.pid = f.pid
+       LEFT JOIN product_metrics m ON m.pid = f.pid
        LEFT JOIN vendors v ON v.id = p.vendor_id
        LEFT JOIN brands b ON b.id = p.brand_id
-       ${whereSql} ${order} LIMIT ${limit}::int OFFSET ${offset}::int`,
+       ${order}`,
       params,
     ),
-    query<{ n: number }>(
-      `WITH ${PRODUCT_FIGURES} SELECT count(*)::int AS n ${from} ${whereSql}`,
-      params.slice(0, -2),
-    ),
+    query<{ n: number }>(`SELECT count(*)::int AS n ${from} ${whereSql}`, params.slice(0, -2)),
   ]);
   const pids = rows.map((r) => r.pid);
   const weeks = weeksOf(cal);
-  const [history, overrides] = await Promise.all([
+  const [history, overrides, promotions] = await Promise.all([
     weeklySales(db, pids, weeks.history[0]!, cal.asOfWeek),
     overridesFor(db, cal, pids),
+    promotionLayerFor(db, cal, pids),
   ]);
   const items = rows.map((r): ForecastGridRow => {
     const system = toCalendar(r.weekly.map(Number), cal.r);
     const own = overrides.get(r.pid);
     const override = cal.weeks.map((w) => own?.get(w) ?? null);
-    const final = system.map((s, i) => (override[i] !== null ? (override[i] as number) : s));
+    const promo = promotions.get(r.pid);
+    const promotion = cal.weeks.map((_, i) => promo?.get(i + 1)?.delta ?? null);
+    const final = system.map(
+      (s, i) => (override[i] !== null ? (override[i] as number) : s) + (promotion[i] ?? 0),
+    );
     const units = final.reduce((a, b) => a + b, 0);
     return {
       level: "product",
@@ -247,18 +258,20 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
       vendor: r.vendor,
       brand: r.brand,
       method: r.method,
-      method_label: methodLabel(r.method, r.requested_method),
+      method_label: methodLabel(r.method, r.requested_method, r.chosen_by_backtest),
       abc_class: r.abc_class,
       status: r.status,
       products: 1,
       history: weeks.history.map((w) => history.get(r.pid)?.get(w) ?? 0),
       system: system.map(round2),
       override: override.map((o) => (o === null ? null : round2(o))),
+      promotion: promotion.map((o) => (o === null ? null : round2(o))),
       final: final.map(round2),
       forecast_units: round2(units),
       forecast_value: round2(units * num(r.cost)),
       wape: numOrNull(r.wape),
       bias: numOrNull(r.bias),
+      mase: numOrNull(r.mase),
       change: numOrNull(r.change),
       reorder_qty: numOrNull(r.reorder_qty),
     };
@@ -266,8 +279,9 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
   return { items, total: count?.n ?? 0, weeks };
 }
 
-function methodLabel(method: string | null, requested: string | null): string | null {
+function methodLabel(method: string | null, requested: string | null, byBacktest = false): string | null {
   if (!method) return null;
+  if (byBacktest) return `${method} (chosen by backtest)`;
   if (requested === "seasonal" && method === "standard") return "standard (too little history for seasonal)";
   return method;
 }
@@ -319,6 +333,29 @@ async function overridesFor(
   return out;
 }
 
+/**
+ * The promotion layer of the products per calendar week (docs/metrics.md §16): pid → j (1 … 13) →
+ * the week's change in units and the promotions behind it.
+ */
+async function promotionLayerFor(
+  db: Database,
+  cal: CalendarWeeks,
+  pids: number[],
+): Promise<Map<number, Map<number, { delta: number; promotions: number[] }>>> {
+  const out = new Map<number, Map<number, { delta: number; promotions: number[] }>>();
+  if (pids.length === 0) return out;
+  const rows = await runner(db)<{ pid: number; j: number; delta: number; promotions: number[] }>(
+    `SELECT pid, j, delta, promotions FROM (${promotionWeeksSql("$1::date", "$2::int", "AND pp.pid = ANY($3::int[])")}) a`,
+    [cal.d0, cal.r, pids],
+  );
+  for (const r of rows) {
+    const m = out.get(r.pid) ?? new Map<number, { delta: number; promotions: number[] }>();
+    m.set(r.j, { delta: num(r.delta), promotions: r.promotions.map(Number) });
+    out.set(r.pid, m);
+  }
+  return out;
+}
+
 const GROUP_SQL: Record<Exclude<ForecastLevel, "product">, { key: string; name: string; join: string }> = {
   brand: { key: "p.brand_id", name: "(SELECT name FROM brands WHERE id = per.key)", join: "" },
   vendor: { key: "p.vendor_id", name: "(SELECT name FROM vendors WHERE id = per.key)", join: "" },
@@ -326,16 +363,17 @@ const GROUP_SQL: Record<Exclude<ForecastLevel, "product">, { key: string; name: 
   category: {
     key: "ca.ancestor",
     name: "(SELECT name FROM categories WHERE id = per.key)",
+    // The tree is walked once per category (not per product): each category with its ancestors.
     join: `JOIN (
       SELECT DISTINCT pc.pid, up.ancestor FROM product_categories pc
-      JOIN LATERAL (
+      JOIN (
         WITH RECURSIVE walk AS (
-          SELECT pc.category_id AS ancestor, 0 AS depth
+          SELECT id AS category_id, id AS ancestor, 0 AS depth FROM categories
           UNION ALL
-          SELECT c.parent_id, w.depth + 1 FROM walk w JOIN categories c ON c.id = w.ancestor
+          SELECT w.category_id, c.parent_id, w.depth + 1 FROM walk w JOIN categories c ON c.id = w.ancestor
           WHERE c.parent_id IS NOT NULL AND w.depth < 100
-        ) SELECT ancestor FROM walk
-      ) up ON true
+        ) SELECT category_id, ancestor FROM walk
+      ) up ON up.category_id = pc.category_id
     ) ca ON ca.pid = f.pid`,
   },
 };
@@ -357,13 +395,13 @@ async function listGroupRows(
 ): Promise<ForecastGridPage> {
   const level = q.level as Exclude<ForecastLevel, "product">;
   const spec = GROUP_SQL[level];
-  const params: unknown[] = [cal.weeks[0], cal.r, addDaysIso(cal.asOfWeek, -7)];
+  const params: unknown[] = [cal.weeks[0], cal.r];
   const param = (v: unknown) => {
     params.push(v);
     return `$${params.length}`;
   };
   // The search applies to the group's name, not to its products.
-  const where = productFilters({ ...q, search: undefined }, param);
+  const where = productFilters({ ...q, search: undefined }, param, q.xyz ? await findXyzColumn(db) : null);
   where.push(`${spec.key} IS NOT NULL`);
   const weekIdx = Array.from({ length: FORECAST_WEEKS }, (_, i) => i + 1);
   const search = q.search?.trim();
@@ -377,27 +415,32 @@ async function listGroupRows(
     products: number;
     system: number[];
     final: number[];
+    promotion: number[];
     units: number;
     value: number;
     wape: number | null;
     bias: number | null;
+    mase: number | null;
     change: number | null;
     total: number;
   }>(
-    `WITH ${PRODUCT_FIGURES},
-     ow AS (
+    `WITH ow AS (
        SELECT pid, array_agg(final - system ORDER BY j) FILTER (WHERE true) AS d, array_agg(j ORDER BY j) AS js
        FROM (${activeOverridesSql("$1::date", "$2::int")}) a GROUP BY pid
      ),
+     pw AS (
+       SELECT pid, array_agg(delta ORDER BY j) AS d, array_agg(j ORDER BY j) AS js
+       FROM (${promotionWeeksSql(D0_OF_CALENDAR, "$2::int")}) a
+       GROUP BY pid
+     ),
      per AS (
-       SELECT ${spec.key} AS key, f.pid, f.weekly, fv.units, fv.value, fv.change, acc.actual, acc.wape, acc.bias,
-         ow.d, ow.js
+       SELECT ${spec.key} AS key, f.pid, f.weekly, f.final_units AS units, f.final_value AS value, f.change,
+         acc.actual, f.wape, f.bias, acc.naive_wape, ow.d, ow.js, pw.d AS pd, pw.js AS pjs
        FROM product_forecasts f
        JOIN products p ON p.pid = f.pid
        LEFT JOIN product_metrics m ON m.pid = f.pid
-       LEFT JOIN od ON od.pid = f.pid
-       JOIN fv ON fv.pid = f.pid
        LEFT JOIN ow ON ow.pid = f.pid
+       LEFT JOIN pw ON pw.pid = f.pid
        LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method
        ${spec.join}
        WHERE ${where.join(" AND ")}
@@ -411,9 +454,14 @@ async function listGroupRows(
                `sum(${calendarWeekSql("weekly", j, "$2::int")} + COALESCE(d[array_position(js, ${j})], 0))`,
            )
            .join(", ")}]::float8[] AS final,
+         ARRAY[${weekIdx
+           .map((j) => `sum(COALESCE(pd[array_position(pjs, ${j})], 0))`)
+           .join(", ")}]::float8[] AS promotion,
          sum(units)::float8 AS units, sum(value)::float8 AS value,
          (sum(wape * actual) / NULLIF(sum(actual) FILTER (WHERE wape IS NOT NULL), 0))::float8 AS wape,
          (sum(bias * actual) / NULLIF(sum(actual) FILTER (WHERE bias IS NOT NULL), 0))::float8 AS bias,
+         (sum(wape * actual) FILTER (WHERE naive_wape IS NOT NULL)
+           / NULLIF(sum(naive_wape * actual) FILTER (WHERE wape IS NOT NULL), 0))::float8 AS mase,
          avg(change)::float8 AS change
        FROM per GROUP BY key
      )
@@ -432,7 +480,10 @@ async function listGroupRows(
   );
   const items = rows.map((r): ForecastGridRow => {
     const system = r.system.map(Number);
-    const final = r.final.map(Number);
+    const promotion = r.promotion.map(Number);
+    // final = overrides' final + the promotion layer; the override column compares the first.
+    const overridden = r.final.map(Number);
+    const final = overridden.map((f, i) => f + (promotion[i] ?? 0));
     return {
       level,
       id: r.key,
@@ -447,12 +498,14 @@ async function listGroupRows(
       products: r.products,
       history: weeks.history.map((w) => history.get(r.key)?.get(w) ?? 0),
       system: system.map(round2),
-      override: final.map((f, i) => (Math.abs(f - (system[i] ?? 0)) > 1e-9 ? round2(f) : null)),
+      override: overridden.map((f, i) => (Math.abs(f - (system[i] ?? 0)) > 1e-9 ? round2(f) : null)),
+      promotion: promotion.map((x) => (Math.abs(x) > 1e-9 ? round2(x) : null)),
       final: final.map(round2),
       forecast_units: round2(num(r.units)),
       forecast_value: round2(num(r.value)),
       wape: numOrNull(r.wape),
       bias: numOrNull(r.bias),
+      mase: numOrNull(r.mase),
       change: numOrNull(r.change),
       reorder_qty: null,
     };
@@ -513,12 +566,23 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
   const weeks = cal ? weeksOf(cal, DETAIL_HISTORY_WEEKS) : emptyWeeks();
   const asOfWeek = cal?.asOfWeek ?? mondayOf(new Date().toISOString().slice(0, 10));
   const [[forecast], backtest, groups] = await Promise.all([
-    query<{ method: string; requested_method: string; weekly: number[] }>(
-      "SELECT method, requested_method, weekly FROM product_forecasts WHERE pid = $1::int",
+    query<{ method: string; requested_method: string; chosen_by_backtest: boolean; weekly: number[] }>(
+      "SELECT method, requested_method, chosen_by_backtest, weekly FROM product_forecasts WHERE pid = $1::int",
       [pid],
     ),
-    query<{ method: string; weeks: number; wape: number | null; mape: number | null; bias: number | null }>(
-      "SELECT method, weeks, wape, mape, bias FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method",
+    query<{
+      method: string;
+      weeks: number;
+      wape: number | null;
+      mape: number | null;
+      bias: number | null;
+      mase: number | null;
+      naive_wape: number | null;
+      seasonal_naive_wape: number | null;
+      seasonal_naive_mase: number | null;
+    }>(
+      `SELECT method, weeks, wape, mape, bias, mase, naive_wape, seasonal_naive_wape, seasonal_naive_mase
+       FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method`,
       [pid],
     ),
     listOverrideGroups(db, { pid, pageSize: 200 }),
@@ -532,6 +596,18 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
     last_year: sales.get(addDaysIso(w, -364)) ?? 0,
   }));
   const own = cal ? ((await overridesFor(db, cal, [pid])).get(pid) ?? new Map<string, number>()) : new Map();
+  const promo = cal ? ((await promotionLayerFor(db, cal, [pid])).get(pid) ?? new Map()) : new Map();
+  const promotions = cal
+    ? await query<ForecastPromotion>(
+        `SELECT pr.id, pr.name, to_char(pr.starts_on, 'YYYY-MM-DD') AS starts_on,
+           to_char(pr.ends_on, 'YYYY-MM-DD') AS ends_on, pr.discount_pct::float8 AS discount_pct,
+           pr.target_price::float8 AS target_price, pp.uplift::float8 AS uplift, pr.stop_reordering
+         FROM promotions pr JOIN promotion_products pp ON pp.promotion_id = pr.id AND pp.pid = $1::int
+         WHERE pr.cancelled_at IS NULL AND pr.ends_on > $2::date
+         ORDER BY pr.starts_on, pr.id`,
+        [pid, cal.d0],
+      )
+    : [];
   const system = forecast && cal ? toCalendar(forecast.weekly.map(Number), cal.r) : [];
   const chosen = backtest.find((b) => b.method === forecast?.method);
   const actualMean = history.slice(-8).reduce((a, h) => a + h.units, 0) / 8;
@@ -547,11 +623,13 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
     forecast: (cal?.weeks ?? []).map((w, i) => {
       const sys = system[i] ?? 0;
       const o = own.get(w);
-      const fin = o ?? sys;
+      const p = promo.get(i + 1)?.delta as number | undefined;
+      const fin = (o ?? sys) + (p ?? 0);
       return {
         week_start: w,
         system: round2(sys),
         override: o === undefined ? null : round2(o),
+        promotion: p === undefined ? null : round2(p),
         final: round2(fin),
         last_year: sales.get(addDaysIso(w, -364)) ?? null,
         low: round2(Math.max(0, fin - spread)),
@@ -559,7 +637,11 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
       };
     }),
     method: forecast?.method ?? null,
-    method_label: methodLabel(forecast?.method ?? null, forecast?.requested_method ?? null),
+    method_label: methodLabel(
+      forecast?.method ?? null,
+      forecast?.requested_method ?? null,
+      forecast?.chosen_by_backtest ?? false,
+    ),
     requested_method: forecast?.requested_method ?? null,
     backtest: backtest.map((b) => ({
       method: b.method,
@@ -567,8 +649,13 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
       wape: numOrNull(b.wape),
       mape: numOrNull(b.mape),
       bias: numOrNull(b.bias),
+      mase: numOrNull(b.mase),
+      naive_wape: numOrNull(b.naive_wape),
+      seasonal_naive_wape: numOrNull(b.seasonal_naive_wape),
+      seasonal_naive_mase: numOrNull(b.seasonal_naive_mase),
     })),
     overrides: groups.items,
+    promotions,
   };
 }
 

@@ -23,6 +23,7 @@ import {
   listReplenishment,
   markOrdered,
   recordReceipt,
+  replenishmentFacets,
   updatePurchaseOrder,
   updateVendorTerms,
 } from "./purchasing.service.ts";
@@ -42,6 +43,9 @@ export async function purchasingRestRoutes(app: FastifyInstance, services: AppSe
 
   app.get("/api/replenishment", see, (req) =>
     listReplenishment(db, parseBody(replenishmentInput, req.query, "query")),
+  );
+  app.get("/api/replenishment/facets", see, (req) =>
+    replenishmentFacets(db, parseBody(replenishmentInput, req.query, "query")),
   );
   app.get("/api/purchase-orders", see, (req) =>
     listPurchaseOrders(db, parseBody(poListInput, req.query, "query")),

@@ -21,6 +21,7 @@ import {
   markOrdered,
   previewDrafts,
   recordReceipt,
+  replenishmentFacets,
   updatePurchaseOrder,
   updateVendorTerms,
 } from "./purchasing.service.ts";
@@ -33,6 +34,9 @@ const numberInput = z.object({ number: poNumberSchema });
 
 export const purchasingRouter = router({
   replenishment: see.input(replenishmentInput).query(({ ctx, input }) => listReplenishment(ctx.db, input)),
+  replenishmentFacets: see
+    .input(replenishmentInput)
+    .query(({ ctx, input }) => replenishmentFacets(ctx.db, input)),
   previewDrafts: create.input(fromSuggestionsInput).query(({ ctx, input }) => previewDrafts(ctx.db, input)),
   createFromSuggestions: create
     .input(fromSuggestionsInput)

@@ -8,6 +8,7 @@ import { hasPermission, type PermissionCode } from "../../../shared/permissions.
 import {
   type CreatedDraft,
   type DraftPreview,
+  type FacetOption,
   type FromSuggestionsInput,
   type FromSuggestionsResult,
   type PoDetail,
@@ -22,6 +23,7 @@ import {
   poListInput,
   type ReasonInput,
   type ReceiptInput,
+  type ReplenishmentFacets,
   type ReplenishmentInput,
   type ReplenishmentLine,
   type ReplenishmentPage,
@@ -35,7 +37,9 @@ import {
 import type { Database } from "../../db/database.ts";
 import type { Prisma } from "../../db/generated/client.ts";
 import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
+import { isProductCategorySql } from "../config/category-types.ts";
 import { figuresDay } from "../dataOps/as-of.service.ts";
+import { stoppedReorderSql } from "../discounts/promotion-layer.ts";
 import { supersededSql } from "./open-orders.ts";
 import { replanProducts } from "./replan.ts";
 
@@ -72,6 +76,12 @@ const COVER_SQL = `
   SELECT DISTINCT ON (pid, vendor_id) pid, vendor_id, number FROM (${COVER_ALL_SQL}) c
   ORDER BY pid, vendor_id, kind, ord`;
 
+/**
+ * A product whose reordering a running stop_reordering promotion stops (docs/metrics.md §16) is no
+ * suggestion, even when its stock is low: on the planning day (D0 + 1 of its figures).
+ */
+const NOT_STOPPED = `NOT EXISTS (${stoppedReorderSql("(m.calculated_at AT TIME ZONE 'UTC')::date + 1", "AND pp.pid = p.pid")})`;
+
 interface CandidateFilter {
   where: string;
   params: unknown[];
@@ -88,6 +98,7 @@ function candidateFilter(input: ReturnType<typeof replenishmentInput.parse>): Ca
     "p.vendor_id IS NOT NULL",
     "(m.status IN ('critical', 'reorder') OR m.reorder_qty > 0)",
     "COALESCE(m.status, '') NOT IN ('discontinued', 'excluded')",
+    NOT_STOPPED,
   ];
   if (input.vendor_id) where.push(`p.vendor_id = ${add(input.vendor_id)}`);
   if (input.brand_id) where.push(`p.brand_id = ${add(input.brand_id)}`);
@@ -274,6 +285,39 @@ export async function listReplenishment(db: Database, raw: ReplenishmentInput): 
   };
 }
 
+/**
+ * The workspace's brand and category choices: those of the products to order now under the other
+ * filters (vendor, status, ABC, search), each with its number of lines, by name. Categories are the
+ * product categories (global setting product_category_types), labelled "Parent › Name".
+ */
+export async function replenishmentFacets(
+  db: Database,
+  raw: ReplenishmentInput,
+): Promise<ReplenishmentFacets> {
+  const input = replenishmentInput.parse({ ...raw, brand_id: undefined, category_id: undefined });
+  const f = candidateFilter(input);
+  const [brands, categories] = await Promise.all([
+    rows<FacetOption>(
+      db.prisma,
+      `SELECT b.id, b.name AS label, count(*)::int AS lines
+       FROM product_metrics m JOIN products p ON p.pid = m.pid JOIN brands b ON b.id = p.brand_id
+       WHERE ${f.where} GROUP BY b.id, b.name ORDER BY b.name, b.id`,
+      ...f.params,
+    ),
+    rows<FacetOption>(
+      db.prisma,
+      `SELECT c.id, CASE WHEN pa.name IS NULL THEN c.name ELSE pa.name || ' › ' || c.name END AS label,
+         count(*)::int AS lines
+       FROM product_metrics m JOIN products p ON p.pid = m.pid
+       JOIN product_categories pc ON pc.pid = p.pid JOIN categories c ON c.id = pc.category_id
+       LEFT JOIN categories pa ON pa.id = c.parent_id
+       WHERE ${f.where} AND ${isProductCategorySql("c")} GROUP BY c.id, c.name, pa.name ORDER BY 2, c.id`,
+      ...f.params,
+    ),
+  ]);
+  return { brands, categories };
+}
+
 export async function updateVendorTerms(
   db: Database,
   actor: Actor,
@@ -343,6 +387,7 @@ async function loadSuggestions(q: Q, input: FromSuggestionsInput): Promise<Sugge
      WHERE (p.vendor_id = ANY($1::int[]) OR p.pid = ANY($2::int[]))
        AND (m.status IN ('critical', 'reorder') OR m.reorder_qty > 0)
        AND COALESCE(m.status, '') NOT IN ('discontinued', 'excluded')
+       AND ${NOT_STOPPED}
      ORDER BY v.name, p.vendor_id, m.days_of_cover NULLS FIRST, p.pid`,
     vendorIds,
     pids,

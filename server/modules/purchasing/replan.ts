@@ -7,6 +7,7 @@
 
 import type { Prisma } from "../../db/generated/client.ts";
 import { loadGlobalSettingValues } from "../config/planning-parameters.ts";
+import { stoppedReorderSql } from "../discounts/promotion-layer.ts";
 import { APP_OPEN_LINES_SQL, APP_PENDING_RECEIPTS_SQL } from "./open-orders.ts";
 
 type Tx = Pick<Prisma.TransactionClient, "$queryRawUnsafe" | "$executeRawUnsafe">;
@@ -78,6 +79,7 @@ export async function replanProducts(tx: Tx, pids: readonly number[]): Promise<n
      y AS (
        SELECT x.*,
          CASE WHEN COALESCE(x.old_status, '') IN ('discontinued', 'excluded') THEN 0
+              WHEN EXISTS (${stoppedReorderSql("x.d0 + 1", "AND pp.pid = x.pid")}) THEN 0
               WHEN x.need IS NULL THEN x.old_reorder
               WHEN x.need <= 0 THEN 0
               ELSE ceil(GREATEST(ceil(x.need), x.moq)::numeric / x.case_qty) * x.case_qty END AS reorder
