@@ -330,3 +330,58 @@ export interface AccuracyPage {
   overall: AccuracyRow | null;
   trend: { week_start: string; wape: number | null; bias: number | null; final_wape: number | null }[];
 }
+
+// ---------------------------------------------------------------------------------------------
+// Exceptions: the products whose forecast most needs a look (docs/metrics.md §17 "Exceptions")
+
+export const EXCEPTION_KINDS = ["error_value", "bias", "stockouts", "new_profile", "sudden_change"] as const;
+export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
+
+export const EXCEPTION_LABELS: Record<ExceptionKind, string> = {
+  error_value: "Largest error × value",
+  bias: "Bias beyond ±20 %",
+  stockouts: "Demand hidden by stock-outs",
+  new_profile: "New, on a category profile",
+  sudden_change: "Sudden change vs last week",
+};
+
+/** |backtest bias| above which a product is listed. */
+export const EXCEPTION_BIAS = 0.2;
+/** Out-of-stock days in the last 90 from which sales (and so the forecast) understate demand. */
+export const EXCEPTION_STOCKOUT_DAYS = 14;
+/** |change| of the 13-week forecast against last week's snapshot from which it is "sudden". */
+export const EXCEPTION_CHANGE = 0.5;
+
+export const exceptionsInput = z.object({
+  kind: z.enum(EXCEPTION_KINDS).default("error_value"),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  pageSize: z.coerce.number().int().min(10).max(200).default(50),
+});
+export type ExceptionsInput = z.input<typeof exceptionsInput>;
+
+export interface ExceptionRow {
+  pid: number;
+  title: string;
+  sku: string | null;
+  vendor: string | null;
+  method_label: string | null;
+  forecast_units: number;
+  forecast_value: number;
+  wape: number | null;
+  bias: number | null;
+  mase: number | null;
+  change: number | null;
+  out_of_stock_days_90: number | null;
+  /** WAPE × forecast value: the forecast value at risk (error_value) */
+  error_value: number | null;
+  /** Why it is listed, in words */
+  reason: string;
+}
+
+export interface ExceptionsPage {
+  kind: ExceptionKind;
+  items: ExceptionRow[];
+  total: number;
+  /** Products listed under each kind */
+  counts: Record<ExceptionKind, number>;
+}

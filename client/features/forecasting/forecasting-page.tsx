@@ -16,6 +16,9 @@ import {
   ACCURACY_GROUPS,
   type AccuracyGroup,
   type AccuracyRow,
+  EXCEPTION_KINDS,
+  EXCEPTION_LABELS,
+  type ExceptionKind,
   FORECAST_LEVELS,
   FORECAST_SORTS,
   type ForecastGridRow,
@@ -111,6 +114,7 @@ export function ForecastingPage({ search, onSearchChange }: ForecastingPageProps
     onSearchChange({ ...search, page: undefined, ...patch }, opts);
   const tabs: { id: NonNullable<ForecastingSearch["tab"]>; label: string }[] = [
     { id: "grid", label: "Forecast" },
+    { id: "exceptions", label: "Exceptions" },
     { id: "overrides", label: "Overrides" },
     { id: "accuracy", label: "Accuracy" },
   ];
@@ -138,6 +142,13 @@ export function ForecastingPage({ search, onSearchChange }: ForecastingPageProps
         ))}
       </div>
       {tab === "grid" && <GridTab search={search} set={set} />}
+      {tab === "exceptions" && (
+        <ExceptionsTab
+          kind={search.exception ?? "error_value"}
+          onKind={(exception) => set({ exception: exception === "error_value" ? undefined : exception })}
+          onOpen={(pid) => set({ tab: undefined, q: String(pid), selected: pid })}
+        />
+      )}
       {tab === "overrides" && <OverridesTab />}
       {tab === "accuracy" && (
         <AccuracyTab group={search.accuracy ?? "product"} onGroup={(accuracy) => set({ accuracy })} />
@@ -767,6 +778,124 @@ function AccuracyTab({ group, onGroup }: { group: AccuracyGroup; onGroup: (g: Ac
             )}
           </tbody>
         </table>
+      </Card>
+    </div>
+  );
+}
+
+function ExceptionsTab({
+  kind,
+  onKind,
+  onOpen,
+}: {
+  kind: ExceptionKind;
+  onKind: (k: ExceptionKind) => void;
+  onOpen: (pid: number) => void;
+}) {
+  const trpc = useTRPC();
+  const [page, setPage] = useState(1);
+  const list = useQuery(
+    trpc.forecasting.exceptions.queryOptions(
+      { kind, page, pageSize: 50 },
+      { placeholderData: keepPreviousData },
+    ),
+  );
+  if (list.error)
+    return <LoadError message="Could not load the exceptions." onRetry={() => void list.refetch()} />;
+  const data = list.data;
+  return (
+    <div className="space-y-4" data-testid="exceptions-tab">
+      <p className="text-sm text-muted-foreground">
+        The products whose forecast most needs a look, from the last calculation. Open one to see its chart
+        and override it.
+      </p>
+      <div className="flex flex-wrap gap-2" role="group" aria-label="Exception kind">
+        {EXCEPTION_KINDS.map((k) => (
+          <Button
+            key={k}
+            size="sm"
+            variant={k === kind ? "default" : "outline"}
+            aria-pressed={k === kind}
+            data-testid={`exception-kind-${k}`}
+            onClick={() => {
+              setPage(1);
+              onKind(k);
+            }}
+          >
+            {EXCEPTION_LABELS[k]}
+            <span className="ml-1 tabular-nums opacity-80">{data ? data.counts[k] : "…"}</span>
+          </Button>
+        ))}
+      </div>
+      <Card className={cn("gap-0 overflow-hidden py-0", list.isPlaceholderData && "opacity-60")}>
+        <div className="overflow-x-auto">
+          <table className="w-full text-sm" data-testid="exceptions-table">
+            <thead className="border-b text-xs text-muted-foreground">
+              <tr>
+                <th className="px-3 py-2 text-left">Product</th>
+                <th className="px-3 text-left">Why</th>
+                <th className={NUM}>13 weeks</th>
+                <th className={NUM}>Value</th>
+                <th className={NUM}>WAPE</th>
+                <th className={NUM}>MASE</th>
+                <th className={NUM}>Bias</th>
+                <th className={NUM}>Change</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data?.items.length === 0 && (
+                <tr>
+                  <td colSpan={8} className="px-3 py-8 text-center text-muted-foreground">
+                    No product is listed here.
+                  </td>
+                </tr>
+              )}
+              {(data?.items ?? []).map((r) => (
+                <tr key={r.pid} className="border-b" data-testid="exception-row" data-id={r.pid}>
+                  <td className="px-3 py-1.5">
+                    <button
+                      type="button"
+                      className="text-left font-medium hover:underline"
+                      onClick={() => onOpen(r.pid)}
+                    >
+                      {r.title}
+                    </button>
+                    <div className="text-xs text-muted-foreground">
+                      {[r.sku, r.vendor, r.method_label].filter(Boolean).join(" · ")}
+                    </div>
+                  </td>
+                  <td className="px-3 text-xs">{r.reason}</td>
+                  <td className={NUM}>{units(r.forecast_units)}</td>
+                  <td className={NUM}>{money(r.forecast_value)}</td>
+                  <td className={NUM}>{pct(r.wape) ?? <Blank reason="no backtest" />}</td>
+                  <td className={NUM}>
+                    {r.mase == null ? (
+                      <Blank reason={r.wape == null ? "no backtest" : "naive exact"} />
+                    ) : (
+                      <span className={cn(r.mase > 1 && "font-medium text-red-700")}>
+                        {r.mase.toFixed(2)}
+                        {r.mase > 1 ? " worse than naive" : ""}
+                      </span>
+                    )}
+                  </td>
+                  <td className={NUM}>{pct(r.bias) ?? <Blank reason="no backtest" />}</td>
+                  <td className={NUM}>{pct(r.change) ?? <Blank reason="no snapshot last week" />}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {data && data.total > 50 && (
+          <div className="pb-4">
+            <PagingFooter
+              page={page}
+              pageSize={50}
+              total={data.total}
+              noun="products"
+              onPageChange={setPage}
+            />
+          </div>
+        )}
       </Card>
     </div>
   );

@@ -13,6 +13,15 @@ import {
   addDaysIso,
   BIG_ERROR_WAPE,
   DETAIL_HISTORY_WEEKS,
+  EXCEPTION_BIAS,
+  EXCEPTION_CHANGE,
+  EXCEPTION_KINDS,
+  EXCEPTION_STOCKOUT_DAYS,
+  type ExceptionKind,
+  type ExceptionRow,
+  type ExceptionsInput,
+  type ExceptionsPage,
+  exceptionsInput,
   FORECAST_WEEKS,
   type ForecastGridPage,
   type ForecastGridRow,
@@ -975,5 +984,116 @@ export async function forecastAccuracy(db: Database, raw: AccuracyInput): Promis
     total: items[0]?.total ?? 0,
     overall: overall && overall.n > 0 ? (({ n: _n, ...r }) => r)(overall) : null,
     trend,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exceptions (docs/metrics.md §17 "Exceptions"): read from the stored grid figures and metrics.
+
+const EXCEPTION_SQL: Record<ExceptionKind, { where: string; order: string }> = {
+  // At least a cent at risk (a constant series backtests to a WAPE of ~1e-16, not 0).
+  error_value: { where: "f.wape * f.final_value >= 0.01", order: "f.wape * f.final_value DESC" },
+  bias: {
+    where: `abs(f.bias) > ${EXCEPTION_BIAS}`,
+    order: "abs(f.bias) * f.final_value DESC, abs(f.bias) DESC",
+  },
+  stockouts: {
+    where: `m.out_of_stock_days_90 >= ${EXCEPTION_STOCKOUT_DAYS}`,
+    order: "m.out_of_stock_days_90 DESC, f.final_value DESC",
+  },
+  new_profile: { where: "m.is_new AND m.demand_source = 'category'", order: "f.final_value DESC" },
+  sudden_change: {
+    where: `abs(f.change) > ${EXCEPTION_CHANGE}`,
+    order: "abs(f.change) DESC, f.final_value DESC",
+  },
+};
+
+const pctText = (x: number) => `${x > 0 ? "+" : ""}${Math.round(x * 1000) / 10} %`;
+const moneyText = (x: number) => `$${Math.round(x).toLocaleString("en-US")}`;
+
+function exceptionReason(kind: ExceptionKind, r: ExceptionRow): string {
+  switch (kind) {
+    case "error_value":
+      return `Backtest error ${pctText(r.wape ?? 0).replace("+", "")} of ${moneyText(r.forecast_value)} forecast: ${moneyText(r.error_value ?? 0)} at risk`;
+    case "bias":
+      return (r.bias ?? 0) > 0
+        ? `Over-forecast by ${pctText(r.bias ?? 0).replace("+", "")} in the backtest`
+        : `Under-forecast by ${pctText(-(r.bias ?? 0))} in the backtest`;
+    case "stockouts":
+      return `Out of stock ${r.out_of_stock_days_90} of the last 90 days: sales understate demand`;
+    case "new_profile":
+      return "New product (under 30 days of history), planned from its category's profile";
+    case "sudden_change":
+      return `Forecast ${pctText(r.change ?? 0)} against last week's snapshot`;
+  }
+}
+
+/** GET the exceptions of one kind (paged) and how many products each kind lists. */
+export async function forecastExceptions(db: Database, raw: ExceptionsInput): Promise<ExceptionsPage> {
+  const q = exceptionsInput.parse(raw);
+  const spec = EXCEPTION_SQL[q.kind];
+  const query = runner(db);
+  const [rows, [counts]] = await Promise.all([
+    query<{
+      pid: number;
+      title: string;
+      sku: string | null;
+      vendor: string | null;
+      method: string;
+      requested_method: string;
+      chosen_by_backtest: boolean;
+      units: number;
+      value: number;
+      wape: number | null;
+      bias: number | null;
+      mase: number | null;
+      change: number | null;
+      oos: number | null;
+      total: number;
+    }>(
+      `SELECT f.pid, p.title, p.sku, v.name AS vendor, f.method, f.requested_method, f.chosen_by_backtest,
+         f.final_units AS units, f.final_value AS value, f.wape, f.bias, f.mase, f.change,
+         m.out_of_stock_days_90 AS oos, count(*) OVER ()::int AS total
+       FROM product_forecasts f
+       JOIN products p ON p.pid = f.pid
+       LEFT JOIN product_metrics m ON m.pid = f.pid
+       LEFT JOIN vendors v ON v.id = p.vendor_id
+       WHERE ${spec.where}
+       ORDER BY ${spec.order}, f.pid LIMIT $1::int OFFSET $2::int`,
+      [q.pageSize, (q.page - 1) * q.pageSize],
+    ),
+    query<Record<ExceptionKind, number>>(
+      `SELECT ${EXCEPTION_KINDS.map((k) => `count(*) FILTER (WHERE ${EXCEPTION_SQL[k].where})::int AS ${k}`).join(", ")}
+       FROM product_forecasts f LEFT JOIN product_metrics m ON m.pid = f.pid`,
+    ),
+  ]);
+  const items = rows.map((r): ExceptionRow => {
+    const row: ExceptionRow = {
+      pid: r.pid,
+      title: r.title,
+      sku: r.sku,
+      vendor: r.vendor,
+      method_label: methodLabel(r.method, r.requested_method, r.chosen_by_backtest),
+      forecast_units: round2(num(r.units)),
+      forecast_value: round2(num(r.value)),
+      wape: numOrNull(r.wape),
+      bias: numOrNull(r.bias),
+      mase: numOrNull(r.mase),
+      change: numOrNull(r.change),
+      out_of_stock_days_90: numOrNull(r.oos),
+      error_value: r.wape == null ? null : round2(Number(r.wape) * num(r.value)),
+      reason: "",
+    };
+    row.reason = exceptionReason(q.kind, row);
+    return row;
+  });
+  return {
+    kind: q.kind,
+    items,
+    total: rows[0]?.total ?? 0,
+    counts: Object.fromEntries(EXCEPTION_KINDS.map((k) => [k, counts?.[k] ?? 0])) as Record<
+      ExceptionKind,
+      number
+    >,
   };
 }
