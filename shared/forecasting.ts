@@ -155,12 +155,19 @@ const pctSchema = z
   .min(-100, { error: "must be at least -100 (units cannot go below 0)" })
   .max(1000, { error: "must be at most 1000" });
 
+/** The override that holds each product at its last 4 complete weeks' average. */
+export const HOLD_LAST_4_WEEKS = "last_4_weeks" as const;
+/** Products one bulk override may name. */
+export const MAX_BULK_PRODUCTS = 5000;
+
 export const overrideWeekSchema = z.union(
   [
     z.object({ week_start: isoDay, units: unitsSchema }).strict(),
     z.object({ week_start: isoDay, pct: pctSchema }).strict(),
+    // Each product held at its own average of the last 4 complete weeks' sales (stored as units).
+    z.object({ week_start: isoDay, hold: z.literal(HOLD_LAST_4_WEEKS) }).strict(),
   ],
-  { error: "each week needs week_start and either units or pct" },
+  { error: `each week needs week_start and one of units, pct or hold ("${HOLD_LAST_4_WEEKS}")` },
 );
 export type OverrideWeek = z.infer<typeof overrideWeekSchema>;
 
@@ -170,8 +177,17 @@ export const overrideScopeSchema = z.union(
     z.object({ category_id: idSchema }).strict(),
     z.object({ brand_id: idSchema }).strict(),
     z.object({ vendor_id: idSchema }).strict(),
+    // Bulk: many rows at once (units apply to each product as they are, not spread).
+    z
+      .object({
+        pids: z
+          .array(idSchema, { error: "must be a list of product ids" })
+          .min(1, { error: "at least one product is required" })
+          .max(MAX_BULK_PRODUCTS, { error: `at most ${MAX_BULK_PRODUCTS} products` }),
+      })
+      .strict(),
   ],
-  { error: "must be one of { pid }, { category_id }, { brand_id }, { vendor_id }" },
+  { error: "must be one of { pid }, { pids }, { category_id }, { brand_id }, { vendor_id }" },
 );
 export type OverrideScope = z.infer<typeof overrideScopeSchema>;
 
@@ -213,7 +229,7 @@ export interface OverrideResult {
 
 export interface OverrideGroupRow {
   id: number;
-  scope_kind: "product" | "category" | "brand" | "vendor";
+  scope_kind: "product" | "products" | "category" | "brand" | "vendor";
   scope_id: number;
   scope_name: string;
   weeks: OverrideWeek[];

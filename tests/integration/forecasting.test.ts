@@ -314,6 +314,76 @@ describe(`forecasting API (${testBackend})`, () => {
     expect(after).toBe(before);
   });
 
+  it("a bulk override of many rows: units and % apply to each product, hold at each one's last 4 weeks' average", async () => {
+    const lines = fs
+      .readFileSync("tests/fixtures/source-planning/order_lines.csv", "utf8")
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((l) => l.split(","));
+    // The last 4 complete weeks before D0's week (2026-06-29): 2026-06-01 … 2026-06-28.
+    const lastFour = (pid: number) =>
+      lines
+        .filter(
+          (l) =>
+            l[2] === String(pid) && l[7] === "completed" && l[3]! >= "2026-06-01" && l[3]! < "2026-06-29",
+        )
+        .reduce((a, l) => a + Number(l[4]), 0) / 4;
+    const w1001 = cal(await weekly(1001));
+    const before = await plan(1010);
+    const res = await call("POST", "/api/forecasting/overrides", admin, {
+      scope: { pids: [1010, 1001, 1010] },
+      weeks: [
+        { week_start: WEEKS[3], units: 5 },
+        { week_start: WEEKS[4], pct: -50 },
+        { week_start: WEEKS[5], hold: "last_4_weeks" },
+      ],
+      reason: "Range review",
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const made = res.body as OverrideResult;
+    expect(made.products.map((p) => p.pid)).toEqual([1001, 1010]);
+    for (const p of made.products) {
+      expect(p.weeks[0]!.final).toBe(5); // not spread: each product 5 units
+      close(p.weeks[1]!.final, p.weeks[1]!.system * 0.5);
+      close(p.weeks[2]!.final, lastFour(p.pid), 0.005);
+    }
+    close(made.products[0]!.weeks[1]!.final, w1001[4]! * 0.5);
+    expect((await plan(1010)).f_h).not.toBe(before.f_h);
+    const list = (await call("GET", "/trpc/forecasting.overrides?input=%7B%22json%22%3A%7B%7D%7D", viewer))
+      .body as {
+      result: {
+        data: { json: { items: { id: number; scope_kind: string; scope_name: string; products: number }[] } };
+      };
+    };
+    const group = list.result.data.json.items.find((g) => g.id === made.id)!;
+    expect(group).toMatchObject({ scope_kind: "products", scope_name: "2 products", products: 2 });
+
+    // Refused whole, naming the field: an unknown product, none at all, a bad week.
+    const bad = async (scope: unknown, message: RegExp) => {
+      const r = await call("POST", "/api/forecasting/overrides", admin, {
+        scope,
+        weeks: [{ week_start: WEEKS[3], units: 5 }],
+        reason: "x",
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.message).toMatch(message);
+    };
+    const groups = await count("SELECT count(*)::int AS n FROM forecast_override_groups");
+    await bad({ pids: [1001, 999999] }, /^scope\.pids: product 999999 not found$/);
+    await bad({ pids: [] }, /^scope\.pids: at least one product is required$/);
+    const weekBad = await call("POST", "/api/forecasting/overrides", admin, {
+      scope: { pids: [1001] },
+      weeks: [{ week_start: WEEKS[3], hold: "forever" }],
+      reason: "x",
+    });
+    expect(weekBad.status).toBe(400);
+    expect(await count("SELECT count(*)::int AS n FROM forecast_override_groups")).toBe(groups);
+
+    expect((await call("DELETE", `/api/forecasting/overrides/${made.id}`)).status).toBe(200);
+    close((await plan(1010)).f_h, before.f_h);
+  });
+
   it("stores one snapshot per product per week, kept across runs, and measures accuracy at the lead-time lag", async () => {
     const products = await count("SELECT count(*)::int AS n FROM product_forecasts");
     const snap = () =>

@@ -174,6 +174,24 @@ function GridTab({
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const data = query.data;
   const level = input.level ?? "product";
+  // Rows picked for a bulk override (products only); a new filter, sort or page starts afresh.
+  const selectable = canEdit && level === "product";
+  const [picked, setPicked] = useState<Set<number>>(new Set());
+  const inputKey = JSON.stringify(input);
+  const [pickedFor, setPickedFor] = useState(inputKey);
+  if (pickedFor !== inputKey) {
+    setPickedFor(inputKey);
+    setPicked(new Set());
+  }
+  const pageIds = data?.items.map((r) => r.id) ?? [];
+  const allPicked = pageIds.length > 0 && pageIds.every((id) => picked.has(id));
+  const togglePick = (id: number) =>
+    setPicked((prev) => {
+      const next = new Set(prev);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
 
   return (
     <div className="space-y-4">
@@ -272,7 +290,37 @@ function GridTab({
       <p className="text-xs text-muted-foreground">
         Cells show the final forecast; an overridden week is highlighted amber, a week with a saved promotion
         (its uplift added, the Promotion line of the expanded row) violet. As of {data?.weeks.as_of ?? "…"}.
+        {selectable && " Tick products to override many at once."}
       </p>
+      {selectable && picked.size > 0 && data && (
+        <div
+          className="flex flex-wrap items-center gap-3 rounded-md border bg-muted/40 px-3 py-2 text-sm"
+          data-testid="bulk-bar"
+        >
+          <span>
+            {picked.size} product{picked.size === 1 ? "" : "s"} selected
+          </span>
+          <Button
+            size="sm"
+            onClick={() =>
+              setTarget({
+                level: "products",
+                id: 0,
+                pids: [...picked],
+                title: `${picked.size} selected product${picked.size === 1 ? "" : "s"}`,
+                weeks: data.weeks.forecast,
+                lastFour: [],
+                system: [],
+              })
+            }
+          >
+            Override selected
+          </Button>
+          <Button size="sm" variant="outline" onClick={() => setPicked(new Set())}>
+            Clear selection
+          </Button>
+        </div>
+      )}
 
       {query.error && !data ? (
         <LoadError message="Could not load the forecast." onRetry={() => void query.refetch()} />
@@ -288,7 +336,26 @@ function GridTab({
           <div className="max-h-[70vh] overflow-auto">
             <table className="w-full border-collapse text-sm" data-testid="forecast-grid">
               <thead className="sticky top-0 z-10 bg-background">
-                <GridHead weeks={data?.weeks} level={level} />
+                <GridHead
+                  weeks={data?.weeks}
+                  level={level}
+                  pick={
+                    selectable
+                      ? {
+                          all: allPicked,
+                          onAll: () =>
+                            setPicked((prev) => {
+                              const next = new Set(prev);
+                              for (const id of pageIds) {
+                                if (allPicked) next.delete(id);
+                                else next.add(id);
+                              }
+                              return next;
+                            }),
+                        }
+                      : undefined
+                  }
+                />
               </thead>
               <tbody>
                 {data?.items.map((row) => {
@@ -302,6 +369,8 @@ function GridTab({
                         open={open}
                         selected={level === "product" && search.selected === row.id}
                         canEdit={canEdit}
+                        picked={selectable ? picked.has(row.id) : undefined}
+                        onPick={() => togglePick(row.id)}
                         onToggle={() =>
                           setExpanded((prev) => {
                             const next = new Set(prev);
@@ -343,17 +412,44 @@ function GridTab({
         </Card>
       )}
       {level === "product" && search.selected && <ForecastChart pid={search.selected} />}
-      {target && <OverrideDialog target={target} onClose={() => setTarget(null)} />}
+      {target && (
+        <OverrideDialog
+          target={target}
+          onClose={() => setTarget(null)}
+          onSaved={() => {
+            if (target.level === "products") setPicked(new Set());
+          }}
+        />
+      )}
     </div>
   );
 }
 
 const NUM = "px-2 py-1.5 text-right tabular-nums whitespace-nowrap";
 
-function GridHead({ weeks, level }: { weeks: ForecastWeeks | undefined; level: ForecastLevel }) {
+function GridHead({
+  weeks,
+  level,
+  pick,
+}: {
+  weeks: ForecastWeeks | undefined;
+  level: ForecastLevel;
+  pick?: { all: boolean; onAll: () => void };
+}) {
   return (
     <tr className="border-b text-xs text-muted-foreground">
-      <th className="sticky left-0 z-20 min-w-56 bg-background px-2 py-2 text-left">{LEVEL_LABELS[level]}</th>
+      <th className="sticky left-0 z-20 min-w-56 bg-background px-2 py-2 text-left">
+        {pick && (
+          <input
+            type="checkbox"
+            className="mr-2 align-middle"
+            aria-label="Select every product on this page"
+            checked={pick.all}
+            onChange={pick.onAll}
+          />
+        )}
+        {LEVEL_LABELS[level]}
+      </th>
       <th className="px-2 text-left">Method</th>
       <th className={NUM} title="Final forecast of the 13 weeks">
         13 weeks
@@ -391,6 +487,8 @@ function GridRow({
   open,
   selected,
   canEdit,
+  picked,
+  onPick,
   onToggle,
   onSelect,
   onOverride,
@@ -400,6 +498,9 @@ function GridRow({
   open: boolean;
   selected: boolean;
   canEdit: boolean;
+  /** Ticked for a bulk override (undefined: the row cannot be picked) */
+  picked?: boolean;
+  onPick: () => void;
   onToggle: () => void;
   onSelect: () => void;
   onOverride: () => void;
@@ -413,6 +514,15 @@ function GridRow({
     >
       <td className="sticky left-0 z-[1] bg-background px-2 py-1.5">
         <div className="flex items-start gap-1">
+          {picked !== undefined && (
+            <input
+              type="checkbox"
+              className="mt-1 mr-1"
+              aria-label={`Select ${row.title}`}
+              checked={picked}
+              onChange={onPick}
+            />
+          )}
           <button
             type="button"
             onClick={onToggle}
@@ -607,7 +717,13 @@ function OverridesTab() {
                   {g.weeks
                     .map(
                       (w) =>
-                        `${shortWeek(w.week_start)}: ${"units" in w ? `${w.units} units` : `${w.pct > 0 ? "+" : ""}${w.pct}%`}`,
+                        `${shortWeek(w.week_start)}: ${
+                          "units" in w
+                            ? `${w.units} units`
+                            : "pct" in w
+                              ? `${w.pct > 0 ? "+" : ""}${w.pct}%`
+                              : "held at last 4 weeks' average"
+                        }`,
                     )
                     .join(", ")}
                 </td>
@@ -809,7 +925,7 @@ function ExceptionsTab({
         The products whose forecast most needs a look, from the last calculation. Open one to see its chart
         and override it.
       </p>
-      <div className="flex flex-wrap gap-2" role="group" aria-label="Exception kind">
+      <fieldset className="flex flex-wrap gap-2" aria-label="Exception kind">
         {EXCEPTION_KINDS.map((k) => (
           <Button
             key={k}
@@ -826,7 +942,7 @@ function ExceptionsTab({
             <span className="ml-1 tabular-nums opacity-80">{data ? data.counts[k] : "…"}</span>
           </Button>
         ))}
-      </div>
+      </fieldset>
       <Card className={cn("gap-0 overflow-hidden py-0", list.isPlaceholderData && "opacity-60")}>
         <div className="overflow-x-auto">
           <table className="w-full text-sm" data-testid="exceptions-table">

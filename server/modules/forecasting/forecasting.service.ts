@@ -685,6 +685,29 @@ async function resolveScope(db: Database, scope: OverrideScope): Promise<ScopeIn
       `SELECT f.pid FROM product_forecasts f JOIN products p ON p.pid = f.pid WHERE ${from.replace("$ID", idParam)} ORDER BY f.pid`,
       [Object.values(scope)[0]],
     ).then((rows) => rows.map((r) => r.pid));
+  if ("pids" in scope) {
+    const wanted = [...new Set(scope.pids)];
+    const found = await query<{ pid: number; title: string; has: boolean }>(
+      `SELECT p.pid, p.title, EXISTS (SELECT 1 FROM product_forecasts f WHERE f.pid = p.pid) AS has
+       FROM products p WHERE p.pid = ANY($1::int[])`,
+      [wanted],
+    );
+    const byPid = new Map(found.map((r) => [r.pid, r]));
+    const missing = wanted.filter((pid) => !byPid.has(pid));
+    if (missing.length)
+      throw badRequest(
+        `product${missing.length === 1 ? "" : "s"} ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", …" : ""} not found`,
+        "scope.pids",
+      );
+    const excluded = wanted.filter((pid) => !byPid.get(pid)!.has);
+    if (excluded.length)
+      throw badRequest(
+        `product${excluded.length === 1 ? "" : "s"} ${excluded.slice(0, 10).join(", ")}${excluded.length > 10 ? ", …" : ""} ha${excluded.length === 1 ? "s" : "ve"} no forecast (excluded from forecasting)`,
+        "scope.pids",
+      );
+    const name = wanted.length === 1 ? byPid.get(wanted[0]!)!.title : `${wanted.length} products`;
+    return { kind: "products", id: wanted.length, name, pids: wanted.sort((a, b) => a - b) };
+  }
   if ("pid" in scope) {
     const [p] = await query<{ title: string; has: boolean }>(
       "SELECT title, EXISTS (SELECT 1 FROM product_forecasts WHERE pid = $1::int) AS has FROM products WHERE pid = $1::int",
@@ -761,6 +784,17 @@ async function planOverride(
   );
   const system = rows.map((r) => toCalendar(r.weekly.map(Number), cal.r));
   const totals = idx.map((j) => system.reduce((a, s) => a + (s[j] ?? 0), 0));
+  // "Hold": each product's own average of the last 4 complete weeks (before the as-of week).
+  const holds = input.weeks.some((w) => "hold" in w)
+    ? await weeklySales(db, scope.pids, addDaysIso(cal.asOfWeek, -28), cal.asOfWeek)
+    : new Map<number, Map<string, number>>();
+  const holdOf = (pid: number) => {
+    let sum = 0;
+    for (const v of holds.get(pid)?.values() ?? []) sum += v;
+    return sum / 4;
+  };
+  // Units on a list of products (bulk) apply to each product as they are; on a group they are spread.
+  const spread = scope.kind !== "product" && scope.kind !== "products";
   const overall = totals.reduce((a, b) => a + b, 0);
   const products = rows.map((r, p): OverrideProductResult => {
     const sys = system[p]!;
@@ -780,8 +814,8 @@ async function planOverride(
             final: round2(finalOf(s, { units: null, pct: w.pct })),
           };
         const total = totals[k]!;
-        const share = rows.length === 1 ? 1 : total > 0 ? s / total : 1 / rows.length;
-        const units = w.units * share;
+        const share = !spread || rows.length === 1 ? 1 : total > 0 ? s / total : 1 / rows.length;
+        const units = "hold" in w ? holdOf(r.pid) : w.units * share;
         return {
           week_start: w.week_start,
           system: round2(s),
