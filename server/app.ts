@@ -12,6 +12,7 @@ import authHooks, { isApiPath } from "./http/auth-hooks.ts";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./http/errors.ts";
 import inputGuard from "./http/input-guard.ts";
 import { aiValidationRestRoutes } from "./modules/aiValidation/aiValidation.rest.ts";
+import { analyticsRestRoutes } from "./modules/analytics/analytics.rest.ts";
 import { authRestRoutes } from "./modules/auth/auth.rest.ts";
 import { chatRestRoutes } from "./modules/chat/chat.rest.ts";
 import { configRestRoutes } from "./modules/config/config.rest.ts";
@@ -144,6 +145,7 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   await app.register(async (scope) => metricsRestRoutes(scope, services));
   await app.register(async (scope) => discountsRestRoutes(scope, services));
   await app.register(async (scope) => dashboardRestRoutes(scope, services));
+  await app.register(async (scope) => analyticsRestRoutes(scope, services));
   await app.register(async (scope) => forecastingRestRoutes(scope, services));
   await app.register(async (scope) => purchasingRestRoutes(scope, services));
   await app.register(async (scope) => productImportRestRoutes(scope, services));

@@ -50,7 +50,7 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     dataOps,
     images: config.imageS3 ? new S3ImageStorage(config.imageS3) : new DiskImageStorage(config.imageDir),
     sessions: new SessionWatch(db),
-    ai: new AiValidation(db, config),
+    ai: new AiValidation(db, config, { bus }),
   };
 }
 

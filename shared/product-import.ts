@@ -324,6 +324,17 @@ export interface DryRunSummary {
   at: Date;
 }
 
+/** How far a submit has got (productImport.progress), for the page's progress bar. */
+export interface ImportProgress {
+  step: "submit";
+  /** checking: every row checked again; creating: products written; exporting: EXPORT_DIR; done; failed */
+  phase: "checking" | "creating" | "exporting" | "done" | "failed";
+  /** Rows handled so far in this phase, of `total` */
+  done: number;
+  total: number;
+  at: Date;
+}
+
 export interface CreatedProductItem {
   pid: number;
   import_id: number;

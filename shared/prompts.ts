@@ -37,6 +37,21 @@ export interface AiPrompt {
   updated_at: Date;
 }
 
+/** One text a prompt has had (AI Prompts → History; a model call names the version it used). */
+export interface PromptVersion {
+  version: number;
+  created_at: Date;
+  prompt_type: PromptType;
+  company: string | null;
+  prompt_text: string;
+}
+export interface PromptVersions {
+  prompt_id: number;
+  /** null: the prompt was deleted (its versions stay for the calls that used them) */
+  current_version: number | null;
+  versions: PromptVersion[];
+}
+
 export const PROMPT_HINTS = {
   both: "General and system prompts already exist. You can only create company-specific prompts.",
   general: "A general prompt already exists. You can create a system prompt or company-specific prompts.",

@@ -37,13 +37,33 @@ export interface ProgressEvent {
   timestamp: string;
 }
 
-type Message = { kind: "progress"; event: ProgressEvent } | { kind: "cancel"; run_id: number };
+/**
+ * The progress of an AI validation run (server/modules/aiValidation), fanned out like a data
+ * operation's, so a browser on another instance sees a run and can cancel it.
+ */
+export interface AiProgressMessage {
+  batch_id: number;
+  import_id: number | null;
+  status: string;
+  saved?: boolean;
+  [k: string]: unknown;
+}
+
+type Message =
+  | { kind: "progress"; event: ProgressEvent }
+  | { kind: "cancel"; run_id: number }
+  | { kind: "ai"; event: AiProgressMessage }
+  | { kind: "ai_cancel"; batch_id: number };
 
 export interface ProgressBus {
   publish(event: ProgressEvent): Promise<void>;
   requestCancel(runId: number): Promise<void>;
   onProgress(fn: (event: ProgressEvent) => void): () => void;
   onCancel(fn: (runId: number) => void): () => void;
+  publishAi(event: AiProgressMessage): Promise<void>;
+  requestAiCancel(batchId: number): Promise<void>;
+  onAi(fn: (event: AiProgressMessage) => void): () => void;
+  onAiCancel(fn: (batchId: number) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -57,9 +77,25 @@ class LocalBus implements ProgressBus {
   async requestCancel(runId: number) {
     this.deliver({ kind: "cancel", run_id: runId });
   }
+  async publishAi(event: AiProgressMessage) {
+    this.deliver({ kind: "ai", event });
+  }
+  async requestAiCancel(batchId: number) {
+    this.deliver({ kind: "ai_cancel", batch_id: batchId });
+  }
   protected deliver(msg: Message) {
     if (msg.kind === "progress") this.emitter.emit("progress", msg.event);
-    else this.emitter.emit("cancel", msg.run_id);
+    else if (msg.kind === "cancel") this.emitter.emit("cancel", msg.run_id);
+    else if (msg.kind === "ai") this.emitter.emit("ai", msg.event);
+    else this.emitter.emit("ai_cancel", msg.batch_id);
+  }
+  onAi(fn: (event: AiProgressMessage) => void) {
+    this.emitter.on("ai", fn);
+    return () => void this.emitter.off("ai", fn);
+  }
+  onAiCancel(fn: (batchId: number) => void) {
+    this.emitter.on("ai_cancel", fn);
+    return () => void this.emitter.off("ai_cancel", fn);
   }
   onProgress(fn: (event: ProgressEvent) => void) {
     this.emitter.on("progress", fn);
@@ -133,6 +169,12 @@ class PostgresBus extends LocalBus {
   }
   override async requestCancel(runId: number) {
     await this.notify({ kind: "cancel", run_id: runId });
+  }
+  override async publishAi(event: AiProgressMessage) {
+    await this.notify({ kind: "ai", event });
+  }
+  override async requestAiCancel(batchId: number) {
+    await this.notify({ kind: "ai_cancel", batch_id: batchId });
   }
   override async close() {
     this.closed = true;

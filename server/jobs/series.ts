@@ -3,6 +3,7 @@
 // products (module stock_series). Pages read these tables and never aggregate order lines themselves.
 // The tables are keyed by a dimension (dim, key) so that further breakdowns add rows, not tables.
 import { isMerchandiseSql } from "../../shared/metrics.ts";
+import { PRODUCT_CATEGORY_TYPES_SQL } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
 import { setLocal, utcDay, utcMidnight } from "./planning/context.ts";
 
@@ -18,6 +19,42 @@ function salesWindow(asOf: Date) {
   return { start, first: utcDay(start) };
 }
 
+/**
+ * Temp tables <p>_pcs (pid, cs: the product's category set) and <p>_cs_members (cs, category_id):
+ * every merchandise product linked to a product category gets the id of the set of those categories
+ * and all their ancestors (product categories only, as in the aggregates, §11); products with the
+ * same set share the id. Reads only categories, product_categories, products and settings.
+ */
+export const CATEGORY_SETS_SQL = (p: string) => `
+  DROP TABLE IF EXISTS ${p}_up, ${p}_pcats, ${p}_pcs, ${p}_cs_members;
+  CREATE TEMP TABLE ${p}_up ON COMMIT DROP AS
+    WITH RECURSIVE pcat AS (
+      SELECT id, parent_id FROM categories WHERE type IN ${PRODUCT_CATEGORY_TYPES_SQL}
+    ),
+    up(category_id, ancestor_id) AS (
+      SELECT id, id FROM pcat
+      UNION
+      SELECT up.category_id, c.parent_id
+      FROM up JOIN pcat c ON c.id = up.ancestor_id
+      WHERE c.parent_id IN (SELECT id FROM pcat)
+    )
+    SELECT category_id, ancestor_id FROM up;
+  CREATE TEMP TABLE ${p}_pcats ON COMMIT DROP AS
+    SELECT pc.pid, array_agg(DISTINCT up.ancestor_id ORDER BY up.ancestor_id) AS cats
+    FROM product_categories pc
+    JOIN ${p}_up up ON up.category_id = pc.category_id
+    JOIN products pr ON pr.pid = pc.pid AND ${isMerchandiseSql("pr")}
+    GROUP BY pc.pid;
+  CREATE TEMP TABLE ${p}_sets ON COMMIT DROP AS
+    SELECT cats, (row_number() OVER ())::int AS cs FROM (SELECT DISTINCT cats FROM ${p}_pcats) x;
+  CREATE TEMP TABLE ${p}_pcs ON COMMIT DROP AS
+    SELECT pc.pid, s.cs FROM ${p}_pcats pc JOIN ${p}_sets s ON s.cats = pc.cats;
+  ALTER TABLE ${p}_pcs ADD PRIMARY KEY (pid);
+  CREATE TEMP TABLE ${p}_cs_members ON COMMIT DROP AS
+    SELECT cs, unnest(cats) AS category_id FROM ${p}_sets;
+  ANALYZE ${p}_pcs;
+  DROP TABLE ${p}_up, ${p}_pcats, ${p}_sets;`;
+
 export const salesSeriesModule: CalcModule = {
   name: "sales_series",
   tables: ["sales_daily"],
@@ -30,12 +67,17 @@ export const salesSeriesModule: CalcModule = {
     const restore = await setLocal(conn, { jit: "off", work_mem: "128MB", hash_mem_multiplier: "8" });
     await conn.exec("TRUNCATE sales_daily");
     const { start } = salesWindow(asOf);
+    // Category rows (rolled up the tree, each product once per category) without a second pass
+    // over the lines: products with the same set of categories (their linked product categories
+    // and every ancestor) share a set id cs; the pass groups by (day, cs) as well, and each set's
+    // rows are then added to every category of the set (a few hundred sets × days, not lines).
+    await conn.exec(CATEGORY_SETS_SQL("ss"));
     // One pass over the window's order lines, each joined to its product's brand, vendor and cost
     // and added to three groupings at once: the day; the day and brand; the day and vendor.
-    // Revenue is quantity × price − discount as in §1; GROUPING bits: brand_id 2, vendor_id 1.
+    // Revenue is quantity × price − discount as in §1; GROUPING bits: brand_id 4, vendor_id 2, cs 1.
     await conn.query(
       `CREATE TEMP TABLE ss_sales ON COMMIT DROP AS
-       SELECT day, brand_id, vendor_id, GROUPING(brand_id, vendor_id) AS g,
+       SELECT day, brand_id, vendor_id, cs, GROUPING(brand_id, vendor_id, cs) AS g,
          COALESCE(SUM(quantity) FILTER (WHERE done AND merch), 0)::int AS units,
          COALESCE(SUM(amount) FILTER (WHERE done AND merch), 0) AS revenue,
          COALESCE(SUM(amount) FILTER (WHERE done), 0) AS takings,
@@ -44,14 +86,15 @@ export const salesSeriesModule: CalcModule = {
          COALESCE(SUM(quantity) FILTER (WHERE NOT done AND merch), 0)::int AS returned_units,
          COALESCE(SUM(amount) FILTER (WHERE NOT done AND merch), 0) AS returned_value
        FROM (
-         SELECT (l.order_date AT TIME ZONE 'UTC')::date AS day, p.brand_id, p.vendor_id,
+         SELECT (l.order_date AT TIME ZONE 'UTC')::date AS day, p.brand_id, p.vendor_id, c.cs,
            l.status = 'completed' AS done, l.quantity, l.quantity * l.price - l.discount AS amount,
            p.cost_price, ${isMerchandiseSql("p")} AS merch
          FROM order_lines l JOIN products p ON p.pid = l.pid
+         LEFT JOIN ss_pcs c ON c.pid = l.pid
          WHERE l.status IN ('completed', 'returned')
            AND l.order_date >= $1::timestamptz AND l.order_date <= $2::timestamptz
        ) x
-       GROUP BY GROUPING SETS ((day), (day, brand_id), (day, vendor_id))`,
+       GROUP BY GROUPING SETS ((day), (day, brand_id), (day, vendor_id), (day, cs))`,
       [start, asOf],
     );
     // Orders per day: distinct order numbers with a completed line (an order's lines share its day).
@@ -71,13 +114,22 @@ export const salesSeriesModule: CalcModule = {
        SELECT 'total', 0, t.day, t.units, round(t.revenue, 2), round(t.takings, 2), round(t.costed_revenue, 2),
          round(t.cogs, 2), COALESCE(o.n, 0), t.returned_units, round(t.returned_value, 2)
        FROM ss_sales t LEFT JOIN ss_orders o ON o.day = t.day
-       WHERE t.g = 3
+       WHERE t.g = 7
        UNION ALL
-       SELECT 'brand', brand_id, day, units, ${cols} FROM ss_sales WHERE g = 1 AND brand_id IS NOT NULL AND ${active}
+       SELECT 'brand', brand_id, day, units, ${cols} FROM ss_sales WHERE g = 3 AND brand_id IS NOT NULL AND ${active}
        UNION ALL
-       SELECT 'vendor', vendor_id, day, units, ${cols} FROM ss_sales WHERE g = 2 AND vendor_id IS NOT NULL AND ${active}`,
+       SELECT 'vendor', vendor_id, day, units, ${cols} FROM ss_sales WHERE g = 5 AND vendor_id IS NOT NULL AND ${active}
+       UNION ALL
+       SELECT 'category', category_id, day, units, ${cols} FROM (
+         SELECT u.category_id, s.day, SUM(s.units)::int AS units, SUM(s.revenue) AS revenue,
+           SUM(s.costed_revenue) AS costed_revenue, SUM(s.cogs) AS cogs,
+           SUM(s.returned_units)::int AS returned_units, SUM(s.returned_value) AS returned_value
+         FROM ss_sales s JOIN ss_cs_members u ON u.cs = s.cs
+         WHERE s.g = 6
+         GROUP BY u.category_id, s.day
+       ) c WHERE ${active}`,
     );
-    await conn.exec("DROP TABLE ss_sales, ss_orders");
+    await conn.exec("DROP TABLE ss_sales, ss_orders, ss_pcs, ss_cs_members");
     await restore();
     return rows;
   },

@@ -1,4 +1,5 @@
 import { aiValidationRouter } from "../modules/aiValidation/aiValidation.router.ts";
+import { analyticsRouter } from "../modules/analytics/analytics.router.ts";
 import { authRouter } from "../modules/auth/auth.router.ts";
 import { chatRouter } from "../modules/chat/chat.router.ts";
 import { configRouter } from "../modules/config/config.router.ts";
@@ -27,6 +28,7 @@ export const appRouter = router({
   metrics: metricsRouter,
   discounts: discountsRouter,
   dashboard: dashboardRouter,
+  analytics: analyticsRouter,
   forecasting: forecastingRouter,
   purchasing: purchasingRouter,
   productImport: productImportRouter,

@@ -202,6 +202,24 @@ describe(`product import: images, submit and export (${testBackend})`, () => {
       [2_000_000_001, "NEW-2", 0, "merchandise", 1],
     ]);
     expect(created[0]!.categories).toEqual([101]);
+    // Each created row shows its pid in the grid.
+    const createdRows = (await rows()).filter((r) => r.created_pid !== null);
+    expect(createdRows.map((r) => [r.values.sku, r.created_pid])).toEqual([
+      ["NEW-1", 2_000_000_000],
+      ["NEW-2", 2_000_000_001],
+    ]);
+    // The page's progress bar reads how far the submit got: it ended with both products.
+    const progress = await t.app.inject({
+      url: `/trpc/productImport.progress?input=${encodeURIComponent(JSON.stringify({ json: { id: imp.id } }))}`,
+      headers: h,
+    });
+    expect(progress.statusCode).toBe(200);
+    expect(progress.json().result.data.json).toMatchObject({
+      step: "submit",
+      phase: "done",
+      done: 2,
+      total: 2,
+    });
     expect(fs.readdirSync(path.join(exportDir, `import-${imp.id}`)).sort()).toEqual([
       "images",
       "product_categories.csv",

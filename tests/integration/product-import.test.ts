@@ -223,6 +223,24 @@ describe(`product import: upload and checks (${testBackend})`, () => {
     );
     expect(deleted).toMatchObject({ changed: 1, counts: { rows: 6 } });
     expect((await rows(imp.id)).items.map((r) => r.row_id)).toEqual([1, 2, 3, 4, 6, 7]);
+    // Pages count live rows only: page 3 of 2 starts after the deleted row 5.
+    const page = async (query: string) => {
+      const r = await rows(imp.id, query);
+      return { ids: r.items.map((i) => i.row_id), total: r.total };
+    };
+    expect(await page("page=2&pageSize=2")).toEqual({ ids: [3, 4], total: 6 });
+    expect(await page("page=3&pageSize=2")).toEqual({ ids: [6, 7], total: 6 });
+    expect(await page("page=2&pageSize=4")).toEqual({ ids: [6, 7], total: 6 });
+    expect(await page("page=4&pageSize=2")).toEqual({ ids: [], total: 6 });
+    // The stored totals follow the edits: the filter's total is the import's rows with errors.
+    const counts = (
+      await json<ProductImport>(await fetch(`${t.url}/api/product-imports/${imp.id}`, { headers: h }))
+    ).counts;
+    const errors = await rows(imp.id, "errors_only=true&pageSize=100");
+    expect(errors.total).toBe(counts.error_rows);
+    expect(errors.items.length).toBe(counts.error_rows);
+    expect(errors.items.every((r) => r.error_count > 0)).toBe(true);
+    expect(counts.rows).toBe(6);
   });
 
   it("a template fills what the file leaves empty, and a confirmed mapping is offered for the next file", async () => {

@@ -181,6 +181,40 @@ describe(`AI prompts (${testBackend})`, () => {
     ).toBe(201);
   });
 
+  it("keeps every version of a prompt, newest first; a save that changes nothing makes none; a deleted prompt's stay", async () => {
+    const paper = await call("GET", `/api/ai-prompts/${ids.paper}/versions`);
+    expect(paper.statusCode, paper.body).toBe(200);
+    const texts = (r: typeof paper) =>
+      (
+        r.json() as { versions: { version: number; prompt_text: string; company: string | null }[] }
+      ).versions.map((v) => [v.version, v.company, v.prompt_text]);
+    const before = texts(paper);
+    expect(paper.json().current_version).toBe(before.length);
+    expect(before[0]).toEqual([before.length, "2", "Ink rules"]);
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    // The same text, type and company again: no new version.
+    const same = await call("PUT", `/api/ai-prompts/${ids.paper}`, {
+      prompt_text: "Ink rules",
+      prompt_type: "company_specific",
+      company: "2",
+    });
+    expect(same.statusCode).toBe(200);
+    expect(texts(await call("GET", `/api/ai-prompts/${ids.paper}/versions`))).toEqual(before);
+    // The general prompt deleted above: its two texts are still there, with no current version.
+    const general = await call("GET", `/api/ai-prompts/${ids.general}/versions`);
+    expect(general.statusCode).toBe(200);
+    expect(general.json().current_version).toBeNull();
+    expect(texts(general)).toEqual([
+      [2, null, "Check titles and prices."],
+      [1, null, "Check titles."],
+    ]);
+    expect((await call("GET", "/api/ai-prompts/99999/versions")).statusCode).toBe(404);
+    const other = { cookie: (await t.login("templater")).cookie, ...SAME_ORIGIN };
+    expect((await call("GET", `/api/ai-prompts/${ids.paper}/versions`, undefined, other)).statusCode).toBe(
+      403,
+    );
+  });
+
   it("needs settings:prompt_management: another tab's user gets 403", async () => {
     const other = { cookie: (await t.login("templater")).cookie, ...SAME_ORIGIN };
     expect((await call("GET", "/api/ai-prompts", undefined, other)).statusCode).toBe(403);

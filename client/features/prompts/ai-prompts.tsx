@@ -19,12 +19,13 @@ import { errorMessage } from "@client/lib/errors.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { type AiPrompt, PROMPT_TYPE_LABELS } from "@shared/prompts.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { PencilIcon, PlusIcon, Trash2Icon } from "lucide-react";
+import { HistoryIcon, PencilIcon, PlusIcon, Trash2Icon } from "lucide-react";
 import { useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { TestConnection } from "../aiValidation/test-connection.tsx";
 import { companyLabel } from "../templates/model.ts";
 import { PromptDialog } from "./prompt-dialog.tsx";
+import { PromptHistoryDialog } from "./prompt-history.tsx";
 
 type Column = "prompt_type" | "length" | "company" | "updated_at";
 
@@ -44,6 +45,7 @@ export default function AiPrompts() {
   const [sort, setSort] = useState<SortState<Column> | null>(null);
   const [dialog, setDialog] = useState<{ editing: AiPrompt | null } | null>(null);
   const [deleting, setDeleting] = useState<AiPrompt | null>(null);
+  const [historyOf, setHistoryOf] = useState<AiPrompt | null>(null);
 
   useEffect(() => {
     if (list.isError) toast.error(errorMessage(list.error, "Failed to fetch AI prompts"));
@@ -141,7 +143,7 @@ export default function AiPrompts() {
                   <SortableHead column="updated_at" sort={sort} onSort={onSort}>
                     Last Updated
                   </SortableHead>
-                  <TableHead className="w-24 text-right">Actions</TableHead>
+                  <TableHead className="w-32 text-right">Actions</TableHead>
                 </TableRow>
               </TableHeader>
               <TableBody>
@@ -170,6 +172,7 @@ export default function AiPrompts() {
                       </TableCell>
                       <TableCell data-actions className="text-right">
                         <div className="flex justify-end gap-1">
+                          <RowAction label="History" icon={HistoryIcon} onClick={() => setHistoryOf(p)} />
                           <RowAction
                             label="Edit"
                             icon={PencilIcon}
@@ -201,6 +204,13 @@ export default function AiPrompts() {
         prompts={prompts}
         companies={companies}
       />
+      {historyOf && (
+        <PromptHistoryDialog
+          prompt={historyOf}
+          companyName={historyOf.company ? companyLabel(companies, historyOf.company) : null}
+          onClose={() => setHistoryOf(null)}
+        />
+      )}
       <ConfirmDialog
         open={deleting !== null}
         onOpenChange={(open) => !open && setDeleting(null)}

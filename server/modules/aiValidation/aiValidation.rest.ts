@@ -7,6 +7,7 @@ import {
   SuggestionActionSchema,
 } from "../../../shared/ai-validation.ts";
 import { idSchema } from "../../../shared/input.ts";
+import type { Database } from "../../db/database.ts";
 import { parseBody } from "../../http/validate.ts";
 import type { AppServices } from "../../services.ts";
 import type { AiValidation, BatchProgress } from "./aiValidation.service.ts";
@@ -18,6 +19,7 @@ import {
   importAiStatus,
   listImportSuggestions,
   startImportValidation,
+  storedRun,
 } from "./import-validation.ts";
 
 const IdParams = z.object({ id: idSchema });
@@ -58,7 +60,9 @@ export async function aiValidationRestRoutes(app: FastifyInstance, { db, ai }: A
   app.get("/api/product-imports/:id/ai-validate/progress", write, async (req, reply) => {
     const { id } = parseBody(IdParams, req.params, "path");
     await importAiStatus(ai, db, req.user!, id); // 404 / 403 before the stream opens
-    streamImportProgress(ai, id, req, reply);
+    // A run on this instance streams from its batch; one on another instance from the bus.
+    if (ai.latestBatchFor(id)) streamImportProgress(ai, id, req, reply);
+    else await streamRemoteProgress(ai, db, id, req, reply);
   });
   app.get("/api/product-imports/:id/ai-suggestions", write, (req) =>
     listImportSuggestions(db, req.user!, parseBody(IdParams, req.params, "path").id),
@@ -114,4 +118,87 @@ function streamImportProgress(ai: AiValidation, importId: number, req: FastifyRe
   req.raw.on("close", () => {
     if (!finished) end();
   });
+}
+
+/**
+ * The same stream for a run another instance is doing (PostgreSQL LISTEN/NOTIFY, as the data
+ * operations' progress): its stored progress first, then each change the running instance
+ * publishes, until the verdicts are saved. No run: `{ status: "idle" }`; a finished one: its last
+ * progress with `saved: true`.
+ */
+async function streamRemoteProgress(
+  ai: AiValidation,
+  db: Database,
+  importId: number,
+  req: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const events: BatchProgress[] = [];
+  // Subscribe first, so nothing published between the read and the subscription is lost.
+  let deliver: ((p: BatchProgress) => void) | null = null;
+  const off = ai.onRemoteProgress((p) => {
+    if (p.import_id !== importId) return;
+    const { import_id: _i, ...progress } = p;
+    if (deliver) deliver(progress);
+    else events.push(progress);
+  });
+  let stored: Awaited<ReturnType<typeof storedRun>>;
+  try {
+    stored = await storedRun(ai, db, importId);
+  } catch (err) {
+    off();
+    throw err;
+  }
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache, no-transform",
+    Connection: "keep-alive",
+    "X-Accel-Buffering": "no",
+  });
+  const send = (e: object) => res.write(`data: ${JSON.stringify(e)}\n\n`);
+  let finished = false;
+  const heartbeat = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
+  // A NOTIFY can be missed (the listening connection came back): the stored state is read again.
+  const poll = setInterval(() => {
+    void storedRun(ai, db, importId)
+      .then((s) => {
+        if (!finished && s && s.batch_id === batchId && (s.saved || !s.running)) {
+          const { running: _r, ...p } = s;
+          onProgress({ ...p, saved: true });
+        }
+      })
+      .catch(() => {});
+  }, 5_000);
+  const end = () => {
+    finished = true;
+    clearInterval(heartbeat);
+    clearInterval(poll);
+    off();
+    res.end();
+  };
+  req.raw.on("close", () => {
+    if (!finished) end();
+  });
+  if (!stored) {
+    send({ status: "idle", import_id: importId });
+    end();
+    return;
+  }
+  const batchId = stored.batch_id;
+  const { running: isRunning, ...first } = stored;
+  const onProgress = (p: BatchProgress) => {
+    if (finished || p.batch_id < batchId) return;
+    send(p);
+    if (p.saved) end();
+  };
+  if (!isRunning) {
+    send({ ...first, saved: true });
+    end();
+    return;
+  }
+  send(first);
+  for (const p of events) onProgress(p);
+  deliver = onProgress;
 }

@@ -31,6 +31,7 @@ import type { AiConfig, AppConfig } from "../../config.ts";
 import type { Database } from "../../db/database.ts";
 import type { Prisma } from "../../db/generated/client.ts";
 import { badRequest, notFound } from "../../errors.ts";
+import type { ProgressBus } from "../../jobs/progress-bus.ts";
 import { getFieldOptions } from "../templates/templates.service.ts";
 import { CallWriter } from "./call-writer.ts";
 import { type ModelCallResult, ModelClient } from "./model-client.ts";
@@ -137,6 +138,18 @@ const EXPECTED_OUTPUT_TOKENS_PER_FIELD = 30;
 export interface AiValidationOptions {
   maxAttempts?: number;
   retryBaseMs?: number;
+  /**
+   * Fans each run's progress out to the other app instances on the database (PostgreSQL
+   * LISTEN/NOTIFY, as the data operations' progress) and takes their cancel requests.
+   */
+  bus?: ProgressBus;
+}
+
+/** A run's progress as the database holds it: what another instance than the one running it sees. */
+export interface StoredBatch {
+  progress: BatchProgress;
+  import_id: number | null;
+  startedAt: Date;
 }
 
 export class AiValidation {
@@ -146,6 +159,8 @@ export class AiValidation {
   private readonly batches = new Map<number, Batch>();
   private readonly retention: NodeJS.Timeout;
   private readonly firstSweep: NodeJS.Timeout;
+  private readonly bus: ProgressBus | null;
+  private readonly offCancel: () => void;
   /** Told of each stored call's timings (the bench reads the app's own share from it). */
   observe: ((t: CallTimings & { store_ms: number }) => void) | null = null;
 
@@ -166,6 +181,46 @@ export class AiValidation {
     this.retention.unref();
     this.firstSweep = setTimeout(() => void this.purgeOld().catch(() => {}), 10_000);
     this.firstSweep.unref();
+    this.bus = opts.bus ?? null;
+    // A cancel asked on another instance reaches the one running the batch.
+    this.offCancel = this.bus?.onAiCancel((id) => this.batches.get(id)?.cancel()) ?? (() => {});
+  }
+
+  /** Subscribes to the progress of runs on every instance (this one included). */
+  onRemoteProgress(fn: (p: BatchProgress & { import_id: number | null }) => void): () => void {
+    if (!this.bus) return () => {};
+    return this.bus.onAi((e) => fn(e as unknown as BatchProgress & { import_id: number | null }));
+  }
+
+  /** Asks the instance running batch `id` to cancel it. */
+  async requestCancel(id: number): Promise<void> {
+    const local = this.batches.get(id);
+    if (local) local.cancel();
+    else await this.bus?.requestAiCancel(id);
+  }
+
+  /** An import's latest run as stored (by whichever instance runs or ran it), or null. */
+  async storedBatchFor(importId: number): Promise<StoredBatch | null> {
+    const b = await this.db.prisma.aiValidationBatch.findFirst({
+      where: { importId },
+      orderBy: { id: "desc" },
+    });
+    if (!b) return null;
+    return {
+      import_id: b.importId,
+      startedAt: b.startedAt,
+      progress: {
+        batch_id: b.id,
+        status: b.status as BatchProgress["status"],
+        total: b.totalRows,
+        done: b.doneRows,
+        failed: b.failedRows,
+        cached: b.cachedRows,
+        tokens_in: b.tokensIn,
+        tokens_out: b.tokensOut,
+        cost: Number(b.cost),
+      },
+    };
   }
 
   get ai(): AiConfig | null {
@@ -190,6 +245,7 @@ export class AiValidation {
   close(): void {
     clearInterval(this.retention);
     clearTimeout(this.firstSweep);
+    this.offCancel();
     for (const b of this.batches.values()) b.cancel();
   }
 
@@ -515,6 +571,11 @@ export class AiValidation {
       cancel: () => abort.abort(),
     };
     this.batches.set(stored.id, batch);
+    if (this.bus) {
+      const bus = this.bus;
+      const importId = ctx.importId ?? null;
+      events.on("progress", (p) => void bus.publishAi({ ...p, import_id: importId }).catch(() => {}));
+    }
     queueMicrotask(() => events.emit("progress", { ...progress }));
     return batch;
   }

@@ -153,6 +153,31 @@ async function writeHistory(db: Database, importId: number, history: ImportAiHis
   );
 }
 
+/** How long a run another instance started counts as running without finishing (it may have died). */
+const REMOTE_RUN_MAX_MS = 6 * 3_600_000;
+
+/**
+ * An import's latest run as the database holds it, whichever instance runs or ran it: its stored
+ * progress (written every half second), `saved` once its verdicts are in the rows (the import's
+ * history has the run), and whether it still counts as running.
+ */
+export async function storedRun(
+  ai: AiValidation,
+  db: Database,
+  importId: number,
+): Promise<(BatchProgress & { running: boolean }) | null> {
+  const stored = await ai.storedBatchFor(importId);
+  if (!stored) return null;
+  const history = await readHistory(db, importId);
+  const saved = history.runs.some((r) => r.run_id === stored.progress.batch_id);
+  const recent = Date.now() - stored.startedAt.getTime() < REMOTE_RUN_MAX_MS;
+  return {
+    ...stored.progress,
+    ...(saved ? { saved: true } : {}),
+    running: !saved && stored.progress.status === "running" && recent,
+  };
+}
+
 /**
  * Starts the AI step over the import's rows that passed the rule checks (`rowIds`, or all). Not
  * configured: nothing runs and the answer says so (not an error). One run per import at a time.
@@ -178,6 +203,10 @@ export async function startImportValidation(
     };
   const running = ai.runningBatchFor(id);
   if (running) throw conflict(`AI validation run ${running.id} is already running for import ${id}`);
+  // One run per import across the instances too.
+  const elsewhere = await storedRun(ai, db, id);
+  if (elsewhere?.running && !ai.getBatch(elsewhere.batch_id))
+    throw conflict(`AI validation run ${elsewhere.batch_id} is already running for import ${id}`);
   const { rows, skipped } = await checkedRows(db, id, rowIds);
   if (rows.length === 0)
     throw badRequest(
@@ -251,14 +280,22 @@ export async function importAiStatus(
   id: number,
 ): Promise<ImportAiStatus> {
   await loadImport(db, user, id);
-  // A run counts as running until its verdicts are written into the rows.
+  // A run counts as running until its verdicts are written into the rows. A run on another
+  // instance: its progress as stored.
   const latest = ai.latestBatchFor(id);
-  const running = latest && !latest.savedAt ? latest : undefined;
+  let running: BatchProgress | null = latest && !latest.savedAt ? { ...latest.progress } : null;
+  if (!latest) {
+    const stored = await storedRun(ai, db, id);
+    if (stored?.running) {
+      const { running: _r, ...progress } = stored;
+      running = progress;
+    }
+  }
   const history = await readHistory(db, id);
   return {
     configured: !!ai.ai,
     message: ai.ai ? null : AI_NOT_CONFIGURED,
-    running: running ? { ...running.progress } : null,
+    running,
     last: history.runs.at(-1) ?? null,
     history,
   };
@@ -267,9 +304,15 @@ export async function importAiStatus(
 export async function cancelImportValidation(ai: AiValidation, db: Database, user: CurrentUser, id: number) {
   await loadImport(db, user, id);
   const running = ai.runningBatchFor(id);
-  if (!running) throw conflict(`No AI validation is running for import ${id}`);
-  running.cancel();
-  return { success: true as const, run_id: running.id };
+  if (running) {
+    running.cancel();
+    return { success: true as const, run_id: running.id };
+  }
+  // Running on another instance: the request goes to it over the bus.
+  const stored = ai.latestBatchFor(id) ? null : await storedRun(ai, db, id);
+  if (!stored?.running) throw conflict(`No AI validation is running for import ${id}`);
+  await ai.requestCancel(stored.batch_id);
+  return { success: true as const, run_id: stored.batch_id };
 }
 
 export interface SuggestionAction {

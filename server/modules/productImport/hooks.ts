@@ -153,10 +153,10 @@ export const RECOUNT_SQL = `
    WHERE r.import_id = $1 AND r.row_id = c.row_id
      AND (r.error_count <> c.errors OR r.warning_count <> c.warnings)`;
 
-/** RECOUNT_SQL for the rows listed in $2 (a JSON array of row ids) alone. */
+/** RECOUNT_SQL for the rows listed in $2 (an int[] of row ids) alone: a few primary key lookups. */
 export const RECOUNT_ROWS_SQL = RECOUNT_SQL.replace(
   "r2.validation <> '{}'::jsonb",
-  "r2.validation <> '{}'::jsonb AND r2.row_id IN (SELECT (jsonb_array_elements_text($2::jsonb))::int)",
+  "r2.row_id = ANY($2::int[]) AND r2.validation <> '{}'::jsonb",
 );
 
 /** The import's row counts from its rows. */

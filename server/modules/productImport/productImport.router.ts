@@ -17,9 +17,11 @@ import {
   IMPORT_WRITE,
   listImports,
   listRows,
+  loadImport,
   patchRow,
   updateImportSettings,
 } from "./productImport.service.ts";
+import { getProgress } from "./progress.ts";
 import { dryRun, listCreatedProducts, submitImport } from "./submit.ts";
 
 const readProcedure = permissionProcedure(IMPORT_READ);
@@ -50,6 +52,11 @@ export const productImportRouter = router({
     .mutation(({ ctx, input }) =>
       submitImport({ db: ctx.db, storage: ctx.images, exportDir: ctx.config.exportDir }, ctx.user, input.id),
     ),
+  /** How far a running submit has got (null when none ran lately): the page's progress bar. */
+  progress: readProcedure.input(IdInput).query(async ({ ctx, input }) => {
+    await loadImport(ctx.db, ctx.user, input.id);
+    return getProgress(input.id);
+  }),
   discard: writeProcedure
     .input(IdInput)
     .mutation(({ ctx, input }) => discardImport(ctx.db, ctx.user, input.id)),

@@ -18,12 +18,19 @@ import {
   type RowPatch,
 } from "../../../shared/product-import.ts";
 import type { Template } from "../../../shared/templates.ts";
-import type { Database } from "../../db/database.ts";
+import type { Database, SqlConnection } from "../../db/database.ts";
 import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
 import { EXTENSIONS, IMAGE_FILE_ROUTE, IMAGE_THUMBNAIL_ROUTE } from "../images/images.service.ts";
 import { getFieldOptions, getTemplate } from "../templates/templates.service.ts";
 import { emitRowsChecked, IMPORT_COUNTS_SQL, RECOUNT_ROWS_SQL, RECOUNT_SQL } from "./hooks.ts";
 import { type ParsedFile, parseUpload } from "./parse.ts";
+import {
+  type CheckedRowOut,
+  checkHash,
+  insertCheckedRows,
+  storeCheckedRows,
+  withConnection,
+} from "./rowstore.ts";
 import {
   autoMap,
   barcodeKey,
@@ -247,43 +254,38 @@ interface RowInput {
   rowId: number;
   raw: string[];
   edits: Values;
+  /** check_hash as stored (null for a new row) */
+  hash?: string | null;
 }
 
-export interface ComputedRow {
-  rowId: number;
-  values: Values;
-  fromTemplate: ImportFieldKey[];
-  findings: Finding[];
+export interface ComputedRow extends CheckedRowOut {
   product: NormalisedProduct | null;
-  skuKey: string | null;
-  barcodeKey: string | null;
 }
 
 /** Catalogue and earlier imports' SKUs and barcodes among these keys. */
 async function catalogueMatches(db: Database, importId: number, skus: string[], barcodes: string[]) {
+  // `= ANY(array)`: the expression index on lower(sku) and the barcode index serve a few keys
+  // (a cell edit); a whole file's keys are matched with a hash.
+  const query = <T>(sql: string, params: unknown[]) =>
+    withConnection(db, (conn) => conn.query<T>(sql, params));
   const [catSku, catBarcode, created] = await Promise.all([
     skus.length
-      ? db.prisma.$queryRawUnsafe<{ k: string; pid: number }[]>(
-          `SELECT lower(sku) AS k, min(pid) AS pid FROM products
-            WHERE lower(sku) IN (SELECT jsonb_array_elements_text($1::jsonb)) GROUP BY 1`,
-          JSON.stringify(skus),
+      ? query<{ k: string; pid: number }>(
+          `SELECT lower(sku) AS k, min(pid) AS pid FROM products WHERE lower(sku) = ANY($1::text[]) GROUP BY 1`,
+          [skus],
         )
       : [],
     barcodes.length
-      ? db.prisma.$queryRawUnsafe<{ k: string; pid: number }[]>(
-          `SELECT barcode AS k, min(pid) AS pid FROM products
-            WHERE barcode IN (SELECT jsonb_array_elements_text($1::jsonb)) GROUP BY 1`,
-          JSON.stringify(barcodes),
+      ? query<{ k: string; pid: number }>(
+          `SELECT barcode AS k, min(pid) AS pid FROM products WHERE barcode = ANY($1::text[]) GROUP BY 1`,
+          [barcodes],
         )
       : [],
     skus.length || barcodes.length
-      ? db.prisma.$queryRawUnsafe<{ sku: string; barcode: string | null; pid: number; import_id: number }[]>(
+      ? query<{ sku: string; barcode: string | null; pid: number; import_id: number }>(
           `SELECT lower(sku) AS sku, barcode, pid, import_id FROM created_products
-            WHERE import_id <> $3 AND (lower(sku) IN (SELECT jsonb_array_elements_text($1::jsonb))
-               OR barcode IN (SELECT jsonb_array_elements_text($2::jsonb)))`,
-          JSON.stringify(skus),
-          JSON.stringify(barcodes),
-          importId,
+            WHERE import_id <> $3 AND (lower(sku) = ANY($1::text[]) OR barcode = ANY($2::text[]))`,
+          [skus, barcodes, importId],
         )
       : [],
   ]);
@@ -340,62 +342,43 @@ async function computeRows(
   };
   return derived.map((d) => {
     const { findings, product } = checkRow(d.rowId, d.values, ctx.lookups, dup);
-    return {
-      rowId: d.rowId,
+    const out = {
       values: d.values,
       fromTemplate: d.fromTemplate,
       findings,
-      product,
       skuKey: d.skuKey,
       barcodeKey: d.barcodeKey,
     };
+    return { rowId: d.rowId, ...out, hash: checkHash(out), product };
   });
 }
 
-function rowPayload(c: ComputedRow, raw?: string[]) {
-  return {
-    row_id: c.rowId,
-    ...(raw ? { raw } : {}),
-    values: c.values,
-    from_template: c.fromTemplate,
-    findings: c.findings,
-    error_count: c.findings.filter((f) => f.severity === "error").length,
-    warning_count: c.findings.filter((f) => f.severity === "warning").length,
-    sku_key: c.skuKey,
-    barcode_key: c.barcodeKey,
-  };
-}
-
-type Tx = Pick<Database["prisma"], "$executeRawUnsafe" | "$queryRawUnsafe">;
-
-/** Writes checked rows back; a row whose values changed loses the validation steps' findings. */
-async function storeComputed(tx: Tx, importId: number, computed: ComputedRow[]) {
-  for (let i = 0; i < computed.length; i += CHUNK) {
-    await tx.$executeRawUnsafe(
-      `UPDATE product_import_rows r SET
-          validation = CASE WHEN r."values" = x."values" THEN r.validation ELSE '{}'::jsonb END,
-          "values" = x."values", from_template = x.from_template, findings = x.findings,
-          error_count = x.error_count, warning_count = x.warning_count,
-          sku_key = x.sku_key, barcode_key = x.barcode_key
-         FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, "values" jsonb, from_template text[],
-              findings jsonb, error_count int, warning_count int, sku_key text, barcode_key text)
-        WHERE r.import_id = $1 AND r.row_id = x.row_id`,
-      importId,
-      JSON.stringify(computed.slice(i, i + CHUNK).map((c) => rowPayload(c))),
-    );
-  }
-}
-
-async function loadRowInputs(tx: Tx, importId: number, rowIds?: number[]): Promise<RowInput[]> {
-  const rows = await tx.$queryRawUnsafe<{ row_id: number; raw: string[]; edits: Values }[]>(
-    `SELECT row_id, raw, edits FROM product_import_rows
-      WHERE import_id = $1 AND NOT deleted
-        ${rowIds ? "AND row_id IN (SELECT (jsonb_array_elements_text($2::jsonb))::int)" : ""}
-      ORDER BY row_id`,
-    importId,
-    ...(rowIds ? [JSON.stringify(rowIds)] : []),
+async function loadRowInputs(db: Database, importId: number, rowIds?: number[]): Promise<RowInput[]> {
+  const rows = await withConnection(db, (conn) =>
+    conn.query<{ row_id: number; raw: string[]; edits: Values; check_hash: string | null }>(
+      `SELECT row_id, raw, edits, check_hash FROM product_import_rows
+        WHERE import_id = $1 AND NOT deleted ${rowIds ? "AND row_id = ANY($2::int[])" : ""}
+        ORDER BY row_id`,
+      rowIds ? [importId, rowIds] : [importId],
+    ),
   );
-  return rows.map((r) => ({ rowId: r.row_id, raw: r.raw, edits: r.edits }));
+  return rows.map((r) => ({ rowId: r.row_id, raw: r.raw, edits: r.edits, hash: r.check_hash }));
+}
+
+/** Rows with errors, and rows with warnings only, among `rowIds` (live rows). */
+async function rowKinds(tx: SqlConnection, importId: number, rowIds: number[]) {
+  const [n] = await tx.query<{ errors: number; warnings: number }>(
+    `SELECT count(*) FILTER (WHERE error_count > 0)::int AS errors,
+            count(*) FILTER (WHERE error_count = 0 AND warning_count > 0)::int AS warnings
+       FROM product_import_rows WHERE import_id = $1 AND row_id = ANY($2::int[]) AND NOT deleted`,
+    [importId, rowIds],
+  );
+  return { errors: n?.errors ?? 0, warnings: n?.warnings ?? 0 };
+}
+
+/** Holds the import's row for the rest of the transaction: its counts change one writer at a time. */
+async function lockImport(tx: SqlConnection, importId: number) {
+  await tx.query(`SELECT id FROM product_imports WHERE id = $1 FOR UPDATE`, [importId]);
 }
 
 /**
@@ -405,13 +388,18 @@ async function loadRowInputs(tx: Tx, importId: number, rowIds?: number[]): Promi
  */
 export async function recheckAll(db: Database, imp: ImportRecord): Promise<ComputedRow[]> {
   const ctx = await checkContext(db, imp);
-  const inputs = await loadRowInputs(db.prisma, imp.id);
+  const inputs = await loadRowInputs(db, imp.id);
   const computed = await computeRows(db, ctx, inputs);
-  await db.prisma.$transaction(async (tx) => {
-    await storeComputed(tx, imp.id, computed);
-    await tx.$executeRawUnsafe(RECOUNT_SQL, imp.id);
-    await tx.$executeRawUnsafe(IMPORT_COUNTS_SQL, imp.id);
-  }, TX);
+  // Only the rows whose check came out differently are written again.
+  const changed = computed.filter((c, i) => c.hash !== inputs[i]!.hash);
+  await withConnection(db, (conn) =>
+    conn.transaction(async (tx) => {
+      await lockImport(tx, imp.id);
+      await storeCheckedRows(tx, imp.id, changed);
+      if (changed.length) await tx.execute(RECOUNT_SQL, [imp.id]);
+      await tx.execute(IMPORT_COUNTS_SQL, [imp.id]);
+    }),
+  );
   return computed;
 }
 
@@ -426,8 +414,12 @@ async function recheckRows(
   oldKeys: { sku: string[]; barcode: string[] },
 ) {
   const ctx = await checkContext(db, imp);
-  const first = await loadRowInputs(db.prisma, imp.id, rowIds);
-  const firstComputed = await computeRows(db, ctx, first, { sku: new Map(), barcode: new Map() });
+  const first = await loadRowInputs(db, imp.id, rowIds);
+  // The edited rows' new keys (their values alone, the check comes once below).
+  const firstComputed = first.map((r) => {
+    const { values } = deriveValues(r.raw, r.edits, ctx.cols, ctx);
+    return { rowId: r.rowId, skuKey: skuKey(values.sku), barcodeKey: barcodeKey(values.barcode) };
+  });
   const skus = [
     ...new Set([...oldKeys.sku, ...firstComputed.map((c) => c.skuKey)].filter((k): k is string => !!k)),
   ];
@@ -436,17 +428,16 @@ async function recheckRows(
       [...oldKeys.barcode, ...firstComputed.map((c) => c.barcodeKey)].filter((k): k is string => !!k),
     ),
   ];
-  const sharing = await db.prisma.$queryRawUnsafe<
-    { row_id: number; sku_key: string | null; barcode_key: string | null }[]
-  >(
-    `SELECT row_id, sku_key, barcode_key FROM product_import_rows
-      WHERE import_id = $1 AND NOT deleted
-        AND (sku_key IN (SELECT jsonb_array_elements_text($2::jsonb))
-          OR barcode_key IN (SELECT jsonb_array_elements_text($3::jsonb)))`,
-    imp.id,
-    JSON.stringify(skus),
-    JSON.stringify(barcodes),
-  );
+  const sharing =
+    skus.length || barcodes.length
+      ? await withConnection(db, (conn) =>
+          conn.query<{ row_id: number; sku_key: string | null; barcode_key: string | null }>(
+            `SELECT row_id, sku_key, barcode_key FROM product_import_rows
+              WHERE import_id = $1 AND NOT deleted AND (sku_key = ANY($2::text[]) OR barcode_key = ANY($3::text[]))`,
+            [imp.id, skus, barcodes],
+          ),
+        )
+      : [];
   // The edited rows' new keys replace their stored ones.
   const keys = new Map(sharing.map((s) => [s.row_id, { sku: s.sku_key, barcode: s.barcode_key }]));
   for (const c of firstComputed) keys.set(c.rowId, { sku: c.skuKey, barcode: c.barcodeKey });
@@ -457,13 +448,26 @@ async function recheckRows(
     if (k.barcode) barcode.set(k.barcode, [...(barcode.get(k.barcode) ?? []), rowId]);
   }
   const affected = [...new Set([...rowIds, ...sharing.map((s) => s.row_id)])];
-  const inputs = affected.length === first.length ? first : await loadRowInputs(db.prisma, imp.id, affected);
+  const inputs = affected.length === first.length ? first : await loadRowInputs(db, imp.id, affected);
   const computed = await computeRows(db, ctx, inputs, { sku, barcode });
-  await db.prisma.$transaction(async (tx) => {
-    await storeComputed(tx, imp.id, computed);
-    await tx.$executeRawUnsafe(RECOUNT_ROWS_SQL, imp.id, JSON.stringify(affected));
-    await tx.$executeRawUnsafe(IMPORT_COUNTS_SQL, imp.id);
-  }, TX);
+  const changed = computed.filter((c, i) => c.hash !== inputs[i]!.hash);
+  if (changed.length)
+    await withConnection(db, (conn) =>
+      conn.transaction(async (tx) => {
+        // The import's counts move by what these rows' counts did (no recount of every row).
+        await lockImport(tx, imp.id);
+        const ids = changed.map((c) => c.rowId);
+        const before = await rowKinds(tx, imp.id, ids);
+        await storeCheckedRows(tx, imp.id, changed);
+        await tx.execute(RECOUNT_ROWS_SQL, [imp.id, ids]);
+        const after = await rowKinds(tx, imp.id, ids);
+        await tx.execute(
+          `UPDATE product_imports SET error_rows = error_rows + $2, warning_rows = warning_rows + $3,
+                  updated_at = now() WHERE id = $1`,
+          [imp.id, after.errors - before.errors, after.warnings - before.warnings],
+        );
+      }),
+    );
   return affected;
 }
 
@@ -537,22 +541,16 @@ export async function createImport(
     const ctx = await checkContext(db, imp);
     const inputs = parsed.rows.map((raw, i) => ({ rowId: i + 1, raw, edits: {} }));
     const computed = await computeRows(db, ctx, inputs);
-    await db.prisma.$transaction(async (tx) => {
-      for (let i = 0; i < computed.length; i += CHUNK) {
-        await tx.$executeRawUnsafe(
-          `INSERT INTO product_import_rows (import_id, row_id, raw, "values", from_template, findings,
-                  error_count, warning_count, sku_key, barcode_key)
-           SELECT $1, x.row_id, x.raw, x."values", x.from_template, x.findings, x.error_count,
-                  x.warning_count, x.sku_key, x.barcode_key
-             FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, raw jsonb, "values" jsonb,
-                  from_template text[], findings jsonb, error_count int, warning_count int,
-                  sku_key text, barcode_key text)`,
+    await withConnection(db, (conn) =>
+      conn.transaction(async (tx) => {
+        await insertCheckedRows(
+          tx,
           created.id,
-          JSON.stringify(computed.slice(i, i + CHUNK).map((c, j) => rowPayload(c, inputs[i + j]!.raw))),
+          computed.map((c, i) => ({ raw: inputs[i]!.raw, checked: c })),
         );
-      }
-      await tx.$executeRawUnsafe(IMPORT_COUNTS_SQL, created.id);
-    }, TX);
+        await tx.execute(IMPORT_COUNTS_SQL, [created.id]);
+      }),
+    );
   } catch (err) {
     // Nothing half-written: the import goes with its rows.
     await db.prisma.productImport.delete({ where: { id: created.id } }).catch(() => {});
@@ -725,43 +723,99 @@ async function toRows(db: Database, importId: number, rows: RowRecord[]): Promis
   }));
 }
 
-const ROW_COLUMNS = `row_id, "values", edits, from_template, findings, validation, error_count, warning_count, images, created_pid`;
+/**
+ * The rows `where` picks (a page: ORDER BY and LIMIT inside), each with its created product's pid
+ * after the submit (created_products' key import_id, row_id), looked up for these rows alone.
+ */
+function rowsSql(where: string) {
+  return `SELECT r.row_id, r."values", r.edits, r.from_template, r.findings, r.validation, r.error_count,
+          r.warning_count, r.images,
+          (SELECT c.pid FROM created_products c WHERE c.import_id = r.import_id AND c.row_id = r.row_id) AS created_pid
+     FROM (SELECT * FROM product_import_rows r WHERE ${where}) r ORDER BY r.row_id`;
+}
 
+/** Above this many deleted rows, a page is found by OFFSET rather than from the deleted rows' ids. */
+const DELETED_LIMIT = 5000;
+
+/**
+ * A page of rows. Its total is the import's stored count (no count of the rows per page), and
+ * without a filter the page's first row_id is worked out from the row ids: an import's rows are
+ * numbered 1, 2, 3, … (the file's order, then re-uploaded lines), so the n-th live row is n plus
+ * the deleted rows before it, and the page is one range of the primary key.
+ */
 export async function listRows(
   db: Database,
   user: CurrentUser,
   id: number,
   q: { page: number; pageSize: number; errors_only: boolean; q?: string },
 ): Promise<{ items: ImportRow[]; total: number }> {
-  await loadImport(db, user, id);
-  const conds = ["import_id = $1", "NOT deleted"];
-  const params: unknown[] = [id];
-  if (q.errors_only) conds.push("error_count > 0");
-  if (q.q) {
-    params.push(`%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-    conds.push(`"values"::text ILIKE $${params.length}`);
-  }
-  const where = conds.join(" AND ");
-  const [rows, total] = await Promise.all([
-    db.prisma.$queryRawUnsafe<RowRecord[]>(
-      `SELECT ${ROW_COLUMNS} FROM product_import_rows WHERE ${where}
-        ORDER BY row_id LIMIT ${q.pageSize} OFFSET ${(q.page - 1) * q.pageSize}`,
-      ...params,
-    ),
-    db.prisma.$queryRawUnsafe<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM product_import_rows WHERE ${where}`,
-      ...params,
-    ),
-  ]);
-  return { items: await toRows(db, id, rows), total: total[0]?.n ?? 0 };
+  const imp = await loadImport(db, user, id);
+  const offset = (q.page - 1) * q.pageSize;
+  const { rows, total } = await withConnection(db, async (conn) => {
+    if (q.q) {
+      const where = `r.import_id = $1 AND NOT r.deleted ${q.errors_only ? "AND r.error_count > 0" : ""}
+        AND r."values"::text ILIKE $2`;
+      const params = [id, `%${q.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`];
+      const [rows, n] = await Promise.all([
+        conn.query<RowRecord>(
+          rowsSql(`${where} ORDER BY r.row_id LIMIT ${q.pageSize} OFFSET ${offset}`),
+          params,
+        ),
+        conn.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM product_import_rows r WHERE ${where}`,
+          params,
+        ),
+      ]);
+      return { rows, total: n[0]?.n ?? 0 };
+    }
+    if (q.errors_only) {
+      const rows = await conn.query<RowRecord>(
+        rowsSql(`r.import_id = $1 AND NOT r.deleted AND r.error_count > 0
+          ORDER BY r.row_id LIMIT ${q.pageSize} OFFSET ${offset}`),
+        [id],
+      );
+      return { rows, total: imp.error_rows };
+    }
+    const [shape] = await conn.query<{ max: number | null; deleted: number[] | null }>(
+      `SELECT (SELECT max(row_id) FROM product_import_rows WHERE import_id = $1) AS max,
+              (SELECT array_agg(row_id ORDER BY row_id) FROM (
+                 SELECT row_id FROM product_import_rows WHERE import_id = $1 AND deleted
+                  ORDER BY row_id LIMIT ${DELETED_LIMIT + 1}) d) AS deleted`,
+      [id],
+    );
+    const deleted = shape?.deleted ?? [];
+    const numbered = deleted.length <= DELETED_LIMIT && (shape?.max ?? 0) === imp.row_count + deleted.length;
+    if (!numbered) {
+      // Row ids with gaps, or many deleted rows: the page by its position.
+      const rows = await conn.query<RowRecord>(
+        rowsSql(`r.import_id = $1 AND NOT r.deleted ORDER BY r.row_id LIMIT ${q.pageSize} OFFSET ${offset}`),
+        [id],
+      );
+      return { rows, total: imp.row_count };
+    }
+    if (offset >= imp.row_count) return { rows: [], total: imp.row_count };
+    // The row id of the live row at a position (0-based): its number plus the deleted rows up to it.
+    const idAt = (position: number) => {
+      let rowId = position + 1;
+      for (const d of deleted) {
+        if (d > rowId) break;
+        rowId++;
+      }
+      return rowId;
+    };
+    const last = Math.min(offset + q.pageSize, imp.row_count) - 1;
+    const rows = await conn.query<RowRecord>(
+      rowsSql("r.import_id = $1 AND r.row_id BETWEEN $2 AND $3 AND NOT r.deleted"),
+      [id, idAt(offset), idAt(last)],
+    );
+    return { rows, total: imp.row_count };
+  });
+  return { items: await toRows(db, id, rows), total };
 }
 
 async function getRows(db: Database, importId: number, rowIds: number[]): Promise<ImportRow[]> {
-  const rows = await db.prisma.$queryRawUnsafe<RowRecord[]>(
-    `SELECT ${ROW_COLUMNS} FROM product_import_rows
-      WHERE import_id = $1 AND row_id IN (SELECT (jsonb_array_elements_text($2::jsonb))::int) ORDER BY row_id`,
-    importId,
-    JSON.stringify(rowIds),
+  const rows = await withConnection(db, (conn) =>
+    conn.query<RowRecord>(rowsSql("r.import_id = $1 AND r.row_id = ANY($2::int[])"), [importId, rowIds]),
   );
   return toRows(db, importId, rows);
 }
@@ -799,24 +853,22 @@ export async function patchRow(
 ): Promise<{ row: ImportRow; affected: ImportRow[]; counts: ImportCounts }> {
   const imp = await loadImport(db, user, id);
   assertEditable(imp);
-  const [current] = await db.prisma.$queryRawUnsafe<
-    { edits: Values; sku_key: string | null; barcode_key: string | null }[]
-  >(
-    `SELECT edits, sku_key, barcode_key FROM product_import_rows WHERE import_id = $1 AND row_id = $2 AND NOT deleted`,
-    id,
-    rowId,
+  if (patch.images) await assertImages(db, imp, patch.images);
+  // The new cells join the row's earlier edits; the keys it answers are those of its last check.
+  const [current] = await withConnection(db, (conn) =>
+    conn.query<{ sku_key: string | null; barcode_key: string | null }>(
+      `UPDATE product_import_rows SET edits = edits || $3::jsonb ${patch.images ? ", images = $4::jsonb" : ""}
+        WHERE import_id = $1 AND row_id = $2 AND NOT deleted
+        RETURNING sku_key, barcode_key`,
+      [
+        id,
+        rowId,
+        JSON.stringify(patch.values ?? {}),
+        ...(patch.images ? [JSON.stringify(patch.images)] : []),
+      ],
+    ),
   );
   if (!current) throw notFound(`Row ${rowId} not found in import ${id}`);
-  if (patch.images) await assertImages(db, imp, patch.images);
-  const edits = { ...current.edits, ...(patch.values ?? {}) };
-  await db.prisma.$executeRawUnsafe(
-    `UPDATE product_import_rows SET edits = $3::jsonb ${patch.images ? ", images = $4::jsonb" : ""}
-      WHERE import_id = $1 AND row_id = $2`,
-    id,
-    rowId,
-    JSON.stringify(edits),
-    ...(patch.images ? [JSON.stringify(patch.images)] : []),
-  );
   const affected = patch.values
     ? await recheckRows(db, imp, [rowId], {
         sku: current.sku_key ? [current.sku_key] : [],

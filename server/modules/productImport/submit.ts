@@ -18,8 +18,8 @@ import { conflict } from "../../errors.ts";
 import type { ImageStorage } from "../../storage/image-storage.ts";
 import { EXTENSIONS } from "../images/images.service.ts";
 import { type ComputedRow, getImport, loadImport, recheckAll } from "./productImport.service.ts";
-
-const TX = { timeout: 180_000, maxWait: 60_000 };
+import { endProgress, setProgress } from "./progress.ts";
+import { csvChunks, textArray, withConnection } from "./rowstore.ts";
 
 /** RFC 4180 text: a field with a comma, quote or line break is quoted, quotes doubled. */
 export function toCsv(lines: readonly (readonly (string | number)[])[], eol = "\n"): string {
@@ -29,7 +29,6 @@ export function toCsv(lines: readonly (readonly (string | number)[])[], eol = "\
   };
   return lines.map((l) => l.map(field).join(",")).join(eol) + eol;
 }
-const CHUNK = 5000;
 
 /** The columns of products.csv, in docs/data-format.md's order. */
 export const EXPORT_PRODUCT_COLUMNS = PRODUCT_CSV_COLUMNS;
@@ -92,12 +91,47 @@ function summarise(rows: RowState[]): DryRunSummary {
 }
 
 async function rowStates(db: Database, importId: number): Promise<RowState[]> {
-  return db.prisma.$queryRawUnsafe<RowState[]>(
-    `SELECT row_id, deleted, error_count, warning_count, findings, validation, images
-       FROM product_import_rows WHERE import_id = $1 ORDER BY row_id`,
-    importId,
+  return withConnection(db, (conn) =>
+    conn.query<RowState>(
+      `SELECT row_id, deleted, error_count, warning_count, findings, validation, images
+         FROM product_import_rows WHERE import_id = $1 ORDER BY row_id`,
+      [importId],
+    ),
   );
 }
+
+/** The columns of created_products a submit writes, in the order of createdLine(). */
+const CREATED_COLUMNS = [
+  "import_id",
+  "row_id",
+  "title",
+  "sku",
+  "barcode",
+  "brand_id",
+  "vendor_id",
+  "product_type",
+  "line",
+  "description",
+  "price",
+  "regular_price",
+  "cost_price",
+  "stock_quantity",
+  "moq",
+  "case_qty",
+  "harmonized_tariff_code",
+  "weight",
+  "length",
+  "width",
+  "height",
+  "tax_code",
+  "size_cat",
+  "shipping_restrictions",
+  "categories",
+  "images",
+  "kind",
+  "created_at",
+  "created_by",
+] as const;
 
 /** What a submit would create now: every row re-checked against today's catalogue; nothing written to it. */
 export async function dryRun(db: Database, user: CurrentUser, id: number): Promise<DryRunSummary> {
@@ -123,6 +157,29 @@ export async function submitImport(
   const imp = await loadImport(db, user, id);
   if (imp.status === "submitted" || imp.status === "exported")
     throw conflict(`Import ${id} was already submitted`);
+  setProgress(id, { step: "submit", phase: "checking", done: 0, total: imp.row_count });
+  try {
+    const result = await runSubmit(deps, user, imp);
+    endProgress(id, {
+      step: "submit",
+      phase: "done",
+      done: result.summary.would_create,
+      total: result.summary.would_create,
+    });
+    return result;
+  } catch (err) {
+    endProgress(id, { step: "submit", phase: "failed", done: 0, total: 0 });
+    throw err;
+  }
+}
+
+async function runSubmit(
+  deps: { db: Database; storage: ImageStorage; exportDir: string | null; log?: (err: unknown) => void },
+  user: CurrentUser,
+  imp: Awaited<ReturnType<typeof loadImport>>,
+): Promise<{ import: ProductImport; summary: DryRunSummary }> {
+  const { db } = deps;
+  const id = imp.id;
   const computed = await recheckAll(db, imp);
   const states = await rowStates(db, id);
   const ok = new Map(states.filter((s) => !s.deleted && s.error_count === 0).map((s) => [s.row_id, s]));
@@ -139,94 +196,85 @@ export async function submitImport(
   );
   const now = new Date();
   const summary = summarise(states);
-  const pids = await db.prisma.$transaction(async (tx) => {
-    // Claims the import: a second submit running at once finds it submitted and stops.
-    const claimed = await tx.$executeRawUnsafe(
-      `UPDATE product_imports SET status = 'submitted', submitted_at = $2, submitted_by = $3, updated_at = $2
-        WHERE id = $1 AND status IN ('draft', 'checked')`,
-      id,
-      now,
-      user.id,
-    );
-    if (claimed !== 1) throw conflict(`Import ${id} was already submitted`);
-    const created: { pid: number; row_id: number }[] = [];
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      const part = rows.slice(i, i + CHUNK).map((r, j) => {
-        const p = r.product;
-        return {
-          row_id: r.rowId,
-          title: p.title,
-          sku: p.sku,
-          barcode: p.barcode,
-          brand_id: p.brandId,
-          vendor_id: p.vendorId,
-          line: p.line,
-          description: p.description,
-          price: p.price,
-          regular_price: p.regularPrice,
-          cost_price: p.costPrice,
-          moq: p.moq,
-          case_qty: p.caseQty,
-          harmonized_tariff_code: p.harmonizedTariffCode,
-          weight: p.weight,
-          length: p.length,
-          width: p.width,
-          height: p.height,
-          tax_code: p.taxCode,
-          size_cat: p.sizeCat,
-          shipping_restrictions: p.shippingRestrictions,
-          categories: p.categories,
-          images: images[i + j],
-        };
+  const total = rows.length;
+  setProgress(id, { step: "submit", phase: "creating", done: 0, total });
+  const pids = await withConnection(db, (conn) =>
+    conn.transaction(async (tx) => {
+      // Claims the import: a second submit running at once finds it submitted and stops.
+      const claimed = await tx.execute(
+        `UPDATE product_imports SET status = 'submitted', submitted_at = $2, submitted_by = $3, updated_at = $2
+          WHERE id = $1 AND status IN ('draft', 'checked')`,
+        [id, now, user.id],
+      );
+      if (claimed !== 1) throw conflict(`Import ${id} was already submitted`);
+      // One COPY in row order: the pids (created_products' sequence) follow the rows.
+      let done = 0;
+      const at = now.toISOString();
+      await tx.copyCsv({
+        table: "created_products",
+        columns: CREATED_COLUMNS,
+        header: false,
+        source: csvChunks(rows.entries(), ([j, r]) => {
+          const p = r.product;
+          if (++done % 1000 === 0) setProgress(id, { step: "submit", phase: "creating", done, total });
+          return [
+            id,
+            r.rowId,
+            p.title,
+            p.sku,
+            p.barcode,
+            p.brandId,
+            p.vendorId,
+            imp.product_type,
+            p.line,
+            p.description,
+            p.price,
+            p.regularPrice,
+            p.costPrice,
+            0,
+            p.moq,
+            p.caseQty,
+            p.harmonizedTariffCode,
+            p.weight,
+            p.length,
+            p.width,
+            p.height,
+            p.taxCode,
+            p.sizeCat,
+            p.shippingRestrictions,
+            textArray(p.categories.map(String)),
+            JSON.stringify(images[j]),
+            "merchandise",
+            at,
+            user.id,
+          ];
+        }),
       });
-      const out = await tx.$queryRawUnsafe<{ pid: number; row_id: number }[]>(
-        `INSERT INTO created_products (import_id, row_id, title, sku, barcode, brand_id, vendor_id, product_type,
-                line, description, price, regular_price, cost_price, stock_quantity, moq, case_qty,
-                harmonized_tariff_code, weight, length, width, height, tax_code, size_cat,
-                shipping_restrictions, categories, images, kind, created_at, created_by)
-         SELECT $1, x.row_id, x.title, x.sku, x.barcode, x.brand_id, x.vendor_id, $3, x.line, x.description,
-                x.price, x.regular_price, x.cost_price, 0, x.moq, x.case_qty, x.harmonized_tariff_code,
-                x.weight, x.length, x.width, x.height, x.tax_code, x.size_cat, x.shipping_restrictions,
-                ARRAY(SELECT jsonb_array_elements_text(x.categories)::int), x.images, 'merchandise', $4, $5
-           FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, title text, sku text, barcode text, brand_id int,
-                vendor_id int, line text, description text, price numeric, regular_price numeric,
-                cost_price numeric, moq int, case_qty int, harmonized_tariff_code text, weight numeric,
-                length numeric, width numeric, height numeric, tax_code text, size_cat text,
-                shipping_restrictions text, categories jsonb, images jsonb)
-          ORDER BY x.row_id
-         RETURNING pid, row_id`,
-        id,
-        JSON.stringify(part),
-        imp.product_type,
-        now,
-        user.id,
+      const [made] = await tx.query<{ n: number; first: number; last: number }>(
+        `SELECT count(*)::int AS n, min(pid) AS first, max(pid) AS last FROM created_products WHERE import_id = $1`,
+        [id],
       );
-      created.push(...out);
-    }
-    for (let i = 0; i < created.length; i += CHUNK)
-      await tx.$executeRawUnsafe(
-        `UPDATE product_import_rows r SET created_pid = x.pid
-           FROM jsonb_to_recordset($2::jsonb) AS x(row_id int, pid int)
-          WHERE r.import_id = $1 AND r.row_id = x.row_id`,
+      const finalSummary = {
+        ...summary,
+        would_create: made?.n ?? 0,
+        first_pid: made?.first ?? null,
+        last_pid: made?.last ?? null,
+      };
+      await tx.execute(`UPDATE product_imports SET created_count = $2, summary = $3::jsonb WHERE id = $1`, [
         id,
-        JSON.stringify(created.slice(i, i + CHUNK)),
-      );
-    const pidList = created.map((c) => c.pid);
-    const finalSummary = {
-      ...summary,
-      would_create: created.length,
-      first_pid: Math.min(...pidList),
-      last_pid: Math.max(...pidList),
-    };
-    await tx.$executeRawUnsafe(
-      `UPDATE product_imports SET created_count = $2, summary = $3::jsonb WHERE id = $1`,
-      id,
-      created.length,
-      JSON.stringify(finalSummary),
-    );
-    return finalSummary;
-  }, TX);
+        finalSummary.would_create,
+        JSON.stringify(finalSummary),
+      ]);
+      return finalSummary;
+    }),
+  );
   if (deps.exportDir) {
+    setProgress(id, {
+      step: "submit",
+      phase: "exporting",
+      done: pids.would_create,
+      total: pids.would_create,
+    });
     try {
       await writeExportDir(deps, id);
       await db.prisma.productImport.update({

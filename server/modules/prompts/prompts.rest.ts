@@ -4,7 +4,13 @@ import { PromptIdSchema, PromptInputSchema } from "../../../shared/prompts.ts";
 import { badRequest } from "../../errors.ts";
 import { parseBody } from "../../http/validate.ts";
 import type { AppServices } from "../../services.ts";
-import { createPrompt, deletePrompt, listPrompts, updatePrompt } from "./prompts.service.ts";
+import {
+  createPrompt,
+  deletePrompt,
+  listPrompts,
+  listPromptVersions,
+  updatePrompt,
+} from "./prompts.service.ts";
 
 const IdParams = z.object({ id: PromptIdSchema });
 const UpdateBody = PromptInputSchema.extend({ id: PromptIdSchema.optional() });
@@ -23,5 +29,8 @@ export async function promptsRestRoutes(app: FastifyInstance, { db }: AppService
     if (bodyId !== undefined && bodyId !== id) throw badRequest("does not match the id in the path", "id");
     return updatePrompt(db, id, data);
   });
+  app.get("/api/ai-prompts/:id/versions", opts, (req) =>
+    listPromptVersions(db, parseBody(IdParams, req.params, "path").id),
+  );
   app.delete("/api/ai-prompts/:id", opts, (req) => deletePrompt(db, parseBody(IdParams, req.params).id));
 }

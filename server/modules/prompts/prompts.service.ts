@@ -1,6 +1,6 @@
 // AI validation prompts: at most one general and one system prompt, and one prompt per company
 // (spec sections 4 "Prompts", 5 "Prompt form"). The screen shows these rules; the server enforces them.
-import type { AiPrompt, PromptData, PromptType } from "../../../shared/prompts.ts";
+import type { AiPrompt, PromptData, PromptType, PromptVersions } from "../../../shared/prompts.ts";
 import type { Database } from "../../db/database.ts";
 import type { Prisma } from "../../db/generated/client.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
@@ -125,4 +125,27 @@ export async function deletePrompt(db: Database, id: number): Promise<{ success:
   const { count } = await db.prisma.aiPrompt.deleteMany({ where: { id } });
   if (count === 0) throw notFound(`Prompt ${id} not found`);
   return { success: true, id };
+}
+
+/**
+ * A prompt's version history, newest first: every text it has had (a model call names the version
+ * it used). A deleted prompt's versions stay (the calls that used them still show them).
+ */
+export async function listPromptVersions(db: Database, id: number): Promise<PromptVersions> {
+  const [prompt, versions] = await Promise.all([
+    db.prisma.aiPrompt.findUnique({ where: { id }, select: { version: true } }),
+    db.prisma.aiPromptVersion.findMany({ where: { promptId: id }, orderBy: { version: "desc" } }),
+  ]);
+  if (!prompt && versions.length === 0) throw notFound(`Prompt ${id} not found`);
+  return {
+    prompt_id: id,
+    current_version: prompt?.version ?? null,
+    versions: versions.map((v) => ({
+      version: v.version,
+      created_at: v.createdAt,
+      prompt_type: v.promptType as PromptType,
+      company: v.company,
+      prompt_text: v.promptText,
+    })),
+  };
 }
