@@ -20,7 +20,8 @@ export const ForecastingSearchSchema = z.object({
   tab: opt(z.enum(FORECAST_TABS)),
   level: opt(z.enum(FORECAST_LEVELS)),
   page: opt(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))),
-  q: opt(z.string().check(z.maxLength(200))),
+  // Coerced: the router reads ?q=1042 as the number 1042 (a product ID searched for).
+  q: opt(z.coerce.string().check(z.maxLength(200))),
   vendor: opt(idParam),
   brand: opt(idParam),
   category: opt(idParam),
