@@ -12,6 +12,17 @@ const optionalText = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
 
+/** An IANA zone name (Area/Location, or UTC): what Intl knows, and not an offset such as +01:00. */
+function isIanaZone(name: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   PORT: port.default(3000),
@@ -36,6 +47,12 @@ const EnvSchema = z.object({
   CLIENT_DIST: z.string().default("dist/client"),
   /** Folder of CSV exports the data pipeline imports (docs/data-format.md). Default: DATA_DIR/source */
   SOURCE_DIR: z.string().min(1).optional(),
+  /** The IANA time zone a source timestamp without a zone is in (docs/data-format.md). */
+  SOURCE_TIMEZONE: z
+    .string()
+    .trim()
+    .default("UTC")
+    .refine(isIanaZone, "must be an IANA time zone name such as UTC, Europe/Berlin or America/New_York"),
   /** Folder of the Rocket.Chat mongoexport files the chat import reads. Default: DATA_DIR/chat-source */
   CHAT_SOURCE_DIR: z.string().min(1).optional(),
   /** On an empty database, write a demo data set into SOURCE_DIR and run a Full Reset. */
@@ -152,6 +169,8 @@ export type AppConfig = {
   loginLimits: { perIp: number; failuresPerUser: number; windowSeconds: number };
   clientDist: string;
   sourceDir: string;
+  /** SOURCE_TIMEZONE */
+  sourceTimeZone: string;
   chatSourceDir: string;
   /** Where submitted imports' export files are written (products.csv, product_categories.csv, images/); null: only downloads. */
   exportDir: string | null;
@@ -223,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     clientDist: path.resolve(e.CLIENT_DIST),
     sourceDir: path.resolve(e.SOURCE_DIR ?? path.join(e.DATA_DIR, "source")),
+    sourceTimeZone: e.SOURCE_TIMEZONE,
     chatSourceDir: path.resolve(e.CHAT_SOURCE_DIR ?? path.join(e.DATA_DIR, "chat-source")),
     exportDir: e.EXPORT_DIR ? path.resolve(e.EXPORT_DIR) : null,
     demoData: e.DEMO_DATA,

@@ -35,6 +35,7 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     bus,
     source: () => new CsvFolderSource(config.sourceDir),
     stepDelayMs: config.pipelineStepDelayMs,
+    sourceTimeZone: config.sourceTimeZone,
     log,
     afterImport: () => matchCreatedProducts(db),
     chat: {

@@ -52,3 +52,70 @@ export function staleDataWarning(a: {
     return `Figures are as of ${a.as_of_day}, the newest sale in the data (today is ${a.today}).`;
   return `The newest sale in the data is from ${a.newest_data_day}, ${a.data_age_days} days ago: the sales windows may be empty. Set 'Calculate as of' to the latest data in Global Settings, or check the data source.`;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Findings: every problem a run found in the source data (docs/data-format.md "When the data is bad")
+
+/** At most this many findings are stored per run. */
+export const MAX_FINDINGS = 1000;
+
+export const FINDING_KINDS = [
+  "file",
+  "columns",
+  "format",
+  "type",
+  "range",
+  "required",
+  "enumeration",
+  "duplicate",
+  "reference",
+] as const;
+export type FindingKind = (typeof FINDING_KINDS)[number];
+
+/** What each kind means, for the screen and the CSV. */
+export const FINDING_KIND_LABELS: Record<FindingKind, string> = {
+  file: "file cannot be read",
+  columns: "header columns",
+  format: "malformed line",
+  type: "not of the column's type",
+  range: "out of range",
+  required: "value required",
+  enumeration: "not an allowed value",
+  duplicate: "duplicate",
+  reference: "unknown reference",
+};
+
+export interface Finding {
+  file: string;
+  /** The file's line (1 = the header) where the record starts */
+  line: number;
+  /** CSV column name(s); empty for a whole-line or whole-file problem */
+  column: string;
+  value: string;
+  kind: FindingKind;
+  message: string;
+}
+
+/** additional_info.findings */
+export interface FindingsRecord {
+  /** Findings stored (at most MAX_FINDINGS) */
+  count: number;
+  /** More problems exist than were stored */
+  truncated: boolean;
+  limit: number;
+  groups: {
+    file: string;
+    kind: FindingKind;
+    count: number;
+    findings: Omit<Finding, "file" | "kind">[];
+  }[];
+}
+
+/** The columns of GET /csv/history/import/{id}/findings.csv. */
+export const FINDINGS_CSV_COLUMNS = ["file", "kind", "line", "column", "value", "message"] as const;
+
+/** additional_info.findings of a failed run, when it has any (null otherwise). */
+export function findingsOf(additionalInfo: unknown): FindingsRecord | null {
+  const f = (additionalInfo as { findings?: FindingsRecord } | null)?.findings;
+  return f && Array.isArray(f.groups) ? f : null;
+}

@@ -10,6 +10,7 @@ import { conflict } from "../errors.ts";
 import { assertRunnableSettings, loadGlobalSettingValues } from "../modules/config/planning-parameters.ts";
 import { ABSORB_RECEIPTS_SQL } from "../modules/purchasing/open-orders.ts";
 import { CALC_MODULES, type CalcModule, checkModuleOrder, recordCalculation } from "./calculate.ts";
+import { Findings, SourceFindingsError } from "./findings.ts";
 import {
   checkReferences,
   dropStaging,
@@ -63,6 +64,8 @@ export interface DataOpsOptions {
   modules?: readonly CalcModule[];
   /** Test hook: pause before each step (PIPELINE_STEP_DELAY_MS). */
   stepDelayMs?: number;
+  /** SOURCE_TIMEZONE: the IANA zone a source timestamp without a zone is read in (default UTC). */
+  sourceTimeZone?: string;
   /** Fixed "as of" moment for calculations (tests); default now. */
   asOf?: () => Date;
   log?: { info(msg: string): void; error(obj: unknown, msg: string): void };
@@ -629,8 +632,18 @@ export class DataOps {
       }
       if (!swapped) {
         stepCount = baseStepCount;
-        await stageAll(conn, source, (name, fn) => steps.run(name, fn));
-        await steps.run("Check references", () => checkReferences(conn, source));
+        // Every problem of the data at once (findings.ts): each file is loaded and checked, and
+        // the references between the rows that could be loaded; only then does the run fail.
+        const findings = new Findings(IMPORTED_TABLES.map((d) => d.file));
+        const staged = await stageAll(
+          conn,
+          source,
+          (name, fn) => steps.run(name, fn),
+          findings,
+          this.opts.sourceTimeZone ?? "UTC",
+        );
+        await steps.run("Check references", () => checkReferences(conn, source, findings, staged));
+        if (findings.any) throw findings.error();
         await conn.transaction(async (tx) => {
           for (const def of IMPORTED_TABLES) {
             const verb = run.type === "reset" ? "Replace" : "Update";
@@ -737,6 +750,9 @@ export class DataOps {
         this.opts.log?.error({ err }, `${label} ${run.runId} failed`);
       }
       const detail = runDetail(run.type, importStepList(), { tables: countsDetail(counts), ...extraDetails });
+      // Every problem the run found in the source data (docs/data-format.md).
+      if (err instanceof SourceFindingsError)
+        (detail as Record<string, unknown>).findings = err.findings as unknown as Prisma.InputJsonValue;
       const record = {
         endTime: ended,
         durationMinutes: minutes(started, ended),
@@ -838,6 +854,7 @@ export class DataOps {
             await db.prisma.$executeRaw`SELECT pg_cancel_backend(${pid}::int)`;
           },
           { list: ctx.modules.filter((m) => m.beside), asOf: ctx.findAsOf },
+          this.opts.sourceTimeZone ?? "UTC",
         );
         run.abort.signal.addEventListener("abort", stopBeside);
       }
@@ -847,7 +864,7 @@ export class DataOps {
         if (def === b?.def) continue;
         loaded[def.table] = await steps.run(`Load ${def.file}`, async (stepCtx) => {
           b?.throwIfFailed();
-          const rows = await loadFresh(conn, source, def, stepCtx);
+          const rows = await loadFresh(conn, source, def, stepCtx, this.opts.sourceTimeZone ?? "UTC");
           await settleFresh(conn, def);
           // Statistics at once: the reference checks and the calculations plan on them.
           await analyzeFresh(conn, def);

@@ -169,6 +169,8 @@ export async function loadFresh(
   source: DataSource,
   def: TableDef,
   step: StepContext,
+  /** SOURCE_TIMEZONE: a timestamp without a zone is read in it (the session is UTC otherwise). */
+  timeZone = "UTC",
 ): Promise<number> {
   const opened = await source.open(def.file);
   const fileColumns = fileColumnsOf(def, opened.header);
@@ -197,6 +199,7 @@ export async function loadFresh(
        WITH (autovacuum_enabled = false);
      ${alter.length ? `ALTER TABLE ${fresh(def)} ${alter.join(", ")}` : ""}`,
   );
+  await conn.query("SELECT set_config('TimeZone', $1, false)", [timeZone]);
   const rows = await orRetry(`COPY ${def.file}`, () =>
     conn.copyCsv({
       schema: SWAP_SCHEMA,
@@ -207,7 +210,7 @@ export async function loadFresh(
       signal: step.signal,
       onProgress: (bytes) => step.progress({ current: bytes, total: opened.size, unit: "bytes" }),
     }),
-  );
+  ).finally(() => conn.exec("SET TIME ZONE 'UTC'"));
   if (defaulted.length) {
     const empty = defaulted.map((c) => `${q(targetOf(c))} IS NULL`).join(" OR ");
     const [found] = await conn.query<{ any: boolean }>(
@@ -413,17 +416,25 @@ export class BesideLoader {
       list: [],
       asOf: async () => new Date(),
     },
+    /** SOURCE_TIMEZONE (loadFresh) */
+    timeZone = "UTC",
   ) {
     for (const m of modules.list) this.moduleRuns.set(m.name, deferred<number>());
     const started = performance.now();
     this.loadedRows = (async () => {
-      const rows = await loadFresh(conn, source, def, {
-        signal: this.stop.signal,
-        progress: (p) => {
-          this.lastProgress = p;
-          this.relay?.(p);
+      const rows = await loadFresh(
+        conn,
+        source,
+        def,
+        {
+          signal: this.stop.signal,
+          progress: (p) => {
+            this.lastProgress = p;
+            this.relay?.(p);
+          },
         },
-      });
+        timeZone,
+      );
       await analyzeFresh(conn, def);
       this.timings.load = seconds(started);
       return rows;

@@ -36,6 +36,8 @@ export async function pipeline(
   sourceDir: () => string,
   opts: {
     stepDelayMs?: number;
+    /** SOURCE_TIMEZONE */
+    sourceTimeZone?: string;
     log?: { info(msg: string): void; error(obj: unknown, msg: string): void };
     /** The runs' as-of moment (default FIXTURE_AS_OF) */
     asOf?: Date;
@@ -48,6 +50,7 @@ export async function pipeline(
     source: () => new CsvFolderSource(sourceDir()),
     asOf: () => opts.asOf ?? FIXTURE_AS_OF,
     stepDelayMs: opts.stepDelayMs,
+    sourceTimeZone: opts.sourceTimeZone,
     log: opts.log,
   });
   await ops.init();

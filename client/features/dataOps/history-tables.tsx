@@ -10,9 +10,9 @@ import {
 } from "@client/components/ui/table.tsx";
 import { TableSkeletonRows } from "@client/components/ui/table-helpers.tsx";
 import { cn } from "@client/lib/utils.ts";
-import { HISTORY_LIMIT } from "@shared/data-ops.ts";
+import { FINDING_KIND_LABELS, type FindingsRecord, findingsOf, HISTORY_LIMIT } from "@shared/data-ops.ts";
 import { formatDuration } from "@shared/format.ts";
-import { AlertCircleIcon, ChevronRightIcon, HistoryIcon } from "lucide-react";
+import { AlertCircleIcon, ChevronRightIcon, DownloadIcon, HistoryIcon } from "lucide-react";
 import { Fragment, type ReactNode, useState } from "react";
 import { BarList } from "./bar-list.tsx";
 import {
@@ -52,8 +52,74 @@ function DetailHeading({ children }: { children: ReactNode }) {
   );
 }
 
+/**
+ * Every problem a failed run found in the source data, grouped by file and kind (each group
+ * expandable; the history lists a group's first findings, the CSV has them all).
+ */
+function FindingsView({ findings, csvHref }: { findings: FindingsRecord; csvHref: string | null }) {
+  return (
+    <div data-testid="run-findings">
+      <div className="mb-2 flex flex-wrap items-center justify-between gap-2">
+        <DetailHeading>
+          Problems in the source data: {formatCount(findings.count)}
+          {findings.truncated ? ` (the first ${formatCount(findings.limit)}; there are more)` : ""}
+        </DetailHeading>
+        {csvHref && (
+          <Button asChild variant="outline" size="sm">
+            <a href={csvHref} download data-testid="run-findings-csv">
+              <DownloadIcon aria-hidden />
+              Download CSV
+            </a>
+          </Button>
+        )}
+      </div>
+      <div className="space-y-1">
+        {findings.groups.map((g) => {
+          const listed = g.findings.length;
+          return (
+            <details
+              key={`${g.file}-${g.kind}`}
+              data-testid="run-findings-group"
+              data-file={g.file}
+              data-kind={g.kind}
+              className="rounded-md border bg-background px-3 py-2 text-sm"
+            >
+              <summary className="cursor-pointer">
+                <span className="font-mono text-xs">{g.file}</span> · {FINDING_KIND_LABELS[g.kind] ?? g.kind}:{" "}
+                <span className="tabular-nums">{formatCount(g.count)}</span>
+              </summary>
+              <ul className="mt-2 space-y-1">
+                {g.findings.map((f) => (
+                  <li key={`${f.line}-${f.column}`} data-testid="run-finding" className="break-words">
+                    {f.message}
+                  </li>
+                ))}
+              </ul>
+              {listed < g.count && (
+                <p className="mt-1 text-xs text-muted-foreground">
+                  {formatCount(g.count - listed)} more in the CSV.
+                </p>
+              )}
+            </details>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
 /** Spec section 3 "Run history detail": per-step results, per-section details, step timings. */
-function RunDetailView({ detail, error }: { detail: RunDetail; error: string | null }) {
+function RunDetailView({
+  detail,
+  error,
+  findings,
+  findingsCsv,
+}: {
+  detail: RunDetail;
+  error: string | null;
+  findings?: FindingsRecord | null;
+  findingsCsv?: string | null;
+}) {
   const nothing =
     !error && detail.steps.length === 0 && detail.details.length === 0 && detail.timings.length === 0;
   return (
@@ -67,6 +133,7 @@ function RunDetailView({ detail, error }: { detail: RunDetail; error: string | n
           <span className="break-words">{error}</span>
         </div>
       )}
+      {findings && <FindingsView findings={findings} csvHref={findingsCsv ?? null} />}
       {nothing && <p className="text-sm text-muted-foreground">No step details recorded.</p>}
       <div className="space-y-5">
         {detail.steps.length > 0 && (
@@ -181,6 +248,7 @@ function HistoryTable<
   columns,
   empty,
   what,
+  findingsCsv,
 }: {
   title: string;
   description: string;
@@ -189,6 +257,8 @@ function HistoryTable<
   columns: Column<R>[];
   empty: string;
   what: string;
+  /** The findings CSV of a run (import history only). */
+  findingsCsv?: (id: number) => string;
 }) {
   const [expanded, setExpanded] = useState<ReadonlySet<number>>(new Set());
   const toggle = (id: number) =>
@@ -290,6 +360,8 @@ function HistoryTable<
                             <RunDetailView
                               detail={parseRunDetail(record.additional_info)}
                               error={record.error_message}
+                              findings={findingsOf(record.additional_info)}
+                              findingsCsv={findingsCsv?.(record.id)}
                             />
                           </TableCell>
                         </TableRow>
@@ -343,6 +415,7 @@ export function ImportHistoryTable({ section }: { section: Section<ImportRecord[
       columns={IMPORT_COLUMNS}
       empty={MESSAGES.noImportHistory}
       what="import history"
+      findingsCsv={(id) => `/api/csv/history/import/${id}/findings.csv`}
     />
   );
 }

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { RunTypeSchema } from "../../../shared/data-ops.ts";
+import { idSchema } from "../../../shared/input.ts";
 import { parseBody } from "../../http/validate.ts";
 import type { ProgressEvent, RunType } from "../../jobs/progress-bus.ts";
 import type { AppServices } from "../../services.ts";
 import {
   getTableCounts,
+  importFindingsCsv,
   listCalculationHistory,
   listImportHistory,
   listModuleStatus,
@@ -13,6 +15,7 @@ import {
 } from "./dataOps.service.ts";
 
 const auth = "settings:data_management" as const;
+const IdParams = z.object({ id: idSchema });
 const CancelQuery = z.object({ type: RunTypeSchema.optional() });
 
 /** Legacy REST/SSE of spec section 7 "Data management", served at /csv/* and /api/csv/*. */
@@ -39,6 +42,16 @@ export async function dataOpsRestRoutes(app: FastifyInstance, services: AppServi
       return { success: true, message: "Cancellation requested", run_id };
     });
     app.get(`${prefix}/csv/history/import`, opts, () => listImportHistory(db));
+    // Every problem a failed run found in the source data (docs/data-format.md).
+    app.get(`${prefix}/csv/history/import/:id/findings.csv`, opts, async (req, reply) => {
+      const { id } = parseBody(IdParams, req.params, "path");
+      const csv = await importFindingsCsv(db, id);
+      return reply
+        .header("Content-Type", "text/csv; charset=utf-8")
+        .header("Content-Disposition", `attachment; filename="import-${id}-findings.csv"`)
+        .header("X-Content-Type-Options", "nosniff")
+        .send(csv);
+    });
     app.get(`${prefix}/csv/history/calculate`, opts, () => listCalculationHistory(db));
     app.get(`${prefix}/csv/status/modules`, opts, () => listModuleStatus(db));
     app.get(`${prefix}/csv/status/tables`, opts, () => listTableStatus(db));

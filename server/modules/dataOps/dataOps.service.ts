@@ -1,4 +1,6 @@
+import { FINDINGS_CSV_COLUMNS, findingsOf } from "../../../shared/data-ops.ts";
 import type { Database } from "../../db/database.ts";
+import { notFound } from "../../errors.ts";
 import { CALC_MODULES } from "../../jobs/calculate.ts";
 import { IMPORTED_TABLES } from "../../jobs/tables.ts";
 
@@ -78,8 +80,27 @@ export async function listImportHistory(db: Database, limit = 20) {
     records_skipped: r.recordsSkipped,
     total_processed: r.totalProcessed,
     error_message: r.errorMessage,
-    additional_info: r.additionalInfo as Record<string, unknown> | null,
+    additional_info: trimFindings(r.additionalInfo as Record<string, unknown> | null),
   }));
+}
+
+/** Findings listed per group in the history (the CSV has them all). */
+export const FINDINGS_LISTED_PER_GROUP = 20;
+
+/** The history lists each group's first findings; the rest are in the run's findings CSV. */
+function trimFindings(info: Record<string, unknown> | null): Record<string, unknown> | null {
+  const findings = findingsOf(info);
+  if (!info || !findings) return info;
+  return {
+    ...info,
+    findings: {
+      ...findings,
+      groups: findings.groups.map((g) => ({
+        ...g,
+        findings: g.findings.slice(0, FINDINGS_LISTED_PER_GROUP),
+      })),
+    },
+  };
 }
 
 export async function listCalculationHistory(db: Database, limit = 20) {
@@ -112,4 +133,20 @@ export async function listModuleStatus(db: Database) {
     module_name: r.moduleName,
     last_calculation_timestamp: r.lastCalculationTimestamp,
   }));
+}
+
+/** One run's findings as CSV (GET /csv/history/import/{id}/findings.csv): header only when it has none. */
+export async function importFindingsCsv(db: Database, id: number): Promise<string> {
+  const run = await db.prisma.importHistory.findUnique({ where: { id }, select: { additionalInfo: true } });
+  if (!run) throw notFound(`Import run ${id} does not exist`);
+  const findings = findingsOf(run.additionalInfo);
+  const rows: (string | number)[][] = [[...FINDINGS_CSV_COLUMNS]];
+  for (const g of findings?.groups ?? [])
+    for (const f of g.findings) rows.push([g.file, g.kind, f.line, f.column, f.value, f.message]);
+  const field = (v: string | number) => {
+    // A spreadsheet would run a value starting with = + - @ as a formula.
+    const s = typeof v === "string" && /^[=+\-@\t\r]/.test(v) ? `'${v}` : String(v);
+    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return `\uFEFF${rows.map((r) => r.map(field).join(",")).join("\r\n")}\r\n`;
 }
