@@ -11,6 +11,7 @@ import {
   parseStatusList,
   SORT_DIRECTIONS,
   type SortDirection,
+  XYZ_CLASSES,
 } from "@shared/metrics.ts";
 import * as z from "zod/mini";
 
@@ -40,7 +41,8 @@ export function statusesOf(search: ProductsSearch): ProductStatus[] {
 /** A bad value of one parameter is dropped (the default applies) instead of failing the page. */
 export const ProductsSearchSchema = z.object({
   page: z.catch(z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))), undefined),
-  q: z.catch(z.optional(z.string().check(z.maxLength(200))), undefined),
+  // Coerced: the router reads ?q=1042 as the number 1042 (a product ID searched for).
+  q: z.catch(z.optional(z.coerce.string().check(z.maxLength(200))), undefined),
   /** One status or several, comma-separated ("critical,reorder"); unknown ones are dropped. */
   status: z.catch(
     z.optional(
@@ -52,6 +54,8 @@ export const ProductsSearchSchema = z.object({
     undefined,
   ),
   abc: z.catch(z.optional(z.enum(ABC_CLASSES)), undefined),
+  /** XYZ class (the Analytics page's ABC × XYZ matrix links with abc and xyz) */
+  xyz: z.catch(z.optional(z.enum(XYZ_CLASSES)), undefined),
   /** Only this vendor's / brand's products (the links of the Vendors and Brands pages). */
   vendor: z.catch(z.optional(idParam), undefined),
   brand: z.catch(z.optional(idParam), undefined),
@@ -79,6 +83,7 @@ export function listInputOf(search: ProductsSearch, pageSize: number): ProductMe
     search: search.q?.trim() || undefined,
     status: search.status,
     abc: search.abc,
+    xyz: search.xyz,
     vendorId: search.vendor,
     brandId: search.brand,
     nonMerchandise: search.nonMerchandise === true,
@@ -98,6 +103,7 @@ export function cleanSearch(search: ProductsSearch): ProductsSearch {
   if (search.q?.trim()) out.q = search.q.trim();
   if (search.status) out.status = search.status;
   if (search.abc) out.abc = search.abc;
+  if (search.xyz) out.xyz = search.xyz;
   if (search.vendor) out.vendor = search.vendor;
   if (search.brand) out.brand = search.brand;
   if (search.nonMerchandise) out.nonMerchandise = true;
@@ -131,4 +137,27 @@ export function nextSort(
 ): { sort: ProductMetricSort; dir: SortDirection } {
   if (current.sort === column) return { sort: column, dir: current.dir === "asc" ? "desc" : "asc" };
   return { sort: column, dir: ASCENDING_FIRST.has(column) ? "asc" : "desc" };
+}
+
+/** The filter part of a URL state (no page, no sort): what a "selection of products" is. */
+function filterPart(search: ProductsSearch): ProductsSearch {
+  const { page: _p, sort: _s, dir: _d, ...filter } = cleanSearch(search);
+  return filter;
+}
+
+/**
+ * The Products page's filter as one URL parameter (the Discount Simulator's `filter`), e.g.
+ * "status=overstocked&no_sales_days=90"; empty for the unfiltered list.
+ */
+export function filterToParam(search: ProductsSearch): string {
+  return new URLSearchParams(
+    Object.entries(filterPart(search)).map(([k, v]) => [k, String(v)] as [string, string]),
+  ).toString();
+}
+
+/** The filter back from filterToParam's text (bad values dropped, as the page's URL does). */
+export function filterFromParam(text: string): ProductsSearch {
+  const raw: Record<string, unknown> = Object.fromEntries(new URLSearchParams(text));
+  if ("nonMerchandise" in raw) raw.nonMerchandise = raw.nonMerchandise === "true";
+  return filterPart(ProductsSearchSchema.parse(raw));
 }

@@ -26,6 +26,7 @@ import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors.ts";
 import { isProductCategorySql } from "../config/category-types.ts";
 import { loadGlobalSettingValues, resolvePlanningParameters } from "../config/planning-parameters.ts";
+import { promotionAdjustmentSql, stoppedReorderSql } from "../discounts/promotion-layer.ts";
 import {
   type AccuracyRow,
   addDays,
@@ -93,7 +94,7 @@ const PRODUCT_ROW_SELECT = `
   m.days_of_cover::float8 AS days_of_cover, m.safety_stock, m.reorder_point, m.reorder_qty,
   m.reorder_value::float8 AS reorder_value, m.overstock_qty, m.overstock_value::float8 AS overstock_value,
   to_char(m.stockout_date, 'YYYY-MM-DD') AS stockout_date, m.margin_365d::float8 AS margin_365d,
-  m.abc_class, m.status, m.forecast_method, p.kind`;
+  m.abc_class, m.xyz_class, m.status, m.forecast_method, p.kind`;
 
 /** What the filters and sorts read (products only when they need it); names join the page's rows. */
 const fromFor = (sql: string) =>
@@ -126,6 +127,7 @@ export function productFilterWhere(q: ProductMetricsListQuery, param: (v: unknow
     where.push(`(${alternatives.join(" OR ")})`);
   }
   if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
+  if (q.xyz) where.push(`m.xyz_class = ${param(q.xyz)}`);
   if (q.vendorId) where.push(`p.vendor_id = ${param(q.vendorId)}::int`);
   if (q.brandId) where.push(`p.brand_id = ${param(q.brandId)}::int`);
   if (!q.nonMerchandise) where.push(isMerchandiseSql("p"));
@@ -373,6 +375,15 @@ SELECT p.pid, p.title, p.sku, p.stock_quantity, p.moq, p.case_qty, p.cost_price:
      JOIN products p2 ON p2.pid = pc2.pid AND NOT p2.discontinued
      WHERE pc2.category_id = up.id)
    ORDER BY up.depth LIMIT 1) AS profile_category,
+  (SELECT a.adj FROM (${promotionAdjustmentSql(
+    "(m.calculated_at AT TIME ZONE 'UTC')::date",
+    "(SELECT m.pid, m.horizon_days AS h, m.demand_rate AS d, m.is_new)",
+    "AND pp.pid = p.pid",
+  )}) a)::float8 AS promotion_adjustment,
+  (SELECT pr.name FROM promotions pr WHERE pr.id = (SELECT s.promotion_id FROM (${stoppedReorderSql(
+    "(m.calculated_at AT TIME ZONE 'UTC')::date + 1",
+    "AND pp.pid = p.pid",
+  )}) s)) AS reorder_stopped_by,
   m.pid IS NOT NULL AS has_metrics,
   to_char((m.calculated_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS d0,
   to_char(m.history_start, 'YYYY-MM-DD') AS history_start,
