@@ -259,6 +259,16 @@ export interface ClearanceResult {
   simulation: SimulationResult;
 }
 
+/** The products a Products-page filter matches, as a simulator scope (discounts.filterScope). */
+export interface FilterScope {
+  /** Product IDs, lowest first, at most MAX_SCOPE_PRODUCTS */
+  pids: number[];
+  /** How many products the filter matches */
+  total: number;
+  /** More matched than a scope holds: `pids` are the first MAX_SCOPE_PRODUCTS */
+  capped: boolean;
+}
+
 export interface ScopeOptions {
   categories: { id: number; name: string; level: number; parent_id: number | null }[];
   brands: { id: number; name: string }[];

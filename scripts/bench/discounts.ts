@@ -5,7 +5,10 @@
 // the Discount Simulator's services (what the tRPC procedures and REST routes call) on the category
 // whose products (with its sub-categories) number closest to --target (5,000):
 //   - a simulation of 25% off for 14 days, R times (after 3 warm-ups): p50, p99, max;
-//   - the clearance search (stock to 0 within 8 weeks, cap 50%), R ÷ 3 times: p50, max.
+//   - the clearance search (stock to 0 within 8 weeks, cap 50%), R ÷ 3 times: p50, max;
+//   - saving the scenario as a promotion (with the promotion layer's refresh of the category's
+//     planning rows) and cancelling it, R ÷ 3 times each: p50, max (the bench's promotions are
+//     deleted afterwards).
 // The last line is one JSON object with the figures.
 import { parseArgs } from "node:util";
 import { openDatabase } from "../../server/db/database.ts";
@@ -13,7 +16,12 @@ import { migrate } from "../../server/db/migrate.ts";
 import { DataOps } from "../../server/jobs/data-ops.ts";
 import { createProgressBus } from "../../server/jobs/progress-bus.ts";
 import { CsvFolderSource } from "../../server/jobs/source.ts";
-import { searchClearance, simulateDiscount } from "../../server/modules/discounts/discounts.service.ts";
+import {
+  cancelPromotion,
+  createPromotion,
+  searchClearance,
+  simulateDiscount,
+} from "../../server/modules/discounts/discounts.service.ts";
 import { addDays } from "../../shared/discounts.ts";
 
 const { values } = parseArgs({
@@ -125,9 +133,45 @@ console.log(
   `clearance search: p50 ${ms(quantile(clears, 0.5))} ms, max ${ms(Math.max(...clears))} ms (target ≤ 2 s); answer ${found === null ? "none up to 50%" : `${found}%`}`,
 );
 
+// Saving the scenario as a promotion (a simulation, the rows, and the promotion layer's refresh of
+// the category's planning rows: F(H), reorder quantity, status) and cancelling it (the refresh
+// again), R ÷ 3 times each. Promotions may not start in the past: from today at the earliest.
+const today = new Date().toISOString().slice(0, 10);
+const promoStart = scenario.starts_on > today ? scenario.starts_on : today;
+const saves: number[] = [];
+const cancels: number[] = [];
+for (let i = 0; i < Math.max(3, Math.round(runs / 3)); i++) {
+  const t0 = performance.now();
+  const created = await createPromotion(
+    db,
+    {
+      ...scenario,
+      starts_on: promoStart,
+      ends_on: addDays(promoStart, 13),
+      name: `bench ${i}`,
+      stop_reordering: false,
+    },
+    null,
+  );
+  saves.push(performance.now() - t0);
+  const t1 = performance.now();
+  await cancelPromotion(db, created.id);
+  cancels.push(performance.now() - t1);
+}
+// The bench's promotions are removed again (they were cancelled, so they changed no figure).
+await db.prisma.$executeRawUnsafe(
+  "DELETE FROM promotions WHERE name LIKE 'bench %' AND cancelled_at IS NOT NULL",
+);
+console.log(
+  `save as a promotion (with the planning refresh of ${simulated} products): p50 ${ms(quantile(saves, 0.5))} ms, max ${ms(Math.max(...saves))} ms; cancel: p50 ${ms(quantile(cancels, 0.5))} ms, max ${ms(Math.max(...cancels))} ms (no target in the issue)`,
+);
+
 await db.close();
 console.log(
   JSON.stringify({
+    promotion_save_p50_ms: ms(quantile(saves, 0.5)),
+    promotion_save_max_ms: ms(Math.max(...saves)),
+    promotion_cancel_p50_ms: ms(quantile(cancels, 0.5)),
     category_id: cat.id,
     products: simulated,
     simulate_p50_ms: ms(quantile(sims, 0.5)),

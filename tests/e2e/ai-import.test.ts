@@ -1,6 +1,7 @@
 // The AI check of Create Products in Chromium, against the loopback chat-completions server: the
 // sample supplier file (docs/examples) uploaded and mapped, the estimate, a run with its progress,
-// the verdicts on the grid's cells and in the suggestions list, a suggestion accepted (the cell
+// the verdicts on the grid's cells (arriving in place when the run's verdicts are saved, without a
+// reload) and in the suggestions list, a suggestion accepted (the cell
 // changes, the rules run again), and the run opened on the AI Validation Debug page.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,13 +99,35 @@ describe("AI check of an import in Chromium", () => {
     await expect
       .poll(() => panel.getByTestId("ai-estimate").textContent())
       .toMatch(/rows? to check .*with errors left out.*estimated \$/);
-    await panel.getByRole("button", { name: "Run AI check" }).click();
-    await panel.getByTestId("ai-last-run").waitFor();
+    // Before the run the cell is plain; the page is marked, so a reload would show.
+    const cell = page.getByTestId("cell-1-title");
+    expect(await cell.getAttribute("data-state")).toBe("ok");
+    expect(await cell.getAttribute("title")).toBeNull();
+    await page.evaluate(() => {
+      (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
+    });
+    model.latencyMs = 1500;
+    try {
+      await panel.getByRole("button", { name: "Run AI check" }).click();
+      // While the model is still answering, the progress bar shows and the cell has not changed.
+      await panel.getByTestId("ai-progress").waitFor();
+      expect(await cell.getAttribute("data-state")).toBe("ok");
+      await panel.getByTestId("ai-last-run").waitFor({ timeout: 60_000 });
+    } finally {
+      model.latencyMs = 0;
+    }
     const suggestions = panel.getByTestId("ai-suggestion");
     await expect.poll(() => suggestions.count()).toBeGreaterThan(0);
     await panel.getByText("Maple Mill 12x12 Cardstock, Cranberry").waitFor();
-    // The verdict is on the grid's cell too, as a warning.
-    await expect.poll(() => page.getByTestId("cell-1-title").getAttribute("data-state")).toBe("warning");
+    // The verdict arrives on the grid's cell in place (no reload, no navigation): a warning whose
+    // hover text gives the issue and the suggestion.
+    await expect.poll(() => cell.getAttribute("data-state")).toBe("warning");
+    expect(await cell.getAttribute("title")).toBe(
+      "Warning: Use a comma, not a dash, in titles\nSuggested: Maple Mill 12x12 Cardstock, Cranberry",
+    );
+    expect(
+      await page.evaluate(() => (window as unknown as { __sameDocument?: boolean }).__sameDocument),
+    ).toBe(true);
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "ai-import-panel.png"), fullPage: true });
 
     await panel.getByRole("button", { name: "Accept title of row 1" }).click();

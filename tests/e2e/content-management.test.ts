@@ -193,6 +193,19 @@ describe("Content management in Chromium", () => {
     await dialog.getByRole("button", { name: "Update Prompt" }).click();
     await toast(page, "Prompt updated successfully").waitFor();
 
+    // Its history: both texts, newest first, the current one marked.
+    await rows.nth(1).getByRole("button", { name: "History" }).click();
+    const history = page.getByTestId("prompt-history");
+    const versions = history.getByTestId("prompt-version");
+    await expect.poll(() => versions.count()).toBe(2);
+    expect(await versions.nth(0).innerText()).toMatch(/^Version 2\s+Current/);
+    expect(await versions.nth(0).innerText()).toContain("Check every title and price.");
+    expect(await versions.nth(1).innerText()).toMatch(/^Version 1/);
+    expect(await versions.nth(1).innerText()).toContain("Check every title for spelling.");
+    expect(await versions.nth(1).innerText()).not.toContain("Current");
+    await page.keyboard.press("Escape");
+    await history.waitFor({ state: "hidden" });
+
     await rows.nth(2).getByRole("button", { name: "Delete" }).click();
     await page.getByRole("alertdialog").getByText("Are you sure you want to delete this prompt?").waitFor();
     await page.getByRole("button", { name: "Delete", exact: true }).last().click();

@@ -96,6 +96,26 @@ describe("Discount Simulator in Chromium", () => {
     expect(saved).toHaveLength(1);
     expect(saved[0]!.n).toBeGreaterThan(0);
 
+    // The promotion is a layer of the forecast: its products' promoted weeks carry it on the
+    // Forecasting page (violet cells, a Promotion line, the product chart lists it).
+    const [promoted] = await e.t.tdb.db.prisma.$queryRawUnsafe<{ pid: number; title: string }[]>(
+      `SELECT pp.pid, p.title FROM promotion_products pp JOIN products p ON p.pid = pp.pid
+       JOIN product_forecasts f ON f.pid = pp.pid WHERE f.weekly[1] > 0 ORDER BY f.weekly[1] DESC, pp.pid LIMIT 1`,
+    );
+    expect(promoted).toBeDefined();
+    await page.goto(`/forecasting?q=${promoted!.pid}&selected=${promoted!.pid}`);
+    const fcRow = page.locator(
+      `[data-testid="forecast-row"][data-level="product"][data-id="${promoted!.pid}"]`,
+    );
+    await fcRow.waitFor();
+    await expect.poll(() => fcRow.locator('[data-promotion="true"]').count()).toBeGreaterThan(0);
+    await fcRow.getByRole("button", { name: `Expand ${promoted!.title}` }).click();
+    await page.locator('[data-testid="forecast-subrow"][data-line="Promotion"]').waitFor();
+    await page.getByTestId("forecast-promotion").filter({ hasText: 'Promotion "Category sale"' }).waitFor();
+    await shot(page, "forecasting-promotion");
+    await page.goto("/discount-simulator");
+    await promo.waitFor();
+
     // Edit it before it starts, then cancel it.
     await promo.getByRole("button", { name: "Edit" }).click();
     await page.getByRole("form", { name: "Edit Category sale" }).getByLabel("Discount %").fill("30");
@@ -104,6 +124,47 @@ describe("Discount Simulator in Chromium", () => {
     await expect.poll(() => promo.textContent()).toContain("30% off");
     await promo.getByRole("button", { name: "Cancel" }).click();
     await expect.poll(() => promo.textContent()).toContain("Cancelled");
+    // Cancelled: the Forecasting page no longer carries it.
+    await page.goto(`/forecasting?q=${promoted!.pid}`);
+    await fcRow.waitFor();
+    await expect.poll(() => fcRow.locator('[data-promotion="true"]').count()).toBe(0);
+  });
+
+  it("opens the simulator from the Products page's filter with that selection, and says where it came from", async () => {
+    const { page } = await e.newPage({ width: 1280, height: 900 });
+    await e.signIn(page, "admin");
+    await page.goto(`/products?category=${category.id}&no_sales_days=3`);
+    await page.getByTestId("products-page").waitFor();
+    const link = page.getByTestId("simulate-selection");
+    await expect.poll(() => link.textContent()).toBe("Simulate a discount on these products");
+    await link.click();
+    await page.getByRole("heading", { name: "Discount Simulator" }).waitFor();
+    expect(new URL(page.url()).searchParams.get("filter")).toBe(`category=${category.id}&no_sales_days=3`);
+    // The same products the Products list shows for that filter.
+    const [{ n }] = (await e.t.tdb.db.prisma.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM product_metrics m JOIN products p ON p.pid = m.pid
+       WHERE p.kind = 'merchandise'
+         AND (m.date_last_sold IS NULL OR m.date_last_sold <= (m.calculated_at AT TIME ZONE 'UTC')::date - 3)
+         AND m.pid IN (SELECT pid FROM product_categories WHERE category_id IN (
+           WITH RECURSIVE sub(id) AS (SELECT $1::int UNION SELECT c.id FROM categories c JOIN sub ON c.parent_id = sub.id)
+           SELECT id FROM sub))`,
+      category.id,
+    )) as [{ n: number }];
+    const note = page.getByTestId("filter-scope");
+    await note.getByText(`category ${category.name} · no sale in the last 3 days`).waitFor();
+    if (n === 0) {
+      await note.getByText("it matches no product.").waitFor();
+      return;
+    }
+    await expect
+      .poll(() => page.getByTestId("filter-scope-count").textContent())
+      .toBe(`${n} product${n === 1 ? "" : "s"}.`);
+    expect(await page.locator("#scope-kind").inputValue()).toBe("products");
+    const ids = (await page.locator("#scope-pids").inputValue()).split(", ");
+    expect(ids).toHaveLength(n);
+    await page.getByRole("button", { name: "Simulate" }).click();
+    await page.getByTestId("results").waitFor();
+    await shot(page, "discount-simulator-from-products");
   });
 
   it("lets a planner simulate but not save, and fits a 390 px screen", async () => {

@@ -77,6 +77,13 @@ describe(`promotions as a forecast layer (${testBackend})`, () => {
         pid,
       )
     )[0]!.weekly.map(Number);
+  const figure = async (pid: number, key: string) => {
+    const r = await call("GET", `/api/products/${pid}/metrics/explain`);
+    expect(r.status).toBe(200);
+    return (r.body.figures as { key: string; substituted: string; note?: string | null }[]).find(
+      (f) => f.key === key,
+    )!;
+  };
   const suggested = async () =>
     ((await call("GET", "/api/replenishment?pageSize=100")).body as ReplenishmentPage).items.map(
       (x) => x.pid,
@@ -141,6 +148,11 @@ describe(`promotions as a forecast layer (${testBackend})`, () => {
       Math.ceil(planAfter.f_h + planAfter.ss - planAfter.on_hand - planAfter.on_order),
     );
     expect(planAfter.reorder_qty).toBeGreaterThan(planBefore.reorder_qty);
+    // The product's explanation adds the promotions to F(H) and agrees with the stored figures.
+    const fh = await figure(4, "forecast_horizon_units");
+    expect(fh.substituted).toMatch(/; \+ promotions [\d.,]+ → [\d.,]+$/);
+    expect(fh.note ?? "").not.toMatch(/give/);
+    expect((await figure(4, "reorder_qty")).note ?? "").not.toMatch(/give/);
     // The other product is untouched.
     expect((await detail(5)).forecast.every((x) => x.promotion === null)).toBe(true);
 
@@ -188,6 +200,26 @@ describe(`promotions as a forecast layer (${testBackend})`, () => {
     expect((await call("DELETE", `/api/forecasting/overrides/${ov.body.id}`)).status).toBe(200);
   });
 
+  it("turns a Products-page filter into a scope of product IDs (discounts.filterScope)", async () => {
+    const get = async (input: unknown, headers = admin) => {
+      const res = await t.app.inject({
+        url: `/trpc/discounts.filterScope?input=${encodeURIComponent(JSON.stringify({ json: input }))}`,
+        headers,
+      });
+      return { status: res.statusCode, body: res.json() };
+    };
+    // "Plenty" (5,000 in stock, 10 a day) is overstocked; "Low stock" is not.
+    const over = await get({ status: "overstocked" });
+    expect(over.status).toBe(200);
+    expect(over.body.result.data.json).toEqual({ pids: [5], total: 1, capped: false });
+    expect((await get({ search: "stock" })).body.result.data.json).toMatchObject({ pids: [4], total: 1 });
+    expect((await get({})).body.result.data.json).toMatchObject({ pids: [4, 5], total: 2 });
+    expect((await get({ noSalesDays: 0 })).status).toBe(400);
+    await t.createUser("buyer-only", ["access:products"]);
+    const buyer = { authorization: `Bearer ${(await t.login("buyer-only")).token}` };
+    expect((await get({}, buyer)).status).toBe(403);
+  });
+
   it("stop_reordering: no reorder suggestion while the promotion runs, back when it is cancelled", async () => {
     const before = await plan(4);
     expect(before.reorder_qty).toBeGreaterThan(0);
@@ -205,6 +237,9 @@ describe(`promotions as a forecast layer (${testBackend})`, () => {
     const id = (saved.body as Promotion).id;
     expect((await plan(4)).reorder_qty).toBe(0);
     expect(await suggested()).not.toContain(4);
+    expect((await figure(4, "reorder_qty")).substituted).toBe(
+      'the promotion "Clear it" stops reordering while it runs (§16.1) → 0',
+    );
     // Its forecast still shows the promotion (this is not exclude_from_forecast).
     expect((await detail(4)).forecast[0]!.promotion).toBeGreaterThan(0);
     // Drafts from suggestions do not pick it.

@@ -8,6 +8,7 @@ import { Input } from "@client/components/ui/input.tsx";
 import { Label } from "@client/components/ui/label.tsx";
 import { LoadingIndicator } from "@client/components/ui/loading-indicator.tsx";
 import { DASH, formatMoney, formatPercent, formatUnits } from "@client/features/products/format.ts";
+import { filterFromParam, listInputOf, type ProductsSearch } from "@client/features/products/search.ts";
 import { useAuth } from "@client/lib/session.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { cn } from "@client/lib/utils.ts";
@@ -15,14 +16,17 @@ import {
   addDays,
   type ClearanceResult,
   type DiscountScope,
+  type FilterScope,
   MAX_COMPARED_SCENARIOS,
   type PromotionInput,
+  type ScopeOptions,
   type SimulatedProduct,
   type SimulationTotals,
 } from "@shared/discounts.ts";
 import { hasPermission } from "@shared/permissions.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useMemo, useState } from "react";
+import { Link } from "@tanstack/react-router";
+import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { type ChartScenario, SCENARIO_COLORS, ScenarioCharts } from "./chart.tsx";
 import { PromotionsList } from "./promotions-list.tsx";
@@ -32,6 +36,8 @@ export interface DiscountSimulatorSearch {
   category_id?: number;
   brand_id?: number;
   vendor_id?: number;
+  /** The Products page's filter (filterToParam): its products are the scope */
+  filter?: string;
 }
 
 type ScopeKind = "category" | "brand" | "vendor" | "products";
@@ -71,13 +77,14 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
   const canSave = hasPermission(user, "create:promotions");
   const options = useQuery(trpc.discounts.scopeOptions.queryOptions());
 
-  const initialKind: ScopeKind = search.pids
-    ? "products"
-    : search.brand_id
-      ? "brand"
-      : search.vendor_id
-        ? "vendor"
-        : "category";
+  const initialKind: ScopeKind =
+    search.pids || search.filter !== undefined
+      ? "products"
+      : search.brand_id
+        ? "brand"
+        : search.vendor_id
+          ? "vendor"
+          : "category";
   const [kind, setKind] = useState<ScopeKind>(initialKind);
   const [scopeId, setScopeId] = useState<string>(
     String(search.category_id ?? search.brand_id ?? search.vendor_id ?? ""),
@@ -90,6 +97,20 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
   const [results, setResults] = useState<ChartScenario[]>([]);
   const [selected, setSelected] = useState(0);
   const [formError, setFormError] = useState<string | null>(null);
+
+  // A selection from the Products page: its filter in the URL, its products looked up here.
+  const fromFilter = useMemo(
+    () => (search.filter !== undefined ? filterFromParam(search.filter) : null),
+    [search.filter],
+  );
+  const filterScope = useQuery({
+    ...trpc.discounts.filterScope.queryOptions(listInputOf(fromFilter ?? {}, 10)),
+    enabled: fromFilter !== null,
+  });
+  const filterPids = filterScope.data?.pids.join(", ");
+  useEffect(() => {
+    if (filterPids !== undefined && !search.pids) setPidsText(filterPids);
+  }, [filterPids, search.pids]);
 
   const scope = useMemo((): DiscountScope | null => {
     if (kind === "products") {
@@ -231,6 +252,14 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
                 </div>
               )}
             </div>
+            {fromFilter && kind === "products" && (
+              <FilterScopeNote
+                filter={fromFilter}
+                result={filterScope}
+                options={options.data}
+                edited={filterPids !== undefined && pidsText !== filterPids}
+              />
+            )}
 
             <div className="grid gap-4 sm:grid-cols-2 lg:grid-cols-4">
               <div className="grid gap-1.5">
@@ -698,5 +727,59 @@ function ClearanceCard({
         )}
       </CardContent>
     </Card>
+  );
+}
+
+/** Says which Products-page filter the scope came from, how many products it holds, and links back. */
+function FilterScopeNote({
+  filter,
+  result,
+  options,
+  edited,
+}: {
+  filter: ProductsSearch;
+  result: { data?: FilterScope; isPending: boolean; error: unknown };
+  options: ScopeOptions | undefined;
+  edited: boolean;
+}) {
+  const name = (list: { id: number; name: string }[] | undefined, id: number) =>
+    list?.find((x) => x.id === id)?.name ?? `#${id}`;
+  const parts: string[] = [];
+  if (filter.q) parts.push(`matching "${filter.q}"`);
+  if (filter.status) parts.push(`status ${filter.status.split(",").join(" or ")}`);
+  if (filter.abc) parts.push(`class ${filter.abc}`);
+  if (filter.category) parts.push(`category ${name(options?.categories, filter.category)}`);
+  if (filter.brand) parts.push(`brand ${name(options?.brands, filter.brand)}`);
+  if (filter.vendor) parts.push(`vendor ${name(options?.vendors, filter.vendor)}`);
+  if (filter.no_sales_days) parts.push(`no sale in the last ${filter.no_sales_days} days`);
+  if (filter.out_of_stock) parts.push("out of stock");
+  if (filter.stockout_before_arrival) parts.push("runs out before an order placed today would arrive");
+  if (filter.nonMerchandise) parts.push("non-merchandise included");
+  const described = parts.length ? parts.join(" · ") : "all products";
+  const d = result.data;
+  return (
+    <div className="rounded-md border bg-muted/40 px-3 py-2 text-sm" data-testid="filter-scope">
+      <span className="font-medium">Scope from the Products filter:</span> {described}
+      {" — "}
+      {result.error ? (
+        <span className="text-destructive">
+          its products could not be loaded ({errorMessage(result.error)}).
+        </span>
+      ) : !d ? (
+        "reading its products…"
+      ) : d.total === 0 ? (
+        "it matches no product."
+      ) : (
+        <span data-testid="filter-scope-count">
+          {d.capped
+            ? `the first ${d.pids.length.toLocaleString("en-US")} of ${d.total.toLocaleString("en-US")} products (lowest IDs)`
+            : `${d.total.toLocaleString("en-US")} product${d.total === 1 ? "" : "s"}`}
+          {edited ? " (the IDs below were changed since)" : ""}.
+        </span>
+      )}{" "}
+      <Link to="/products" search={filter} className="underline underline-offset-2">
+        Open the filter on the Products page
+      </Link>
+    </div>
   );
 }

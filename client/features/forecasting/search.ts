@@ -1,6 +1,7 @@
 // The /forecasting view in the URL (level, page, search, filters, sort, tab, selected row), so a
 // link reproduces it. zod/mini: route search schemas load with the first bundle.
 import {
+  EXCEPTION_KINDS,
   FORECAST_LEVELS,
   FORECAST_METHODS,
   FORECAST_SORTS,
@@ -19,7 +20,8 @@ export const ForecastingSearchSchema = z.object({
   tab: opt(z.enum(FORECAST_TABS)),
   level: opt(z.enum(FORECAST_LEVELS)),
   page: opt(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))),
-  q: opt(z.string().check(z.maxLength(200))),
+  // Coerced: the router reads ?q=1042 as the number 1042 (a product ID searched for).
+  q: opt(z.coerce.string().check(z.maxLength(200))),
   vendor: opt(idParam),
   brand: opt(idParam),
   category: opt(idParam),
@@ -33,6 +35,8 @@ export const ForecastingSearchSchema = z.object({
   /** The row whose chart is shown (a pid on the products level) */
   selected: opt(idParam),
   accuracy: opt(z.enum(["product", "category", "abc", "method"])),
+  /** The exceptions list shown */
+  exception: opt(z.enum(EXCEPTION_KINDS)),
 });
 export type ForecastingSearch = z.infer<typeof ForecastingSearchSchema>;
 

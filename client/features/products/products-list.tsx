@@ -59,6 +59,7 @@ import {
 import {
   DEFAULT_DIR,
   DEFAULT_SORT,
+  filterToParam,
   listInputOf,
   nextSort,
   type ProductsSearch,
@@ -269,6 +270,7 @@ export interface ProductsListProps {
 
 export function ProductsList({ search, onSearchChange }: ProductsListProps) {
   const trpc = useTRPC();
+  const { user } = useAuth();
   const isMobile = useIsMobile();
   const input = listInputOf(search, METRICS_PAGE_SIZE);
   const query = useQuery(trpc.metrics.products.queryOptions(input, { placeholderData: keepPreviousData }));
@@ -302,6 +304,20 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
       <PageHeader
         title="Products"
         description="Stock, demand and reorder figures of every product, as of the last calculation."
+        actions={
+          canAccess(user, "access:discount_simulator") && (
+            <Button asChild variant="outline" size="sm">
+              <Link
+                to="/discount-simulator"
+                search={{ filter: filterToParam(search) }}
+                data-testid="simulate-selection"
+                title="Open the Discount Simulator with the products this filter matches"
+              >
+                {filtered ? "Simulate a discount on these products" : "Simulate a discount"}
+              </Link>
+            </Button>
+          )
+        }
       />
       <StaleDataWarning />
       <div className="space-y-3">

@@ -40,7 +40,8 @@ export function statusesOf(search: ProductsSearch): ProductStatus[] {
 /** A bad value of one parameter is dropped (the default applies) instead of failing the page. */
 export const ProductsSearchSchema = z.object({
   page: z.catch(z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))), undefined),
-  q: z.catch(z.optional(z.string().check(z.maxLength(200))), undefined),
+  // Coerced: the router reads ?q=1042 as the number 1042 (a product ID searched for).
+  q: z.catch(z.optional(z.coerce.string().check(z.maxLength(200))), undefined),
   /** One status or several, comma-separated ("critical,reorder"); unknown ones are dropped. */
   status: z.catch(
     z.optional(
@@ -131,4 +132,27 @@ export function nextSort(
 ): { sort: ProductMetricSort; dir: SortDirection } {
   if (current.sort === column) return { sort: column, dir: current.dir === "asc" ? "desc" : "asc" };
   return { sort: column, dir: ASCENDING_FIRST.has(column) ? "asc" : "desc" };
+}
+
+/** The filter part of a URL state (no page, no sort): what a "selection of products" is. */
+function filterPart(search: ProductsSearch): ProductsSearch {
+  const { page: _p, sort: _s, dir: _d, ...filter } = cleanSearch(search);
+  return filter;
+}
+
+/**
+ * The Products page's filter as one URL parameter (the Discount Simulator's `filter`), e.g.
+ * "status=overstocked&no_sales_days=90"; empty for the unfiltered list.
+ */
+export function filterToParam(search: ProductsSearch): string {
+  return new URLSearchParams(
+    Object.entries(filterPart(search)).map(([k, v]) => [k, String(v)] as [string, string]),
+  ).toString();
+}
+
+/** The filter back from filterToParam's text (bad values dropped, as the page's URL does). */
+export function filterFromParam(text: string): ProductsSearch {
+  const raw: Record<string, unknown> = Object.fromEntries(new URLSearchParams(text));
+  if ("nonMerchandise" in raw) raw.nonMerchandise = raw.nonMerchandise === "true";
+  return filterPart(ProductsSearchSchema.parse(raw));
 }

@@ -2,7 +2,11 @@ import { DiscountSimulatorPage } from "@client/features/discounts/discount-simul
 import { createFileRoute } from "@tanstack/react-router";
 import { z } from "zod";
 
-/** A scope can come in the URL, e.g. a selection from a Products-page filter: ?pids=1,2,3. */
+/**
+ * A scope can come in the URL: product IDs (?pids=1,2,3), a category, brand or vendor, or the
+ * Products page's filter (?filter=status%3Doverstocked%26no_sales_days%3D90), whose products the
+ * page looks up.
+ */
 const SearchSchema = z.object({
   pids: z
     .string()
@@ -12,6 +16,7 @@ const SearchSchema = z.object({
   category_id: z.coerce.number().int().positive().optional().catch(undefined),
   brand_id: z.coerce.number().int().positive().optional().catch(undefined),
   vendor_id: z.coerce.number().int().positive().optional().catch(undefined),
+  filter: z.string().max(2000).optional().catch(undefined),
 });
 
 export const Route = createFileRoute("/_app/discount-simulator")({

@@ -6,10 +6,12 @@ import {
   PromotionUpdateSchema,
   SimulationInputSchema,
 } from "../../../shared/discounts.ts";
+import { productMetricsListInput } from "../../../shared/metrics.ts";
 import { permissionProcedure, router } from "../../trpc/trpc.ts";
 import {
   cancelPromotion,
   createPromotion,
+  filterScope,
   getPromotion,
   listPromotions,
   listScopeOptions,
@@ -25,6 +27,8 @@ const promotions = permissionProcedure("create:promotions");
 
 export const discountsRouter = router({
   scopeOptions: simulator.query(({ ctx }) => listScopeOptions(ctx.db)),
+  /** A Products-page filter (the list's own input) as a scope of product IDs. */
+  filterScope: simulator.input(productMetricsListInput).query(({ ctx, input }) => filterScope(ctx.db, input)),
   /** Stateless: projects a scenario, saves nothing (a mutation only because its input can be long). */
   simulate: simulator
     .input(SimulationInputSchema)

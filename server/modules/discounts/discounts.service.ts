@@ -8,6 +8,8 @@ import {
   ClearanceInputSchema,
   type ClearanceResult,
   type DiscountScope,
+  type FilterScope,
+  MAX_SCOPE_PRODUCTS,
   type Promotion,
   type PromotionInput,
   PromotionInputSchema,
@@ -18,11 +20,13 @@ import {
   SimulationInputSchema,
   type SimulationResult,
 } from "../../../shared/discounts.ts";
+import { type ProductMetricsListInput, productMetricsListInput } from "../../../shared/metrics.ts";
 import { globalSettingDefinition } from "../../../shared/settings.ts";
 import type { Database } from "../../db/database.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
 import { forecastCalendar } from "../forecasting/forecasting.service.ts";
 import { refreshPlanningRows } from "../forecasting/planning-refresh.ts";
+import { productFilterWhere } from "../metrics/metrics.service.ts";
 import { type ScopeProduct, type SimulationSettings, simulate } from "./simulation.ts";
 
 type Q = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
@@ -221,6 +225,30 @@ export async function searchClearance(db: Database, input: ClearanceInput): Prom
     message: `${hi}% off from ${c.starts_on} leaves ${fmt(stockAt(best))} units on ${c.ends_on} (target ${fmt(c.target_units)}).`,
     simulation: best,
   };
+}
+
+/**
+ * A Products-page filter as a scope: the products it matches (the Products list's own conditions,
+ * productFilterWhere, and its status filter), lowest ID first, at most MAX_SCOPE_PRODUCTS.
+ */
+export async function filterScope(db: Database, input: ProductMetricsListInput): Promise<FilterScope> {
+  const f = productMetricsListInput.parse(input);
+  const params: unknown[] = [];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const where = productFilterWhere(f, param);
+  if (f.status) where.push(`m.status = ANY(${param(f.status)}::text[])`);
+  const rows = await q(db)<{ pid: number; total: number }>(
+    `SELECT m.pid, count(*) OVER ()::int AS total
+     FROM product_metrics m JOIN products p ON p.pid = m.pid
+     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+     ORDER BY m.pid LIMIT ${MAX_SCOPE_PRODUCTS}`,
+    ...params,
+  );
+  const total = rows[0]?.total ?? 0;
+  return { pids: rows.map((r) => r.pid), total, capped: total > rows.length };
 }
 
 /** What a scope can name: categories (with their level and parent), brands and vendors, by name. */

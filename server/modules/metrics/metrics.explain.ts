@@ -55,6 +55,10 @@ export interface ExplainRow {
   stock_value_retail: number;
   vendor_id: number | null;
   vendor_name: string | null;
+  /** F(H)'s change from saved promotions (docs/metrics.md §16.1); null when none reaches the horizon */
+  promotion_adjustment: number | null;
+  /** The running stop_reordering promotion that zeroes the reorder quantity, if any */
+  reorder_stopped_by: string | null;
   history_start: string | null;
   history_days: number;
   is_new: boolean;
@@ -679,6 +683,13 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       if (rest > 0) terms.push(`${num(rest, 2)}/7 × ${show(next)}`);
       substituted = `${horizon}F(${num(H, 2)}) = ${terms.join(" + ") || "0"} = ${num(computed, 2)}`;
     }
+    // Saved promotions (§16.1): their units on the promotion days inside the horizon.
+    const promo = m.promotion_adjustment;
+    if (computed !== null && promo !== null && promo !== 0) {
+      const base = computed;
+      computed = Math.max(0, roundHalfAway(base, 2) + promo);
+      substituted += `; + promotions ${num(promo, 2)} → ${num(computed, 2)}`;
+    }
     push({
       key: "forecast_horizon_units",
       label: "Forecast over the horizon F(H)",
@@ -703,6 +714,9 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         params && m.days_of_stock !== null && params.days_of_stock !== m.days_of_stock
           ? `The settings now give ${params.days_of_stock} days of stock (${sourceLabel(params.sources.days_of_stock)}); the next full update uses it.`
           : undefined,
+        promo !== null && promo !== 0
+          ? "Saved promotions add (uplift − 1) × the day's system forecast for each promotion day inside the horizon (§16.1)."
+          : undefined,
         staleNote(computed, m.forecast_horizon_units, 2),
       ),
       section: "§6",
@@ -724,6 +738,9 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         : excludedBySetting
           ? "excluded from forecasting → 0"
           : "not replenishable → 0";
+    } else if (m.reorder_stopped_by !== null) {
+      computed = 0;
+      substituted = `the promotion "${m.reorder_stopped_by}" stops reordering while it runs (§16.1) → 0`;
     } else if (F !== null && SS !== null) {
       const need = clean(F + SS - (m.on_hand + m.on_order));
       const head = `need = F(H) + SS − (on hand + on order) = ${num(F, 2)} + ${SS} − (${m.on_hand} + ${m.on_order}) = ${num(need, 2)}`;

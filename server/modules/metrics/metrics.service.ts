@@ -26,6 +26,7 @@ import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors.ts";
 import { isProductCategorySql } from "../config/category-types.ts";
 import { loadGlobalSettingValues, resolvePlanningParameters } from "../config/planning-parameters.ts";
+import { promotionAdjustmentSql, stoppedReorderSql } from "../discounts/promotion-layer.ts";
 import {
   type AccuracyRow,
   addDays,
@@ -373,6 +374,15 @@ SELECT p.pid, p.title, p.sku, p.stock_quantity, p.moq, p.case_qty, p.cost_price:
      JOIN products p2 ON p2.pid = pc2.pid AND NOT p2.discontinued
      WHERE pc2.category_id = up.id)
    ORDER BY up.depth LIMIT 1) AS profile_category,
+  (SELECT a.adj FROM (${promotionAdjustmentSql(
+    "(m.calculated_at AT TIME ZONE 'UTC')::date",
+    "(SELECT m.pid, m.horizon_days AS h, m.demand_rate AS d, m.is_new)",
+    "AND pp.pid = p.pid",
+  )}) a)::float8 AS promotion_adjustment,
+  (SELECT pr.name FROM promotions pr WHERE pr.id = (SELECT s.promotion_id FROM (${stoppedReorderSql(
+    "(m.calculated_at AT TIME ZONE 'UTC')::date + 1",
+    "AND pp.pid = p.pid",
+  )}) s)) AS reorder_stopped_by,
   m.pid IS NOT NULL AS has_metrics,
   to_char((m.calculated_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS d0,
   to_char(m.history_start, 'YYYY-MM-DD') AS history_start,
