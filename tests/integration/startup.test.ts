@@ -264,7 +264,13 @@ describe("first start with demo data", () => {
     let progress: { run_id: number; status: string; operation: string } | null = null;
     while (Date.now() < until) {
       progress = (await (await fetch(`${base}/csv/status`, { headers })).json()).progress;
-      if (progress && progress.run_id > 0 && progress.status === "running" && /^Load /.test(progress.operation)) break;
+      if (
+        progress &&
+        progress.run_id > 0 &&
+        progress.status === "running" &&
+        /^Load /.test(progress.operation)
+      )
+        break;
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(progress).toMatchObject({ status: "running" });
