@@ -245,6 +245,63 @@ describe(`chat archive (${testBackend})`, () => {
     await runImport();
   });
 
+  it("re-imports from the index the last import stored: hidden copies, moved messages, returning rooms", async () => {
+    const counts = async () =>
+      Object.fromEntries(
+        (
+          await t.tdb.db.prisma.$queryRawUnsafe<{ id: string; message_count: number; last: Date | null }[]>(
+            "SELECT id, message_count, last_message_at AS last FROM chat_rooms ORDER BY id",
+          )
+        ).map((r) => [r.id, [r.message_count, r.last?.toISOString() ?? null]]),
+      );
+    const fresh = async () =>
+      Object.fromEntries(
+        (
+          await t.tdb.db.prisma.$queryRawUnsafe<{ id: string; n: number; last: Date | null }[]>(
+            `SELECT r.id, count(m.id)::int AS n, max(m.ts) AS last FROM chat_rooms r
+             LEFT JOIN chat_messages m ON m.rid = r.id GROUP BY r.id ORDER BY r.id`,
+          )
+        ).map((r) => [r.id, [r.n, r.last?.toISOString() ?? null]]),
+      );
+    const state = await t.tdb.db.prisma.chatImportState.findUniqueOrThrow({
+      where: { collection: "messages" },
+    });
+    expect(state.documents).toBe(14);
+
+    // An edit: Rocket.Chat keeps the old text as a hidden copy; a message moves to another room;
+    // the discussion room leaves the export (its message stays) and comes back in the next one.
+    const docs: Docs = sampleArchive();
+    const msgs = docs.rocketchat_message!;
+    const buy1 = msgs.find((m) => m._id === "M_buy1")!;
+    buy1._hidden = true;
+    buy1._updatedAt = at(700);
+    const buy2 = msgs.find((m) => m._id === "M_buy2")!;
+    buy2.rid = "R_general";
+    buy2._updatedAt = at(700);
+    docs.rocketchat_room = docs.rocketchat_room!.filter((r) => r._id !== "R_disc");
+    writeArchive(dir, docs);
+    const edit = await runImport();
+    expect(edit.run.status).toBe("completed");
+    expect(edit.tables.messages).toMatchObject({ added: 0, updated: 1, deleted: 1, skipped: 12 });
+    expect(await counts()).toEqual({ ...(await fresh()), R_buyers: [0, at(6).toISOString()] });
+
+    writeArchive(dir, sampleArchive());
+    const back = await runImport();
+    expect(back.tables.messages).toMatchObject({ added: 1, updated: 1, deleted: 0, skipped: 12 });
+    expect(back.tables.rooms).toMatchObject({ added: 1 });
+    expect(await counts()).toEqual(await fresh());
+    expect((await counts()).R_disc).toEqual([1, at(55).toISOString()]);
+    const again = await runImport();
+    expect(again.tables.messages).toMatchObject({ added: 0, updated: 0, deleted: 0, skipped: 14 });
+
+    // Messages removed behind the import's back: the stored index no longer matches the table
+    // (its count), so the table is read instead and the missing messages come back.
+    await t.tdb.db.prisma.$executeRawUnsafe("DELETE FROM chat_messages WHERE id IN ('M_buy1', 'M_dm')");
+    const repaired = await runImport();
+    expect(repaired.tables.messages).toMatchObject({ added: 2, updated: 0, deleted: 0, skipped: 12 });
+    expect(await counts()).toEqual(await fresh());
+  });
+
   it("a bad document fails the run with its file, line and problem, and changes nothing", async () => {
     const before = await snapshot();
     const docs = sampleArchive();

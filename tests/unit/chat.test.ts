@@ -3,7 +3,7 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { MessageText, safeHref } from "../../client/features/chat/markdown.tsx";
 import { parseSearch } from "../../server/modules/chat/chat.service.ts";
-import { hashId, VersionIndex } from "../../server/modules/chat/import/version-index.ts";
+import { hashId, VersionIndex, VersionIndexBuilder } from "../../server/modules/chat/import/version-index.ts";
 
 const html = (text: string) => renderToStaticMarkup(createElement(MessageText, { text }));
 
@@ -59,6 +59,34 @@ describe("version index", () => {
     const idx = VersionIndex.empty();
     expect(idx.check("x", 1)).toBe("new");
     expect(idx.unseenCount).toBe(0);
+  });
+  it("becomes the next import's index: kept documents at their new versions, new ones in, gone ones out", () => {
+    const first = new VersionIndexBuilder();
+    for (const [id, v] of [
+      ["a", 1],
+      ["b", 2],
+      ["c", 3],
+      ["d", 4],
+    ] as const)
+      first.add(id, v);
+    const idx = first.build();
+    expect(idx.check("a", 1)).toBe("same");
+    expect(idx.check("b", 20)).toBe("changed");
+    expect(idx.check("d", 4)).toBe("same");
+    expect(idx.check("c", 30)).toBe("changed");
+    idx.unsee("c"); // now hidden: leaves the table
+    expect(idx.check("e", 5)).toBe("new");
+    expect(idx.unseenCount).toBe(1);
+    const added = new VersionIndexBuilder();
+    added.add("e", 5);
+    const stored = VersionIndex.fromBytes(idx.next(added).toBytes())!;
+    expect(stored.size).toBe(4);
+    expect(["a", "b", "d", "e"].map((id) => stored.has(id))).toEqual([true, true, true, true]);
+    expect(stored.has("c")).toBe(false);
+    expect([stored.check("a", 1), stored.check("b", 20), stored.check("d", 4), stored.check("e", 5)]).toEqual(
+      ["same", "same", "same", "same"],
+    );
+    expect(VersionIndex.fromBytes(new Uint8Array(15))).toBeNull();
   });
 });
 

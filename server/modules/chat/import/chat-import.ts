@@ -34,7 +34,7 @@ import {
   text,
 } from "./chat-source.ts";
 import { type CsvValue, csvBuffers } from "./csv-rows.ts";
-import { VersionIndex, versionKey } from "./version-index.ts";
+import { VersionIndex, VersionIndexBuilder, versionKey } from "./version-index.ts";
 
 export interface ChatImportContext {
   conn: SqlConnection;
@@ -181,6 +181,14 @@ const STAGING: Record<
   },
 };
 
+/** Where a message row (messageRow) holds its _updatedAt. */
+const UPDATED_AT_COLUMN = STAGING.messages.columns.indexOf("updated_at");
+
+/** A row's _updatedAt as the version the index keeps (ms; NaN when it has none: never equal). */
+function versionOf(v: CsvValue): number {
+  return v instanceof Date ? v.getTime() : Number.NaN;
+}
+
 function counts(): TableCounts {
   return { added: 0, updated: 0, deleted: 0, skipped: 0, total: 0 };
 }
@@ -311,6 +319,7 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
     });
     const roomCounts = counts();
     result.rooms = roomCounts;
+    const newRooms: string[] = [];
     await ctx.step(`Read ${files.get("rocketchat_room")!.file}`, (s) =>
       stageCollection(ctx, s, files.get("rocketchat_room")!, STAGING.rooms, (doc) => {
         const { raw } = doc;
@@ -323,7 +332,10 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
         }
         const d = decode(doc);
         const t = text(d.t, "t", true)!;
-        verdict === "new" ? roomCounts.added++ : roomCounts.updated++;
+        if (verdict === "new") {
+          roomCounts.added++;
+          newRooms.push(id);
+        } else roomCounts.updated++;
         return [
           id,
           t,
@@ -462,9 +474,14 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
     );
 
     // --- messages
-    const messages = await VersionIndex.load(conn, "chat_messages", {
-      version: "(extract(epoch from updated_at) * 1000)::float8",
-    });
+    // The index the last import stored (16 bytes a message, one row), else read from the table.
+    const stored = await VersionIndex.loadStored(conn, "messages", "chat_messages");
+    const messages =
+      stored ??
+      (await VersionIndex.load(conn, "chat_messages", {
+        version: "(extract(epoch from updated_at) * 1000)::float8",
+      }));
+    const addedMessages = new VersionIndexBuilder();
     const messageCounts = counts();
     result.messages = messageCounts;
     let hidden = 0;
@@ -479,20 +496,35 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
           }
           messageCounts.total++;
           messageCounts.added++;
-          return messageRow(idOf(d._id, "_id", true), d);
+          const id = idOf(d._id, "_id", true);
+          const row = messageRow(id, d);
+          addedMessages.add(id, versionOf(row[UPDATED_AT_COLUMN]));
+          return row;
         }
-        // Most documents of a re-import are unchanged: decide from the text when it allows.
-        const quick =
-          doc.text !== undefined && !/"_hidden"\s*:\s*true/.test(doc.text) ? quickKey(doc.text) : null;
+        // Most documents of a re-import are unchanged: decide from the text when it allows. A
+        // message the archive holds at this _updatedAt was not hidden then and is not now (hiding
+        // an edit's old copy changes its _updatedAt), so only the others are looked at for _hidden.
+        const quick = doc.text !== undefined ? quickKey(doc.text) : null;
         if (quick) {
-          messageCounts.total++;
           const verdict = messages.check(quick.id, quick.version);
           if (verdict === "same") {
+            messageCounts.total++;
             messageCounts.skipped++;
             return null;
           }
-          verdict === "new" ? messageCounts.added++ : messageCounts.updated++;
-          return messageRow(quick.id, decode(doc));
+          const d = decode(doc);
+          if (d._hidden === true) {
+            hidden++;
+            if (verdict === "changed") messages.unsee(quick.id);
+            return null;
+          }
+          messageCounts.total++;
+          const row = messageRow(quick.id, d);
+          if (verdict === "new") {
+            messageCounts.added++;
+            addedMessages.add(quick.id, versionOf(row[UPDATED_AT_COLUMN]));
+          } else messageCounts.updated++;
+          return row;
         }
         const { raw } = doc;
         if (raw._hidden === true) {
@@ -506,8 +538,12 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
           messageCounts.skipped++;
           return null;
         }
-        verdict === "new" ? messageCounts.added++ : messageCounts.updated++;
-        return messageRow(id, decode(doc));
+        const row = messageRow(id, decode(doc));
+        if (verdict === "new") {
+          messageCounts.added++;
+          addedMessages.add(id, versionOf(row[UPDATED_AT_COLUMN]));
+        } else messageCounts.updated++;
+        return row;
       }),
     );
     const deletedMessages = await messages.unseenIds(conn, "chat_messages");
@@ -537,9 +573,13 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
         rows += await applyMessages(
           tx,
           deletedMessages,
+          newRooms,
           roomCounts.added + roomCounts.updated > 0,
           staged >= BULK_ROWS && staged > messages.size / 2,
+          // Without the stored index the table may have been changed by hand: count every room.
+          !stored,
         );
+        await messages.next(addedMessages).store(tx, "messages");
         return rows;
       }),
     );
@@ -849,10 +889,17 @@ const BULK_ROWS = 5_000;
 async function applyMessages(
   tx: SqlConnection,
   deleted: string[],
+  /** Rooms new to the archive (their counts are taken afresh: they may hold messages already). */
+  newRooms: string[],
   roomsChanged: boolean,
   /** Drop the secondary indexes for the insert and build them after: far faster for a big load. */
   bulk: boolean,
+  /** Count every room's messages afresh rather than by what this import changes. */
+  recount: boolean,
 ): Promise<number> {
+  const afresh = bulk || recount;
+  // Big scans here compile nothing worth the half second JIT takes.
+  await tx.exec("SET LOCAL jit = off");
   const rebuild = bulk
     ? await tx.query<{ name: string; definition: string }>(
         `SELECT format('%I', i.relname) AS name, pg_get_indexdef(x.indexrelid) AS definition
@@ -861,6 +908,22 @@ async function applyMessages(
       )
     : [];
   if (rebuild.length) await tx.exec(rebuild.map((r) => `DROP INDEX ${r.name};`).join("\n"));
+  // What the change does to each room's message count, read before it is made: +1 for a message
+  // new to the room (new, or moved from another), -1 for one leaving it (moved or deleted).
+  // A bulk load counts every room afresh instead (one pass over the table).
+  if (!afresh)
+    await tx.execute(
+      `CREATE TEMP TABLE chat_stage_room_delta ON COMMIT DROP AS
+       SELECT rid, sum(d)::int AS d FROM (
+         SELECT s.rid, 1 AS d FROM chat_stage_messages s LEFT JOIN chat_messages m ON m.id = s.id
+         WHERE m.id IS NULL OR m.rid <> s.rid
+         UNION ALL
+         SELECT m.rid, -1 FROM chat_stage_messages s JOIN chat_messages m ON m.id = s.id WHERE m.rid <> s.rid
+         UNION ALL
+         SELECT rid, -1 FROM chat_messages WHERE id = ANY($1::text[])
+       ) x GROUP BY rid`,
+      [deleted],
+    );
   const deletedRids = deleted.length
     ? (
         await tx.query<{ rid: string }>("SELECT DISTINCT rid FROM chat_messages WHERE id = ANY($1::text[])", [
@@ -899,28 +962,47 @@ async function applyMessages(
   for (const r of rebuild) await tx.exec(r.definition);
   if (bulk) await tx.exec("ANALYZE chat_messages");
 
-  // Each touched room's count and last activity, from what the archive now holds.
+  // Each room's message count: afresh after a bulk load and for new rooms, else by the deltas.
+  if (afresh)
+    await tx.exec(
+      `UPDATE chat_rooms r SET message_count = coalesce(c.n, 0)
+       FROM chat_rooms r2 LEFT JOIN (SELECT rid, count(*)::int AS n FROM chat_messages GROUP BY rid) c ON c.rid = r2.id
+       WHERE r.id = r2.id AND r.message_count IS DISTINCT FROM coalesce(c.n, 0)`,
+    );
+  else {
+    await tx.execute(
+      `UPDATE chat_rooms r SET message_count = r.message_count + d.d FROM chat_stage_room_delta d
+       WHERE r.id = d.rid AND d.d <> 0 AND NOT r.id = ANY($1::text[])`,
+      [newRooms],
+    );
+    if (newRooms.length)
+      await tx.execute(
+        `UPDATE chat_rooms r SET message_count = (SELECT count(*)::int FROM chat_messages m WHERE m.rid = r.id)
+         WHERE r.id = ANY($1::text[])`,
+        [newRooms],
+      );
+  }
+  // Last activity of each touched room: its newest message (one index probe a room).
   await tx.execute(
     `WITH touched AS (
        SELECT DISTINCT rid FROM chat_stage_messages
        UNION SELECT unnest($1::text[])
        UNION SELECT id FROM chat_stage_rooms WHERE $2::boolean
      )
-     UPDATE chat_rooms r SET message_count = coalesce(c.n, 0),
-       last_message_at = coalesce(c.last, r.last_message_at)
-     FROM touched t LEFT JOIN LATERAL (
-       SELECT count(*)::int AS n, max(ts) AS last FROM chat_messages m WHERE m.rid = t.rid
-     ) c ON true
-     WHERE r.id = t.rid`,
+     UPDATE chat_rooms r SET last_message_at = coalesce(
+       (SELECT m.ts FROM chat_messages m WHERE m.rid = r.id ORDER BY m.ts DESC LIMIT 1), r.last_message_at)
+     FROM touched t WHERE r.id = t.rid`,
     [deletedRids, roomsChanged],
   );
-  // Uploads whose room the files collection did not name: the room of a message carrying them.
+  // Uploads whose room the files collection did not name: the room of a message carrying them
+  // (only uploads new or changed now, or carried by a message that is; read through has_file).
   await tx.exec(
-    `UPDATE chat_files f SET rid = x.rid
+    `WITH wanted AS (SELECT id FROM chat_stage_uploads UNION SELECT unnest(file_ids) FROM chat_stage_messages)
+     UPDATE chat_files f SET rid = x.rid
      FROM (SELECT DISTINCT ON (fid) fid, m.rid FROM chat_messages m, unnest(m.file_ids) AS fid
-           WHERE cardinality(m.file_ids) > 0 ORDER BY fid, m.ts) x
-     WHERE f.id = x.fid AND f.kind = 'upload' AND f.rid IS DISTINCT FROM x.rid
-       AND f.id IN (SELECT id FROM chat_stage_uploads UNION SELECT unnest(file_ids) FROM chat_stage_messages)`,
+           WHERE m.has_file AND m.file_ids && ARRAY(SELECT id FROM wanted) AND fid IN (SELECT id FROM wanted)
+           ORDER BY fid, m.ts) x
+     WHERE f.id = x.fid AND f.kind = 'upload' AND f.rid IS DISTINCT FROM x.rid`,
   );
   return n;
 }

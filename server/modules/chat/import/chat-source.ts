@@ -172,7 +172,7 @@ export async function* readDocuments(
 ): AsyncGenerator<RawDocument[]> {
   // Decided before the stream starts flowing.
   const array = await isJsonArray(cf.full);
-  const stream = fs.createReadStream(cf.full, { highWaterMark: 1 << 20 });
+  const stream = fs.createReadStream(cf.full, { highWaterMark: 1 << 18 });
   let bytes = 0;
   try {
     if (array) {

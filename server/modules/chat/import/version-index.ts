@@ -51,11 +51,13 @@ export class VersionIndex {
     let total = 0;
     let after: string | null = null;
     for (;;) {
+      // The first page has no lower bound; later ones start after the last id (an index range,
+      // where "$1 IS NULL OR id > $1" would have the planner scan and sort the whole table).
       const rows: { id: string; v: number | string | null }[] = await conn.query(
         `SELECT ${id} AS id, ${opts.version} AS v FROM ${table}
-         WHERE ${opts.where ?? "true"} AND ($1::text IS NULL OR ${id} > $1::text)
+         WHERE ${opts.where ?? "true"}${after === null ? "" : ` AND ${id} > $1::text`}
          ORDER BY ${id} LIMIT ${pageSize}`,
-        [after],
+        after === null ? [] : [after],
       );
       if (rows.length === 0) break;
       const keys = new Float64Array(rows.length);
@@ -69,7 +71,6 @@ export class VersionIndex {
       after = rows[rows.length - 1]!.id;
       if (rows.length < pageSize) break;
     }
-    const order = new Uint32Array(total);
     const keys = new Float64Array(total);
     const versions = new Float64Array(total);
     let o = 0;
@@ -78,6 +79,13 @@ export class VersionIndex {
       versions.set(p.versions, o);
       o += p.keys.length;
     }
+    return VersionIndex.fromPairs(keys, versions);
+  }
+
+  /** An index of these (key, version) pairs, in any order (the arrays are not changed). */
+  static fromPairs(keys: Float64Array, versions: Float64Array): VersionIndex {
+    const total = keys.length;
+    const order = new Uint32Array(total);
     for (let i = 0; i < total; i++) order[i] = i;
     order.sort((x, y) => keys[x]! - keys[y]!);
     const sortedKeys = new Float64Array(total);
@@ -87,6 +95,64 @@ export class VersionIndex {
       sortedVersions[i] = versions[order[i]!]!;
     }
     return new VersionIndex(sortedKeys, sortedVersions, new Uint8Array(total));
+  }
+
+  /** The index as bytes (its keys, then its versions, as little-endian float64), to be stored. */
+  toBytes(): Buffer {
+    const out = Buffer.alloc(this.keys.length * 16);
+    Buffer.from(this.keys.buffer, this.keys.byteOffset, this.keys.byteLength).copy(out, 0);
+    Buffer.from(this.versions.buffer, this.versions.byteOffset, this.versions.byteLength).copy(
+      out,
+      this.keys.length * 8,
+    );
+    return out;
+  }
+
+  /** An index from toBytes(); null when the bytes are not one. */
+  static fromBytes(bytes: Uint8Array): VersionIndex | null {
+    if (bytes.byteLength % 16 !== 0) return null;
+    const n = bytes.byteLength / 16;
+    // Copied into fresh, aligned arrays (the driver's buffer may sit at any offset of a pool).
+    const all = new Float64Array(n * 2);
+    new Uint8Array(all.buffer).set(bytes);
+    const keys = all.subarray(0, n);
+    const versions = all.subarray(n);
+    for (let i = 1; i < n; i++) if (!(keys[i - 1]! <= keys[i]!)) return null;
+    return new VersionIndex(keys, versions, new Uint8Array(n));
+  }
+
+  /**
+   * The index a previous import stored for `collection` in chat_import_state, when it still
+   * describes the table (as many rows as it has entries); else null. The import writes it in the
+   * transaction that applies its changes, so it cannot disagree with the table unless the table
+   * was changed by hand (which the count catches for deleted or added rows).
+   */
+  static async loadStored(
+    conn: SqlConnection,
+    collection: string,
+    table: string,
+  ): Promise<VersionIndex | null> {
+    const [row] = await conn.query<{ documents: number; index: Uint8Array }>(
+      "SELECT documents, index FROM chat_import_state WHERE collection = $1",
+      [collection],
+    );
+    if (!row) return null;
+    const [{ n }] = (await conn.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`)) as [
+      { n: number },
+    ];
+    if (Number(row.documents) !== n) return null;
+    const index = VersionIndex.fromBytes(row.index);
+    return index && index.size === n ? index : null;
+  }
+
+  /** Stores the index for the next import of `collection` (inside the transaction that applies it). */
+  async store(conn: SqlConnection, collection: string): Promise<void> {
+    await conn.execute(
+      `INSERT INTO chat_import_state (collection, documents, index, updated_at) VALUES ($1, $2, $3, now())
+       ON CONFLICT (collection) DO UPDATE SET documents = excluded.documents, index = excluded.index,
+         updated_at = excluded.updated_at`,
+      [collection, this.size, this.toBytes()],
+    );
   }
 
   static empty(): VersionIndex {
@@ -104,16 +170,64 @@ export class VersionIndex {
     return lo < this.keys.length && this.keys[lo] === key ? lo : -1;
   }
 
-  /** New, changed or the same as stored; marks the stored document as still in the export. */
+  /**
+   * New, changed or the same as stored; marks the stored document as still in the export and
+   * keeps the export's version for it (what the table holds once the import is applied).
+   */
   check(id: string, version: number): Verdict {
     const key = hashId(id);
     const i = this.first(key);
     if (i < 0) return "new";
-    // Two stored ids with one hash: mark both, and read the document to be sure.
+    // Two stored ids with one hash: mark both, and read the document to be sure (now and next time).
     const shared = i + 1 < this.keys.length && this.keys[i + 1] === key;
-    for (let j = i; j < this.keys.length && this.keys[j] === key; j++) this.seen[j] = 1;
+    for (let j = i; j < this.keys.length && this.keys[j] === key; j++) {
+      this.seen[j] = 1;
+      if (shared) this.versions[j] = Number.NaN;
+    }
     if (shared) return "changed";
-    return this.versions[i] === version ? "same" : "changed";
+    if (this.versions[i] === version) return "same";
+    this.versions[i] = version;
+    return "changed";
+  }
+
+  /**
+   * Takes back check()'s mark: the export has the document but the import leaves it out (an
+   * edit's hidden copy), so it goes from the table. Not when another stored id shares its hash
+   * (which of the two it is cannot be told from the hash): that one is kept as it was.
+   */
+  unsee(id: string): void {
+    const key = hashId(id);
+    const i = this.first(key);
+    if (i < 0 || (i + 1 < this.keys.length && this.keys[i + 1] === key)) return;
+    this.seen[i] = 0;
+  }
+
+  /**
+   * The index of the table once this import is applied: the stored documents the export still has
+   * (at the versions check() saw), plus the new ones.
+   */
+  next(added: VersionIndexBuilder): VersionIndex {
+    const fresh = added.build();
+    let kept = 0;
+    for (let i = 0; i < this.seen.length; i++) if (this.seen[i]) kept++;
+    const n = kept + fresh.size;
+    const keys = new Float64Array(n);
+    const versions = new Float64Array(n);
+    let a = 0;
+    let b = 0;
+    for (let o = 0; o < n; o++) {
+      while (a < this.keys.length && !this.seen[a]) a++;
+      if (b >= fresh.size || (a < this.keys.length && this.keys[a]! <= fresh.keys[b]!)) {
+        keys[o] = this.keys[a]!;
+        versions[o] = this.versions[a]!;
+        a++;
+      } else {
+        keys[o] = fresh.keys[b]!;
+        versions[o] = fresh.versions[b]!;
+        b++;
+      }
+    }
+    return new VersionIndex(keys, versions, new Uint8Array(n));
   }
 
   /** Whether a stored id was in the export (without marking it). */
@@ -139,9 +253,9 @@ export class VersionIndex {
     let after: string | null = null;
     for (;;) {
       const rows: { id: string }[] = await conn.query(
-        `SELECT ${id} AS id FROM ${table} WHERE ${opts.where ?? "true"} AND ($1::text IS NULL OR ${id} > $1::text)
+        `SELECT ${id} AS id FROM ${table} WHERE ${opts.where ?? "true"}${after === null ? "" : ` AND ${id} > $1::text`}
          ORDER BY ${id} LIMIT 100000`,
-        [after],
+        after === null ? [] : [after],
       );
       if (rows.length === 0) break;
       for (const r of rows) {
@@ -152,5 +266,47 @@ export class VersionIndex {
       if (rows.length < 100_000) break;
     }
     return out;
+  }
+}
+
+/**
+ * The (id, version) of the documents an import adds to a table, collected while it reads the
+ * export (16 bytes a document, in fixed-size chunks: no doubling and copying as it grows), then
+ * sorted into an index.
+ */
+export class VersionIndexBuilder {
+  private static readonly CHUNK = 65_536;
+  private readonly chunks: { keys: Float64Array; versions: Float64Array }[] = [];
+  private n = 0;
+
+  get size(): number {
+    return this.n;
+  }
+
+  add(id: string, version: number): void {
+    const at = this.n % VersionIndexBuilder.CHUNK;
+    if (at === 0)
+      this.chunks.push({
+        keys: new Float64Array(VersionIndexBuilder.CHUNK),
+        versions: new Float64Array(VersionIndexBuilder.CHUNK),
+      });
+    const chunk = this.chunks[this.chunks.length - 1]!;
+    chunk.keys[at] = hashId(id);
+    chunk.versions[at] = version;
+    this.n++;
+  }
+
+  build(): VersionIndex {
+    const keys = new Float64Array(this.n);
+    const versions = new Float64Array(this.n);
+    this.chunks.forEach((c, i) => {
+      const o = i * VersionIndexBuilder.CHUNK;
+      const len = Math.min(VersionIndexBuilder.CHUNK, this.n - o);
+      keys.set(c.keys.subarray(0, len), o);
+      versions.set(c.versions.subarray(0, len), o);
+    });
+    this.chunks.length = 0;
+    this.n = 0;
+    return VersionIndex.fromPairs(keys, versions);
   }
 }
