@@ -511,6 +511,46 @@ function snippetParts(headline: string): { text: string; hit: boolean }[] {
   return parts.filter((p) => p.text !== "");
 }
 
+/**
+ * The newest `need` messages matching the words among those the filters let through. The words'
+ * GIN index finds every hit but not the newest first: for a word in 4 % of 1M messages it fetches
+ * 40,000 rows to keep 21 (300 ms), while walking the messages newest first finds them in the
+ * first 500. Which is better depends on how common the words are, which the planner guesses badly
+ * (phrases worst). So: walk the newest WALK messages first (a few ms); when they hold fewer hits
+ * than needed, the words are rare there, and the index finds the rest among the older ones.
+ */
+async function newestHits(
+  db: Database,
+  filters: string,
+  query: string,
+  baseParams: unknown[],
+  need: number,
+): Promise<{ id: string }[]> {
+  const walk = Math.min(200_000, Math.max(5_000, need * 250));
+  const first = await sql<{ id: string; ts: Date; edge: boolean; walked: number }>(
+    db,
+    `WITH w AS MATERIALIZED (SELECT m.id, m.ts, m.search FROM chat_messages m WHERE ${filters}
+                             ORDER BY m.ts DESC, m.id DESC LIMIT ${walk})
+     (SELECT id, ts, false AS edge, 0 AS walked FROM w WHERE search @@ ${query} ORDER BY ts DESC, id DESC LIMIT ${need})
+     UNION ALL
+     (SELECT id, ts, true, (SELECT count(*)::int FROM w) FROM w ORDER BY ts, id LIMIT 1)`,
+    baseParams,
+  );
+  const hits = first.filter((r) => !r.edge);
+  const edge = first.find((r) => r.edge);
+  if (hits.length >= need || !edge || edge.walked < walk) return hits;
+  const params = [...baseParams, edge.ts, edge.id];
+  const n = baseParams.length;
+  const rest = await sql<{ id: string }>(
+    db,
+    `SELECT m.id FROM chat_messages m WHERE ${filters} AND m.search @@ ${query}
+       AND (m.ts, m.id) < ($${n + 1}::timestamptz, $${n + 2}::text)
+     ORDER BY m.ts DESC, m.id DESC LIMIT ${need - hits.length}`,
+    params,
+  );
+  return [...hits, ...rest];
+}
+
 export async function searchMessages(
   db: Database,
   viewer: Viewer,
@@ -535,6 +575,7 @@ export async function searchMessages(
     params.push(v);
     return `$${params.length}`;
   };
+  // Conditions other than the words: the rooms, from:, has:file and the dates.
   const conds: string[] = ["m.t IS NULL"];
   // The rooms to search: readable ones, narrowed by in:
   let roomIds: string[] | null = null;
@@ -576,30 +617,32 @@ export async function searchMessages(
   if (parsed.hasFile) conds.push("m.has_file");
   if (parsed.after) conds.push(`m.ts >= ${p(parsed.after)}`);
   if (parsed.before) conds.push(`m.ts < ${p(parsed.before)}`);
-  let query = "";
-  if (parsed.text) {
-    const t = p(parsed.text);
-    query = `(websearch_to_tsquery('english', ${t}) || websearch_to_tsquery('simple', ${t}))`;
-    conds.push(`m.search @@ ${query}`);
-  }
-  const where = conds.join(" AND ");
+  const filters = conds.join(" AND ");
   const offset = (input.page - 1) * SEARCH_PAGE_SIZE;
-  const lim = p(SEARCH_PAGE_SIZE + 1);
-  const off = p(offset);
-  const ids =
-    input.sort === "best" && query
-      ? await sql<{ id: string }>(
-          db,
-          `WITH hits AS (SELECT m.id, m.ts, m.search FROM chat_messages m WHERE ${where}
-                         ORDER BY m.ts DESC LIMIT ${BEST_MATCH_WINDOW})
-           SELECT id FROM hits ORDER BY ts_rank_cd(search, ${query}) DESC, ts DESC, id DESC LIMIT ${lim} OFFSET ${off}`,
-          params,
-        )
-      : await sql<{ id: string }>(
-          db,
-          `SELECT m.id FROM chat_messages m WHERE ${where} ORDER BY m.ts DESC, m.id DESC LIMIT ${lim} OFFSET ${off}`,
-          params,
-        );
+  const need = offset + SEARCH_PAGE_SIZE + 1;
+  let ids: { id: string }[];
+  if (!parsed.text) {
+    ids = await sql<{ id: string }>(
+      db,
+      `SELECT m.id FROM chat_messages m WHERE ${filters} ORDER BY m.ts DESC, m.id DESC
+       LIMIT ${p(SEARCH_PAGE_SIZE + 1)} OFFSET ${p(offset)}`,
+      params,
+    );
+  } else {
+    const t = p(parsed.text);
+    const query = `(websearch_to_tsquery('english', ${t}) || websearch_to_tsquery('simple', ${t}))`;
+    ids =
+      input.sort === "best"
+        ? await sql<{ id: string }>(
+            db,
+            `WITH hits AS (SELECT m.id, m.ts, m.search FROM chat_messages m WHERE ${filters} AND m.search @@ ${query}
+                           ORDER BY m.ts DESC LIMIT ${BEST_MATCH_WINDOW})
+             SELECT id FROM hits ORDER BY ts_rank_cd(search, ${query}) DESC, ts DESC, id DESC
+             LIMIT ${p(SEARCH_PAGE_SIZE + 1)} OFFSET ${p(offset)}`,
+            params,
+          )
+        : (await newestHits(db, filters, query, params, need)).slice(offset);
+  }
   const hasMore = ids.length > SEARCH_PAGE_SIZE;
   const pageIds = ids.slice(0, SEARCH_PAGE_SIZE).map((x) => x.id);
   if (pageIds.length === 0) return empty;
