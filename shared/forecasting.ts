@@ -155,12 +155,19 @@ const pctSchema = z
   .min(-100, { error: "must be at least -100 (units cannot go below 0)" })
   .max(1000, { error: "must be at most 1000" });
 
+/** The override that holds each product at its last 4 complete weeks' average. */
+export const HOLD_LAST_4_WEEKS = "last_4_weeks" as const;
+/** Products one bulk override may name. */
+export const MAX_BULK_PRODUCTS = 5000;
+
 export const overrideWeekSchema = z.union(
   [
     z.object({ week_start: isoDay, units: unitsSchema }).strict(),
     z.object({ week_start: isoDay, pct: pctSchema }).strict(),
+    // Each product held at its own average of the last 4 complete weeks' sales (stored as units).
+    z.object({ week_start: isoDay, hold: z.literal(HOLD_LAST_4_WEEKS) }).strict(),
   ],
-  { error: "each week needs week_start and either units or pct" },
+  { error: `each week needs week_start and one of units, pct or hold ("${HOLD_LAST_4_WEEKS}")` },
 );
 export type OverrideWeek = z.infer<typeof overrideWeekSchema>;
 
@@ -170,8 +177,17 @@ export const overrideScopeSchema = z.union(
     z.object({ category_id: idSchema }).strict(),
     z.object({ brand_id: idSchema }).strict(),
     z.object({ vendor_id: idSchema }).strict(),
+    // Bulk: many rows at once (units apply to each product as they are, not spread).
+    z
+      .object({
+        pids: z
+          .array(idSchema, { error: "must be a list of product ids" })
+          .min(1, { error: "at least one product is required" })
+          .max(MAX_BULK_PRODUCTS, { error: `at most ${MAX_BULK_PRODUCTS} products` }),
+      })
+      .strict(),
   ],
-  { error: "must be one of { pid }, { category_id }, { brand_id }, { vendor_id }" },
+  { error: "must be one of { pid }, { pids }, { category_id }, { brand_id }, { vendor_id }" },
 );
 export type OverrideScope = z.infer<typeof overrideScopeSchema>;
 
@@ -213,7 +229,7 @@ export interface OverrideResult {
 
 export interface OverrideGroupRow {
   id: number;
-  scope_kind: "product" | "category" | "brand" | "vendor";
+  scope_kind: "product" | "products" | "category" | "brand" | "vendor";
   scope_id: number;
   scope_name: string;
   weeks: OverrideWeek[];
@@ -329,4 +345,59 @@ export interface AccuracyPage {
   /** All measured weeks together, and per completed week (the trend) */
   overall: AccuracyRow | null;
   trend: { week_start: string; wape: number | null; bias: number | null; final_wape: number | null }[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exceptions: the products whose forecast most needs a look (docs/metrics.md §17 "Exceptions")
+
+export const EXCEPTION_KINDS = ["error_value", "bias", "stockouts", "new_profile", "sudden_change"] as const;
+export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
+
+export const EXCEPTION_LABELS: Record<ExceptionKind, string> = {
+  error_value: "Largest error × value",
+  bias: "Bias beyond ±20 %",
+  stockouts: "Demand hidden by stock-outs",
+  new_profile: "New, on a category profile",
+  sudden_change: "Sudden change vs last week",
+};
+
+/** |backtest bias| above which a product is listed. */
+export const EXCEPTION_BIAS = 0.2;
+/** Out-of-stock days in the last 90 from which sales (and so the forecast) understate demand. */
+export const EXCEPTION_STOCKOUT_DAYS = 14;
+/** |change| of the 13-week forecast against last week's snapshot from which it is "sudden". */
+export const EXCEPTION_CHANGE = 0.5;
+
+export const exceptionsInput = z.object({
+  kind: z.enum(EXCEPTION_KINDS).default("error_value"),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  pageSize: z.coerce.number().int().min(10).max(200).default(50),
+});
+export type ExceptionsInput = z.input<typeof exceptionsInput>;
+
+export interface ExceptionRow {
+  pid: number;
+  title: string;
+  sku: string | null;
+  vendor: string | null;
+  method_label: string | null;
+  forecast_units: number;
+  forecast_value: number;
+  wape: number | null;
+  bias: number | null;
+  mase: number | null;
+  change: number | null;
+  out_of_stock_days_90: number | null;
+  /** WAPE × forecast value: the forecast value at risk (error_value) */
+  error_value: number | null;
+  /** Why it is listed, in words */
+  reason: string;
+}
+
+export interface ExceptionsPage {
+  kind: ExceptionKind;
+  items: ExceptionRow[];
+  total: number;
+  /** Products listed under each kind */
+  counts: Record<ExceptionKind, number>;
 }

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type {
   AccuracyPage,
+  ExceptionsPage,
   ForecastGridPage,
   ForecastProductDetail,
   OverrideResult,
@@ -313,6 +314,76 @@ describe(`forecasting API (${testBackend})`, () => {
     expect(after).toBe(before);
   });
 
+  it("a bulk override of many rows: units and % apply to each product, hold at each one's last 4 weeks' average", async () => {
+    const lines = fs
+      .readFileSync("tests/fixtures/source-planning/order_lines.csv", "utf8")
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((l) => l.split(","));
+    // The last 4 complete weeks before D0's week (2026-06-29): 2026-06-01 … 2026-06-28.
+    const lastFour = (pid: number) =>
+      lines
+        .filter(
+          (l) =>
+            l[2] === String(pid) && l[7] === "completed" && l[3]! >= "2026-06-01" && l[3]! < "2026-06-29",
+        )
+        .reduce((a, l) => a + Number(l[4]), 0) / 4;
+    const w1001 = cal(await weekly(1001));
+    const before = await plan(1010);
+    const res = await call("POST", "/api/forecasting/overrides", admin, {
+      scope: { pids: [1010, 1001, 1010] },
+      weeks: [
+        { week_start: WEEKS[3], units: 5 },
+        { week_start: WEEKS[4], pct: -50 },
+        { week_start: WEEKS[5], hold: "last_4_weeks" },
+      ],
+      reason: "Range review",
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const made = res.body as OverrideResult;
+    expect(made.products.map((p) => p.pid)).toEqual([1001, 1010]);
+    for (const p of made.products) {
+      expect(p.weeks[0]!.final).toBe(5); // not spread: each product 5 units
+      close(p.weeks[1]!.final, p.weeks[1]!.system * 0.5);
+      close(p.weeks[2]!.final, lastFour(p.pid), 0.005);
+    }
+    close(made.products[0]!.weeks[1]!.final, w1001[4]! * 0.5);
+    expect((await plan(1010)).f_h).not.toBe(before.f_h);
+    const list = (await call("GET", "/trpc/forecasting.overrides?input=%7B%22json%22%3A%7B%7D%7D", viewer))
+      .body as {
+      result: {
+        data: { json: { items: { id: number; scope_kind: string; scope_name: string; products: number }[] } };
+      };
+    };
+    const group = list.result.data.json.items.find((g) => g.id === made.id)!;
+    expect(group).toMatchObject({ scope_kind: "products", scope_name: "2 products", products: 2 });
+
+    // Refused whole, naming the field: an unknown product, none at all, a bad week.
+    const bad = async (scope: unknown, message: RegExp) => {
+      const r = await call("POST", "/api/forecasting/overrides", admin, {
+        scope,
+        weeks: [{ week_start: WEEKS[3], units: 5 }],
+        reason: "x",
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(400);
+      expect(r.body.message).toMatch(message);
+    };
+    const groups = await count("SELECT count(*)::int AS n FROM forecast_override_groups");
+    await bad({ pids: [1001, 999999] }, /^scope\.pids: product 999999 not found$/);
+    await bad({ pids: [] }, /^scope\.pids: at least one product is required$/);
+    const weekBad = await call("POST", "/api/forecasting/overrides", admin, {
+      scope: { pids: [1001] },
+      weeks: [{ week_start: WEEKS[3], hold: "forever" }],
+      reason: "x",
+    });
+    expect(weekBad.status).toBe(400);
+    expect(await count("SELECT count(*)::int AS n FROM forecast_override_groups")).toBe(groups);
+
+    expect((await call("DELETE", `/api/forecasting/overrides/${made.id}`)).status).toBe(200);
+    close((await plan(1010)).f_h, before.f_h);
+  });
+
   it("stores one snapshot per product per week, kept across runs, and measures accuracy at the lead-time lag", async () => {
     const products = await count("SELECT count(*)::int AS n FROM product_forecasts");
     const snap = () =>
@@ -369,5 +440,65 @@ describe(`forecasting API (${testBackend})`, () => {
       { week_start: target, wape: row.wape, bias: row.bias, final_wape: row.final_wape },
     ]);
     expect((await call("GET", "/api/forecasting/accuracy?group=nonsense", viewer)).status).toBe(400);
+  });
+  it("lists the exceptions: error × value, bias beyond ±20 %, stock-outs, new products on a profile, sudden changes", async () => {
+    const get = async (kind: string) => {
+      const res = await call("GET", `/api/forecasting/exceptions?kind=${kind}&pageSize=200`, viewer);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body as ExceptionsPage;
+    };
+    // A sudden change: last week's snapshot (2026-06-22) said three times 1010's forecast now; the
+    // next calculation stores the change, final units of the 12 shared weeks ÷ the snapshot's − 1.
+    const [{ units12 } = { units12: 0 }] = await q<{ units12: number }>(
+      `SELECT final_units - (weekly[13] * 2 + weekly[13] * 5) / 7.0 AS units12 FROM product_forecasts WHERE pid = 1010`,
+    );
+    await t.tdb.db.prisma.$executeRawUnsafe(
+      `INSERT INTO forecast_snapshots (snapshot_week, pid, system, final, method)
+       VALUES ('2026-06-22', 1010, $1::real[], $1::real[], 'standard')
+       ON CONFLICT (snapshot_week, pid) DO UPDATE SET system = EXCLUDED.system, final = EXCLUDED.final`,
+      Array(13).fill((3 * units12) / 12),
+    );
+    expect(await p.run("update")).toMatchObject({ status: "complete" });
+    // Demand hidden by stock-outs: 1003's 10 days out of stock (§12.5) are under the 14 that list a
+    // product; 1009 is set to 30 here, as a calculation would store it.
+    await t.tdb.db.prisma.$executeRawUnsafe(
+      "UPDATE product_metrics SET out_of_stock_days_90 = 30 WHERE pid = 1009",
+    );
+
+    const errors = await get("error_value");
+    const risk = errors.items.map((r) => r.error_value!);
+    expect(risk).toEqual([...risk].sort((a, b) => b - a));
+    const e1006 = errors.items.find((r) => r.pid === 1006)!;
+    close(e1006.error_value!, 1.4303 * e1006.forecast_value, 0.05);
+    expect(e1006.reason).toMatch(/^Backtest error 143 % of \$[\d,]+ forecast: \$[\d,]+ at risk$/);
+    // Constant series backtest exactly (WAPE 0): nothing at risk, not listed.
+    expect(errors.items.map((r) => r.pid)).not.toContain(1001);
+
+    const bias = await get("bias");
+    expect(bias.items.every((r) => Math.abs(r.bias!) > 0.2)).toBe(true);
+    expect(bias.items.map((r) => r.pid)).not.toContain(1006); // bias −0.102
+    expect(bias.total).toBe(
+      await count("SELECT count(*)::int AS n FROM product_forecasts WHERE abs(bias) > 0.2"),
+    );
+
+    const stock = await get("stockouts");
+    expect(stock.items.map((r) => r.pid)).toEqual([1009]);
+    expect(stock.items[0]!.reason).toBe("Out of stock 30 of the last 90 days: sales understate demand");
+
+    const fresh = await get("new_profile");
+    expect(fresh.items.map((r) => r.pid)).toEqual([1004]);
+
+    const sudden = await get("sudden_change");
+    const row = sudden.items.find((r) => r.pid === 1010)!;
+    close(row.change!, 1 / 3 - 1, 0.001);
+    expect(row.reason).toBe("Forecast -66.7 % against last week's snapshot");
+    expect(sudden.counts).toEqual({
+      error_value: errors.total,
+      bias: bias.total,
+      stockouts: 1,
+      new_profile: 1,
+      sudden_change: sudden.total,
+    });
+    expect((await call("GET", "/api/forecasting/exceptions?kind=nonsense", viewer)).status).toBe(400);
   });
 });

@@ -16,6 +16,9 @@ import {
   ACCURACY_GROUPS,
   type AccuracyGroup,
   type AccuracyRow,
+  EXCEPTION_KINDS,
+  EXCEPTION_LABELS,
+  type ExceptionKind,
   FORECAST_LEVELS,
   FORECAST_SORTS,
   type ForecastGridRow,
@@ -111,6 +114,7 @@ export function ForecastingPage({ search, onSearchChange }: ForecastingPageProps
     onSearchChange({ ...search, page: undefined, ...patch }, opts);
   const tabs: { id: NonNullable<ForecastingSearch["tab"]>; label: string }[] = [
     { id: "grid", label: "Forecast" },
+    { id: "exceptions", label: "Exceptions" },
     { id: "overrides", label: "Overrides" },
     { id: "accuracy", label: "Accuracy" },
   ];
@@ -138,6 +142,13 @@ export function ForecastingPage({ search, onSearchChange }: ForecastingPageProps
         ))}
       </div>
       {tab === "grid" && <GridTab search={search} set={set} />}
+      {tab === "exceptions" && (
+        <ExceptionsTab
+          kind={search.exception ?? "error_value"}
+          onKind={(exception) => set({ exception: exception === "error_value" ? undefined : exception })}
+          onOpen={(pid) => set({ tab: undefined, q: String(pid), selected: pid })}
+        />
+      )}
       {tab === "overrides" && <OverridesTab />}
       {tab === "accuracy" && (
         <AccuracyTab group={search.accuracy ?? "product"} onGroup={(accuracy) => set({ accuracy })} />
@@ -163,6 +174,24 @@ function GridTab({
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const data = query.data;
   const level = input.level ?? "product";
+  // Rows picked for a bulk override (products only); a new filter, sort or page starts afresh.
+  const selectable = canEdit && level === "product";
+  const [picked, setPicked] = useState<Set<number>>(new Set());
+  const inputKey = JSON.stringify(input);
+  const [pickedFor, setPickedFor] = useState(inputKey);
+  if (pickedFor !== inputKey) {
+    setPickedFor(inputKey);
+    setPicked(new Set());
+  }
+  const pageIds = data?.items.map((r) => r.id) ?? [];
+  const allPicked = pageIds.length > 0 && pageIds.every((id) => picked.has(id));
+  const togglePick = (id: number) =>
+    setPicked((prev) => {
+      const next = new Set(prev);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
 
   return (
     <div className="space-y-4">
@@ -261,7 +290,37 @@ function GridTab({
       <p className="text-xs text-muted-foreground">
         Cells show the final forecast; an overridden week is highlighted amber, a week with a saved promotion
         (its uplift added, the Promotion line of the expanded row) violet. As of {data?.weeks.as_of ?? "…"}.
+        {selectable && " Tick products to override many at once."}
       </p>
+      {selectable && picked.size > 0 && data && (
+        <div
+          className="flex flex-wrap items-center gap-3 rounded-md border bg-muted/40 px-3 py-2 text-sm"
+          data-testid="bulk-bar"
+        >
+          <span>
+            {picked.size} product{picked.size === 1 ? "" : "s"} selected
+          </span>
+          <Button
+            size="sm"
+            onClick={() =>
+              setTarget({
+                level: "products",
+                id: 0,
+                pids: [...picked],
+                title: `${picked.size} selected product${picked.size === 1 ? "" : "s"}`,
+                weeks: data.weeks.forecast,
+                lastFour: [],
+                system: [],
+              })
+            }
+          >
+            Override selected
+          </Button>
+          <Button size="sm" variant="outline" onClick={() => setPicked(new Set())}>
+            Clear selection
+          </Button>
+        </div>
+      )}
 
       {query.error && !data ? (
         <LoadError message="Could not load the forecast." onRetry={() => void query.refetch()} />
@@ -277,7 +336,26 @@ function GridTab({
           <div className="max-h-[70vh] overflow-auto">
             <table className="w-full border-collapse text-sm" data-testid="forecast-grid">
               <thead className="sticky top-0 z-10 bg-background">
-                <GridHead weeks={data?.weeks} level={level} />
+                <GridHead
+                  weeks={data?.weeks}
+                  level={level}
+                  pick={
+                    selectable
+                      ? {
+                          all: allPicked,
+                          onAll: () =>
+                            setPicked((prev) => {
+                              const next = new Set(prev);
+                              for (const id of pageIds) {
+                                if (allPicked) next.delete(id);
+                                else next.add(id);
+                              }
+                              return next;
+                            }),
+                        }
+                      : undefined
+                  }
+                />
               </thead>
               <tbody>
                 {data?.items.map((row) => {
@@ -291,6 +369,8 @@ function GridTab({
                         open={open}
                         selected={level === "product" && search.selected === row.id}
                         canEdit={canEdit}
+                        picked={selectable ? picked.has(row.id) : undefined}
+                        onPick={() => togglePick(row.id)}
                         onToggle={() =>
                           setExpanded((prev) => {
                             const next = new Set(prev);
@@ -332,17 +412,44 @@ function GridTab({
         </Card>
       )}
       {level === "product" && search.selected && <ForecastChart pid={search.selected} />}
-      {target && <OverrideDialog target={target} onClose={() => setTarget(null)} />}
+      {target && (
+        <OverrideDialog
+          target={target}
+          onClose={() => setTarget(null)}
+          onSaved={() => {
+            if (target.level === "products") setPicked(new Set());
+          }}
+        />
+      )}
     </div>
   );
 }
 
 const NUM = "px-2 py-1.5 text-right tabular-nums whitespace-nowrap";
 
-function GridHead({ weeks, level }: { weeks: ForecastWeeks | undefined; level: ForecastLevel }) {
+function GridHead({
+  weeks,
+  level,
+  pick,
+}: {
+  weeks: ForecastWeeks | undefined;
+  level: ForecastLevel;
+  pick?: { all: boolean; onAll: () => void };
+}) {
   return (
     <tr className="border-b text-xs text-muted-foreground">
-      <th className="sticky left-0 z-20 min-w-56 bg-background px-2 py-2 text-left">{LEVEL_LABELS[level]}</th>
+      <th className="sticky left-0 z-20 min-w-56 bg-background px-2 py-2 text-left">
+        {pick && (
+          <input
+            type="checkbox"
+            className="mr-2 align-middle"
+            aria-label="Select every product on this page"
+            checked={pick.all}
+            onChange={pick.onAll}
+          />
+        )}
+        {LEVEL_LABELS[level]}
+      </th>
       <th className="px-2 text-left">Method</th>
       <th className={NUM} title="Final forecast of the 13 weeks">
         13 weeks
@@ -380,6 +487,8 @@ function GridRow({
   open,
   selected,
   canEdit,
+  picked,
+  onPick,
   onToggle,
   onSelect,
   onOverride,
@@ -389,6 +498,9 @@ function GridRow({
   open: boolean;
   selected: boolean;
   canEdit: boolean;
+  /** Ticked for a bulk override (undefined: the row cannot be picked) */
+  picked?: boolean;
+  onPick: () => void;
   onToggle: () => void;
   onSelect: () => void;
   onOverride: () => void;
@@ -402,6 +514,15 @@ function GridRow({
     >
       <td className="sticky left-0 z-[1] bg-background px-2 py-1.5">
         <div className="flex items-start gap-1">
+          {picked !== undefined && (
+            <input
+              type="checkbox"
+              className="mt-1 mr-1"
+              aria-label={`Select ${row.title}`}
+              checked={picked}
+              onChange={onPick}
+            />
+          )}
           <button
             type="button"
             onClick={onToggle}
@@ -596,7 +717,13 @@ function OverridesTab() {
                   {g.weeks
                     .map(
                       (w) =>
-                        `${shortWeek(w.week_start)}: ${"units" in w ? `${w.units} units` : `${w.pct > 0 ? "+" : ""}${w.pct}%`}`,
+                        `${shortWeek(w.week_start)}: ${
+                          "units" in w
+                            ? `${w.units} units`
+                            : "pct" in w
+                              ? `${w.pct > 0 ? "+" : ""}${w.pct}%`
+                              : "held at last 4 weeks' average"
+                        }`,
                     )
                     .join(", ")}
                 </td>
@@ -767,6 +894,124 @@ function AccuracyTab({ group, onGroup }: { group: AccuracyGroup; onGroup: (g: Ac
             )}
           </tbody>
         </table>
+      </Card>
+    </div>
+  );
+}
+
+function ExceptionsTab({
+  kind,
+  onKind,
+  onOpen,
+}: {
+  kind: ExceptionKind;
+  onKind: (k: ExceptionKind) => void;
+  onOpen: (pid: number) => void;
+}) {
+  const trpc = useTRPC();
+  const [page, setPage] = useState(1);
+  const list = useQuery(
+    trpc.forecasting.exceptions.queryOptions(
+      { kind, page, pageSize: 50 },
+      { placeholderData: keepPreviousData },
+    ),
+  );
+  if (list.error)
+    return <LoadError message="Could not load the exceptions." onRetry={() => void list.refetch()} />;
+  const data = list.data;
+  return (
+    <div className="space-y-4" data-testid="exceptions-tab">
+      <p className="text-sm text-muted-foreground">
+        The products whose forecast most needs a look, from the last calculation. Open one to see its chart
+        and override it.
+      </p>
+      <fieldset className="flex flex-wrap gap-2" aria-label="Exception kind">
+        {EXCEPTION_KINDS.map((k) => (
+          <Button
+            key={k}
+            size="sm"
+            variant={k === kind ? "default" : "outline"}
+            aria-pressed={k === kind}
+            data-testid={`exception-kind-${k}`}
+            onClick={() => {
+              setPage(1);
+              onKind(k);
+            }}
+          >
+            {EXCEPTION_LABELS[k]}
+            <span className="ml-1 tabular-nums opacity-80">{data ? data.counts[k] : "…"}</span>
+          </Button>
+        ))}
+      </fieldset>
+      <Card className={cn("gap-0 overflow-hidden py-0", list.isPlaceholderData && "opacity-60")}>
+        <div className="overflow-x-auto">
+          <table className="w-full text-sm" data-testid="exceptions-table">
+            <thead className="border-b text-xs text-muted-foreground">
+              <tr>
+                <th className="px-3 py-2 text-left">Product</th>
+                <th className="px-3 text-left">Why</th>
+                <th className={NUM}>13 weeks</th>
+                <th className={NUM}>Value</th>
+                <th className={NUM}>WAPE</th>
+                <th className={NUM}>MASE</th>
+                <th className={NUM}>Bias</th>
+                <th className={NUM}>Change</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data?.items.length === 0 && (
+                <tr>
+                  <td colSpan={8} className="px-3 py-8 text-center text-muted-foreground">
+                    No product is listed here.
+                  </td>
+                </tr>
+              )}
+              {(data?.items ?? []).map((r) => (
+                <tr key={r.pid} className="border-b" data-testid="exception-row" data-id={r.pid}>
+                  <td className="px-3 py-1.5">
+                    <button
+                      type="button"
+                      className="text-left font-medium hover:underline"
+                      onClick={() => onOpen(r.pid)}
+                    >
+                      {r.title}
+                    </button>
+                    <div className="text-xs text-muted-foreground">
+                      {[r.sku, r.vendor, r.method_label].filter(Boolean).join(" · ")}
+                    </div>
+                  </td>
+                  <td className="px-3 text-xs">{r.reason}</td>
+                  <td className={NUM}>{units(r.forecast_units)}</td>
+                  <td className={NUM}>{money(r.forecast_value)}</td>
+                  <td className={NUM}>{pct(r.wape) ?? <Blank reason="no backtest" />}</td>
+                  <td className={NUM}>
+                    {r.mase == null ? (
+                      <Blank reason={r.wape == null ? "no backtest" : "naive exact"} />
+                    ) : (
+                      <span className={cn(r.mase > 1 && "font-medium text-red-700")}>
+                        {r.mase.toFixed(2)}
+                        {r.mase > 1 ? " worse than naive" : ""}
+                      </span>
+                    )}
+                  </td>
+                  <td className={NUM}>{pct(r.bias) ?? <Blank reason="no backtest" />}</td>
+                  <td className={NUM}>{pct(r.change) ?? <Blank reason="no snapshot last week" />}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {data && data.total > 50 && (
+          <div className="pb-4">
+            <PagingFooter
+              page={page}
+              pageSize={50}
+              total={data.total}
+              noun="products"
+              onPageChange={setPage}
+            />
+          </div>
+        )}
       </Card>
     </div>
   );

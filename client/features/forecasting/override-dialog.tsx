@@ -13,18 +13,26 @@ import {
 import { Input } from "@client/components/ui/input.tsx";
 import { errorMessage } from "@client/lib/errors.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
-import type { ForecastLevel, OverrideInput, OverrideResult } from "@shared/forecasting.ts";
+import {
+  type ForecastLevel,
+  HOLD_LAST_4_WEEKS,
+  type OverrideInput,
+  type OverrideResult,
+} from "@shared/forecasting.ts";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { toast } from "sonner";
 
 export interface OverrideTarget {
-  level: ForecastLevel;
+  /** A grid row (product, category, brand, vendor) or, for a bulk override, the selected products */
+  level: ForecastLevel | "products";
   id: number;
+  /** The selected products (level "products") */
+  pids?: number[];
   title: string;
   /** The 13 forecast Mondays */
   weeks: string[];
-  /** Units sold in the last 4 complete weeks */
+  /** Units sold in the last 4 complete weeks (the row's; empty for a bulk override) */
   lastFour: number[];
   system: number[];
 }
@@ -38,7 +46,15 @@ const SCOPE_KEY: Record<ForecastLevel, "pid" | "category_id" | "brand_id" | "ven
   vendor: "vendor_id",
 };
 
-export function OverrideDialog({ target, onClose }: { target: OverrideTarget; onClose: () => void }) {
+export function OverrideDialog({
+  target,
+  onClose,
+  onSaved,
+}: {
+  target: OverrideTarget;
+  onClose: () => void;
+  onSaved?: () => void;
+}) {
   const trpc = useTRPC();
   const client = useQueryClient();
   const [from, setFrom] = useState(0);
@@ -52,16 +68,26 @@ export function OverrideDialog({ target, onClose }: { target: OverrideTarget; on
   const hold = target.lastFour.reduce((a, b) => a + b, 0) / Math.max(1, target.lastFour.length);
 
   const body = (): OverrideInput | null => {
-    const n = mode === "hold" ? Math.round(hold * 100) / 100 : Number(value);
+    const n = Number(value);
     if (mode !== "hold" && (value.trim() === "" || !Number.isFinite(n))) {
       setError(mode === "pct" ? "Enter a percentage." : "Enter a number of units.");
       return null;
     }
+    // "Hold" is worked out by the server: each product at its own last 4 weeks' average.
     const weeks = target.weeks
       .slice(Math.min(from, to), Math.max(from, to) + 1)
-      .map((week_start) => (mode === "pct" ? { week_start, pct: n } : { week_start, units: n }));
+      .map((week_start): OverrideInput["weeks"][number] =>
+        mode === "pct"
+          ? { week_start, pct: n }
+          : mode === "hold"
+            ? { week_start, hold: HOLD_LAST_4_WEEKS }
+            : { week_start, units: n },
+      );
     return {
-      scope: { [SCOPE_KEY[target.level]]: target.id } as OverrideInput["scope"],
+      scope:
+        target.level === "products"
+          ? { pids: target.pids ?? [] }
+          : ({ [SCOPE_KEY[target.level]]: target.id } as OverrideInput["scope"]),
       weeks,
       reason,
       expires_on: expires || null,
@@ -71,6 +97,7 @@ export function OverrideDialog({ target, onClose }: { target: OverrideTarget; on
     trpc.forecasting.createOverride.mutationOptions({
       onSuccess: (r) => {
         toast.success(`Override saved for ${r.products.length} product${r.products.length === 1 ? "" : "s"}`);
+        onSaved?.();
         onClose();
         return client.invalidateQueries(trpc.forecasting.pathFilter());
       },
@@ -101,7 +128,9 @@ export function OverrideDialog({ target, onClose }: { target: OverrideTarget; on
           <DialogDescription>
             {target.level === "product"
               ? "Changes this product's forecast for the weeks chosen."
-              : `Spread to the ${target.level}'s products by their share of the forecast.`}
+              : target.level === "products"
+                ? "Changes each selected product's forecast: units and percentages apply to every product as they are."
+                : `Spread to the ${target.level}'s products by their share of the forecast.`}
           </DialogDescription>
         </DialogHeader>
         <div className="grid gap-3 text-sm">
@@ -143,7 +172,12 @@ export function OverrideDialog({ target, onClose }: { target: OverrideTarget; on
               [
                 ["pct", "Add or subtract %"],
                 ["units", "Set units per week"],
-                ["hold", `Hold at last 4 weeks' average (${Math.round(hold * 10) / 10} units)`],
+                [
+                  "hold",
+                  target.level === "products" || target.level === "product"
+                    ? `Hold at last 4 weeks' average${target.level === "product" ? ` (${Math.round(hold * 10) / 10} units)` : " (each product's own)"}`
+                    : `Hold each product at its last 4 weeks' average (${Math.round(hold * 10) / 10} units in all)`,
+                ],
               ] as const
             ).map(([m, label]) => (
               <label key={m} className="flex items-center gap-2">

@@ -1,6 +1,7 @@
 // The /forecasting view in the URL (level, page, search, filters, sort, tab, selected row), so a
 // link reproduces it. zod/mini: route search schemas load with the first bundle.
 import {
+  EXCEPTION_KINDS,
   FORECAST_LEVELS,
   FORECAST_METHODS,
   FORECAST_SORTS,
@@ -34,6 +35,8 @@ export const ForecastingSearchSchema = z.object({
   /** The row whose chart is shown (a pid on the products level) */
   selected: opt(idParam),
   accuracy: opt(z.enum(["product", "category", "abc", "method"])),
+  /** The exceptions list shown */
+  exception: opt(z.enum(EXCEPTION_KINDS)),
 });
 export type ForecastingSearch = z.infer<typeof ForecastingSearchSchema>;
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import {
   accuracyInput,
+  exceptionsInput,
   forecastListInput,
   forecastPidInput,
   overrideIdInput,
@@ -11,6 +12,7 @@ import {
   createOverride,
   deleteOverride,
   forecastAccuracy,
+  forecastExceptions,
   forecastProduct,
   listForecastRows,
 } from "./forecasting.service.ts";
@@ -34,5 +36,8 @@ export async function forecastingRestRoutes(app: FastifyInstance, { db }: AppSer
   );
   app.get("/api/forecasting/accuracy", read, (req) =>
     forecastAccuracy(db, parseBody(accuracyInput, req.query, "query")),
+  );
+  app.get("/api/forecasting/exceptions", read, (req) =>
+    forecastExceptions(db, parseBody(exceptionsInput, req.query, "query")),
   );
 }

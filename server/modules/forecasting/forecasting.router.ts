@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   accuracyInput,
+  exceptionsInput,
   forecastListInput,
   forecastPidInput,
   overrideIdInput,
@@ -11,6 +12,7 @@ import {
   createOverride,
   deleteOverride,
   forecastAccuracy,
+  forecastExceptions,
   forecastOptions,
   forecastProduct,
   listForecastRows,
@@ -29,6 +31,7 @@ export const forecastingRouter = router({
   product: read.input(forecastPidInput).query(({ ctx, input }) => forecastProduct(ctx.db, input.pid)),
   overrides: read.input(overrideListInput).query(({ ctx, input }) => listOverrideGroups(ctx.db, input)),
   accuracy: read.input(accuracyInput).query(({ ctx, input }) => forecastAccuracy(ctx.db, input)),
+  exceptions: read.input(exceptionsInput).query(({ ctx, input }) => forecastExceptions(ctx.db, input)),
   previewOverride: write.input(overrideBody).query(({ ctx, input }) => previewOverride(ctx.db, input)),
   createOverride: write
     .input(overrideBody)

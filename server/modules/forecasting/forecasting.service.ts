@@ -13,6 +13,15 @@ import {
   addDaysIso,
   BIG_ERROR_WAPE,
   DETAIL_HISTORY_WEEKS,
+  EXCEPTION_BIAS,
+  EXCEPTION_CHANGE,
+  EXCEPTION_KINDS,
+  EXCEPTION_STOCKOUT_DAYS,
+  type ExceptionKind,
+  type ExceptionRow,
+  type ExceptionsInput,
+  type ExceptionsPage,
+  exceptionsInput,
   FORECAST_WEEKS,
   type ForecastGridPage,
   type ForecastGridRow,
@@ -676,6 +685,29 @@ async function resolveScope(db: Database, scope: OverrideScope): Promise<ScopeIn
       `SELECT f.pid FROM product_forecasts f JOIN products p ON p.pid = f.pid WHERE ${from.replace("$ID", idParam)} ORDER BY f.pid`,
       [Object.values(scope)[0]],
     ).then((rows) => rows.map((r) => r.pid));
+  if ("pids" in scope) {
+    const wanted = [...new Set(scope.pids)];
+    const found = await query<{ pid: number; title: string; has: boolean }>(
+      `SELECT p.pid, p.title, EXISTS (SELECT 1 FROM product_forecasts f WHERE f.pid = p.pid) AS has
+       FROM products p WHERE p.pid = ANY($1::int[])`,
+      [wanted],
+    );
+    const byPid = new Map(found.map((r) => [r.pid, r]));
+    const missing = wanted.filter((pid) => !byPid.has(pid));
+    if (missing.length)
+      throw badRequest(
+        `product${missing.length === 1 ? "" : "s"} ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ", …" : ""} not found`,
+        "scope.pids",
+      );
+    const excluded = wanted.filter((pid) => !byPid.get(pid)!.has);
+    if (excluded.length)
+      throw badRequest(
+        `product${excluded.length === 1 ? "" : "s"} ${excluded.slice(0, 10).join(", ")}${excluded.length > 10 ? ", …" : ""} ha${excluded.length === 1 ? "s" : "ve"} no forecast (excluded from forecasting)`,
+        "scope.pids",
+      );
+    const name = wanted.length === 1 ? byPid.get(wanted[0]!)!.title : `${wanted.length} products`;
+    return { kind: "products", id: wanted.length, name, pids: wanted.sort((a, b) => a - b) };
+  }
   if ("pid" in scope) {
     const [p] = await query<{ title: string; has: boolean }>(
       "SELECT title, EXISTS (SELECT 1 FROM product_forecasts WHERE pid = $1::int) AS has FROM products WHERE pid = $1::int",
@@ -752,6 +784,17 @@ async function planOverride(
   );
   const system = rows.map((r) => toCalendar(r.weekly.map(Number), cal.r));
   const totals = idx.map((j) => system.reduce((a, s) => a + (s[j] ?? 0), 0));
+  // "Hold": each product's own average of the last 4 complete weeks (before the as-of week).
+  const holds = input.weeks.some((w) => "hold" in w)
+    ? await weeklySales(db, scope.pids, addDaysIso(cal.asOfWeek, -28), cal.asOfWeek)
+    : new Map<number, Map<string, number>>();
+  const holdOf = (pid: number) => {
+    let sum = 0;
+    for (const v of holds.get(pid)?.values() ?? []) sum += v;
+    return sum / 4;
+  };
+  // Units on a list of products (bulk) apply to each product as they are; on a group they are spread.
+  const spread = scope.kind !== "product" && scope.kind !== "products";
   const overall = totals.reduce((a, b) => a + b, 0);
   const products = rows.map((r, p): OverrideProductResult => {
     const sys = system[p]!;
@@ -771,8 +814,8 @@ async function planOverride(
             final: round2(finalOf(s, { units: null, pct: w.pct })),
           };
         const total = totals[k]!;
-        const share = rows.length === 1 ? 1 : total > 0 ? s / total : 1 / rows.length;
-        const units = w.units * share;
+        const share = !spread || rows.length === 1 ? 1 : total > 0 ? s / total : 1 / rows.length;
+        const units = "hold" in w ? holdOf(r.pid) : w.units * share;
         return {
           week_start: w.week_start,
           system: round2(s),
@@ -975,5 +1018,116 @@ export async function forecastAccuracy(db: Database, raw: AccuracyInput): Promis
     total: items[0]?.total ?? 0,
     overall: overall && overall.n > 0 ? (({ n: _n, ...r }) => r)(overall) : null,
     trend,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exceptions (docs/metrics.md §17 "Exceptions"): read from the stored grid figures and metrics.
+
+const EXCEPTION_SQL: Record<ExceptionKind, { where: string; order: string }> = {
+  // At least a cent at risk (a constant series backtests to a WAPE of ~1e-16, not 0).
+  error_value: { where: "f.wape * f.final_value >= 0.01", order: "f.wape * f.final_value DESC" },
+  bias: {
+    where: `abs(f.bias) > ${EXCEPTION_BIAS}`,
+    order: "abs(f.bias) * f.final_value DESC, abs(f.bias) DESC",
+  },
+  stockouts: {
+    where: `m.out_of_stock_days_90 >= ${EXCEPTION_STOCKOUT_DAYS}`,
+    order: "m.out_of_stock_days_90 DESC, f.final_value DESC",
+  },
+  new_profile: { where: "m.is_new AND m.demand_source = 'category'", order: "f.final_value DESC" },
+  sudden_change: {
+    where: `abs(f.change) > ${EXCEPTION_CHANGE}`,
+    order: "abs(f.change) DESC, f.final_value DESC",
+  },
+};
+
+const pctText = (x: number) => `${x > 0 ? "+" : ""}${Math.round(x * 1000) / 10} %`;
+const moneyText = (x: number) => `$${Math.round(x).toLocaleString("en-US")}`;
+
+function exceptionReason(kind: ExceptionKind, r: ExceptionRow): string {
+  switch (kind) {
+    case "error_value":
+      return `Backtest error ${pctText(r.wape ?? 0).replace("+", "")} of ${moneyText(r.forecast_value)} forecast: ${moneyText(r.error_value ?? 0)} at risk`;
+    case "bias":
+      return (r.bias ?? 0) > 0
+        ? `Over-forecast by ${pctText(r.bias ?? 0).replace("+", "")} in the backtest`
+        : `Under-forecast by ${pctText(-(r.bias ?? 0))} in the backtest`;
+    case "stockouts":
+      return `Out of stock ${r.out_of_stock_days_90} of the last 90 days: sales understate demand`;
+    case "new_profile":
+      return "New product (under 30 days of history), planned from its category's profile";
+    case "sudden_change":
+      return `Forecast ${pctText(r.change ?? 0)} against last week's snapshot`;
+  }
+}
+
+/** GET the exceptions of one kind (paged) and how many products each kind lists. */
+export async function forecastExceptions(db: Database, raw: ExceptionsInput): Promise<ExceptionsPage> {
+  const q = exceptionsInput.parse(raw);
+  const spec = EXCEPTION_SQL[q.kind];
+  const query = runner(db);
+  const [rows, [counts]] = await Promise.all([
+    query<{
+      pid: number;
+      title: string;
+      sku: string | null;
+      vendor: string | null;
+      method: string;
+      requested_method: string;
+      chosen_by_backtest: boolean;
+      units: number;
+      value: number;
+      wape: number | null;
+      bias: number | null;
+      mase: number | null;
+      change: number | null;
+      oos: number | null;
+      total: number;
+    }>(
+      `SELECT f.pid, p.title, p.sku, v.name AS vendor, f.method, f.requested_method, f.chosen_by_backtest,
+         f.final_units AS units, f.final_value AS value, f.wape, f.bias, f.mase, f.change,
+         m.out_of_stock_days_90 AS oos, count(*) OVER ()::int AS total
+       FROM product_forecasts f
+       JOIN products p ON p.pid = f.pid
+       LEFT JOIN product_metrics m ON m.pid = f.pid
+       LEFT JOIN vendors v ON v.id = p.vendor_id
+       WHERE ${spec.where}
+       ORDER BY ${spec.order}, f.pid LIMIT $1::int OFFSET $2::int`,
+      [q.pageSize, (q.page - 1) * q.pageSize],
+    ),
+    query<Record<ExceptionKind, number>>(
+      `SELECT ${EXCEPTION_KINDS.map((k) => `count(*) FILTER (WHERE ${EXCEPTION_SQL[k].where})::int AS ${k}`).join(", ")}
+       FROM product_forecasts f LEFT JOIN product_metrics m ON m.pid = f.pid`,
+    ),
+  ]);
+  const items = rows.map((r): ExceptionRow => {
+    const row: ExceptionRow = {
+      pid: r.pid,
+      title: r.title,
+      sku: r.sku,
+      vendor: r.vendor,
+      method_label: methodLabel(r.method, r.requested_method, r.chosen_by_backtest),
+      forecast_units: round2(num(r.units)),
+      forecast_value: round2(num(r.value)),
+      wape: numOrNull(r.wape),
+      bias: numOrNull(r.bias),
+      mase: numOrNull(r.mase),
+      change: numOrNull(r.change),
+      out_of_stock_days_90: numOrNull(r.oos),
+      error_value: r.wape == null ? null : round2(Number(r.wape) * num(r.value)),
+      reason: "",
+    };
+    row.reason = exceptionReason(q.kind, row);
+    return row;
+  });
+  return {
+    kind: q.kind,
+    items,
+    total: rows[0]?.total ?? 0,
+    counts: Object.fromEntries(EXCEPTION_KINDS.map((k) => [k, counts?.[k] ?? 0])) as Record<
+      ExceptionKind,
+      number
+    >,
   };
 }
