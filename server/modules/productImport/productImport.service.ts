@@ -407,8 +407,7 @@ async function lockImport(tx: SqlConnection, importId: number) {
  * every row in one.
  */
 export async function recheckAll(db: Database, imp: ImportRecord): Promise<ComputedRow[]> {
-  const ctx = await checkContext(db, imp);
-  const inputs = await loadRowInputs(db, imp.id);
+  const [ctx, inputs] = await Promise.all([checkContext(db, imp), loadRowInputs(db, imp.id)]);
   const computed = await computeRows(db, ctx, inputs);
   // Only the rows whose check came out differently are written again.
   const changed = computed.filter((c, i) => c.hash !== inputs[i]!.hash);
@@ -433,8 +432,7 @@ async function recheckRows(
   rowIds: number[],
   oldKeys: { sku: string[]; barcode: string[] },
 ) {
-  const ctx = await checkContext(db, imp);
-  const first = await loadRowInputs(db, imp.id, rowIds);
+  const [ctx, first] = await Promise.all([checkContext(db, imp), loadRowInputs(db, imp.id, rowIds)]);
   // The edited rows' new keys (their values alone, the check comes once below).
   const firstComputed = first.map((r) => {
     const { values } = deriveValues(r.raw, r.edits, ctx.cols, ctx);
@@ -896,8 +894,7 @@ export async function patchRow(
       })
     : [rowId];
   if (patch.values) emitRowsChecked({ db, importId: id, rowIds: [rowId] }, log);
-  const rows = await getRows(db, id, affected);
-  const fresh = await loadImport(db, user, id);
+  const [rows, fresh] = await Promise.all([getRows(db, id, affected), loadImport(db, user, id)]);
   return { row: rows.find((r) => r.row_id === rowId)!, affected: rows, counts: counts(fresh) };
 }
 
