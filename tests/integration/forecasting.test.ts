@@ -120,6 +120,10 @@ describe(`forecasting API (${testBackend})`, () => {
         memberRows.items.reduce((a, r) => a + r.system[j]!, 0),
         0.05,
       );
+    // Its history weeks are its products' (stored with each forecast), week by week.
+    for (const [j, h] of paper.history.entries())
+      expect(h).toBe(memberRows.items.reduce((a, r) => a + r.history[j]!, 0));
+    expect(paper.history.some((h) => h > 0)).toBe(true);
     const byVendor = await call("GET", "/api/forecasting/products?level=vendor&search=north", viewer);
     expect(byVendor.status, JSON.stringify(byVendor.body)).toBe(200);
     expect((byVendor.body as ForecastGridPage).items.map((r) => r.title)).toEqual(["Northwind Paper"]);
