@@ -43,6 +43,9 @@ export const isMerchandiseSql = (alias: string) => `${alias}.kind = 'merchandise
 
 export const ABC_CLASSES = ["A", "B", "C"] as const;
 export type AbcClass = (typeof ABC_CLASSES)[number];
+/** XYZ classes (docs/metrics.md §9): X steady, Y variable, Z erratic weekly demand. */
+export const XYZ_CLASSES = ["X", "Y", "Z"] as const;
+export type XyzClass = (typeof XYZ_CLASSES)[number];
 
 // ---------------------------------------------------------------------------------------------
 // Product metrics list
@@ -118,6 +121,8 @@ export const productMetricsListInput = z.object({
   ...pageFields,
   status: statusFilterSchema.optional(),
   abc: z.enum(ABC_CLASSES).optional(),
+  /** XYZ class (stored by the calculation, docs/metrics.md §9) */
+  xyz: z.enum(XYZ_CLASSES).optional(),
   vendorId: idSchema.optional(),
   brandId: idSchema.optional(),
   /** A product category and its whole subtree */
@@ -159,6 +164,7 @@ export interface ProductMetricsRow {
   stockout_date: string | null;
   margin_365d: number | null;
   abc_class: AbcClass | null;
+  xyz_class: XyzClass | null;
   status: ProductStatus | null;
   forecast_method: string | null;
   kind: ProductKind;

@@ -95,6 +95,22 @@ export const GLOBAL_SETTINGS: readonly GlobalSettingDefinition[] = [
     kind: "share",
     defaultValue: "0.95",
   }),
+  define("xyz_x_threshold", {
+    label: "XYZ: X Threshold",
+    description:
+      "Products whose weekly demand varies less than this (coefficient of variation: standard deviation ÷ mean of weekly units over in-stock weeks) are class X, steady sellers",
+    kind: "number",
+    defaultValue: "0.5",
+    range: { min: 0, max: 10 },
+  }),
+  define("xyz_y_threshold", {
+    label: "XYZ: Y Threshold",
+    description:
+      "Products whose coefficient of variation is at least the X threshold and below this are class Y; at or above it, class Z (erratic)",
+    kind: "number",
+    defaultValue: "1.0",
+    range: { min: 0, max: 10 },
+  }),
   define("default_forecast_method", {
     label: "Default Forecast Method",
     description: "Forecast method for products that do not set their own",
@@ -365,6 +381,10 @@ export function checkGlobalSettings(
   if (num("abc_a_threshold") > num("abc_b_threshold")) {
     const key = "abc_a_threshold" in out ? "abc_a_threshold" : "abc_b_threshold";
     return { ok: false, key, message: "A threshold must not exceed B threshold" };
+  }
+  if (num("xyz_x_threshold") > num("xyz_y_threshold")) {
+    const key = "xyz_x_threshold" in out ? "xyz_x_threshold" : "xyz_y_threshold";
+    return { ok: false, key, message: "X threshold must not exceed Y threshold" };
   }
   if (num("low_stock_days") >= num("overstock_days")) {
     const key = "low_stock_days" in out ? "low_stock_days" : "overstock_days";

@@ -96,8 +96,14 @@ interface ActiveRun {
   /** The run connection's server process, so a cancel can interrupt a long statement. */
   backendPid: number;
   abort: AbortController;
+  /** Why it was aborted, recorded as the run's error (default: a user's cancel). */
+  cancelReason?: string;
   done: Promise<void>;
 }
+
+/** A run's error when this instance stopped it because the server is shutting down. */
+export const SHUTDOWN_CANCEL_MESSAGE =
+  "Cancelled: the server was shut down during the run; nothing was changed. Start it again.";
 
 export interface DataOpsStatus {
   active: boolean;
@@ -387,8 +393,9 @@ export class DataOps {
     return { run_id: running.id };
   }
 
-  private abortRun(run: ActiveRun): void {
+  private abortRun(run: ActiveRun, reason?: string): void {
     if (run.abort.signal.aborted) return;
+    run.cancelReason = reason;
     run.abort.abort();
     // On PostgreSQL, interrupt the statement in progress (a long COPY or INSERT) instead of
     // waiting for it to end; the transaction rolls back either way.
@@ -404,7 +411,7 @@ export class DataOps {
   }
 
   async close(): Promise<void> {
-    if (this.active) this.abortRun(this.active);
+    if (this.active) this.abortRun(this.active, SHUTDOWN_CANCEL_MESSAGE);
     await this.idle();
     for (const u of this.unsubscribe) u();
   }
@@ -741,7 +748,7 @@ export class DataOps {
       const cancelled = err instanceof CancelledError || run.abort.signal.aborted;
       const status = cancelled ? "cancelled" : "failed";
       const message = cancelled
-        ? "Cancelled by user"
+        ? (run.cancelReason ?? "Cancelled by user")
         : isConnectionLoss(err)
           ? `The database connection was lost during the run (${errorText(err)}); nothing was changed. Start it again.`
           : errorText(err);

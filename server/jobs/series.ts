@@ -151,7 +151,9 @@ export const stockSeriesModule: CalcModule = {
     const d0 = utcDay(asOf);
     // Week index w (0 = the oldest week end, D0 − 7 × 52; 52 = D0) of the first week end on or
     // after a day; changes after D0 never count.
-    const week = (day: string) => `GREATEST(ceil((${day} - ($1::date - 364))::numeric / 7), 0)::int`;
+    // (Whole-number arithmetic: for d ≥ 0 days, ⌈d ÷ 7⌉ = (d + 6) ÷ 7 in integer division; a
+    // numeric ceil per stock run cost more than the rest of the statement.)
+    const week = (day: string) => `GREATEST((${day} - ($1::date - 364) + 6) / 7, 0)`;
     // Per week: the change of stock units and value, and of today's A products that are in stock
     // (0/1) and alive (0/1: a run covers the day; runs follow each other from the life start to D0).
     const rows = await conn.execute(
@@ -163,11 +165,12 @@ export const stockSeriesModule: CalcModule = {
          FROM product_stock_history h WHERE h.valid_to < $1::date
        ),
        per_week AS (
-         SELECT c.w, SUM(c.units) AS units, COALESCE(SUM(c.units * p.cost_price), 0) AS value,
+         SELECT c.w, SUM(c.units) AS units, COALESCE(SUM(c.units * p.cost_m), 0)::numeric / 10000 AS value,
            COALESCE(SUM(c.in_stock) FILTER (WHERE m.abc_class = 'A'), 0) AS in_stock_a,
            COALESCE(SUM(c.alive) FILTER (WHERE m.abc_class = 'A'), 0) AS a_products
          FROM changes c
-         JOIN products p ON p.pid = c.pid
+         -- The cost price in 1/10,000 (its scale): units × cost sum as integers, exactly.
+         JOIN (SELECT pid, kind, (cost_price * 10000)::int8 AS cost_m FROM products) p ON p.pid = c.pid
          LEFT JOIN product_metrics m ON m.pid = c.pid
          WHERE c.w <= 52 AND ${isMerchandiseSql("p")}
          GROUP BY c.w

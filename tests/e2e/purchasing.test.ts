@@ -135,10 +135,27 @@ describe("Purchasing in Chromium", () => {
     expect(brand).toBeDefined();
     expect(category).toBeDefined();
 
-    const { page } = await e.newPage({ width: 390, height: 844 });
+    const { page } = await e.newPage({ width: 390, height: 600 });
     await e.signIn(page, "admin");
     await page.goto("/purchase-orders?tab=replenishment");
     await page.getByTestId("workspace-line").first().waitFor();
+    const lines = page.getByTestId("workspace-lines");
+    const renderedPids = async () =>
+      (await page.getByTestId("workspace-line").evaluateAll((rows) => rows.map((r) => r.dataset.pid))).map(
+        Number,
+      );
+    // Virtualised: the page holds every line, the DOM only those in view; scrolling brings the last.
+    await expect.poll(() => lines.getAttribute("data-total")).toBe(String(Math.min(all.total, 250)));
+    expect(all.total).toBeGreaterThan(20);
+    {
+      expect((await renderedPids()).length).toBeLessThan(all.total);
+      const everything = await api<ReplenishmentPage>("/api/replenishment?pageSize=250");
+      const lastPid = everything.items.at(-1)!.pid;
+      expect(await renderedPids()).not.toContain(lastPid);
+      await page.getByTestId("workspace-scroll").evaluate((el) => el.scrollTo(0, el.scrollHeight));
+      await expect.poll(renderedPids).toContain(lastPid);
+      await page.getByTestId("workspace-scroll").evaluate((el) => el.scrollTo(0, 0));
+    }
     await page.getByTestId("brand-filter").click();
     await page
       .getByTestId("combobox-option")
@@ -147,14 +164,10 @@ describe("Purchasing in Chromium", () => {
     await expect.poll(() => new URL(page.url()).searchParams.get("w_brand")).toBe(String(brand.id));
     const byBrand = await api<ReplenishmentPage>(`/api/replenishment?brand_id=${brand.id}`);
     expect(byBrand.total).toBe(brand.lines);
-    await expect.poll(() => page.getByTestId("workspace-line").count()).toBe(Math.min(brand.lines, 100));
-    await expect
-      .poll(async () =>
-        (await page.getByTestId("workspace-line").evaluateAll((rows) => rows.map((r) => r.dataset.pid)))
-          .map(Number)
-          .sort((a, b) => a - b),
-      )
-      .toEqual(byBrand.items.map((l) => l.pid).sort((a, b) => a - b));
+    await expect.poll(() => lines.getAttribute("data-total")).toBe(String(Math.min(brand.lines, 250)));
+    const brandPids = new Set(byBrand.items.map((l) => l.pid));
+    await expect.poll(async () => (await renderedPids()).every((p) => brandPids.has(p))).toBe(true);
+    expect((await renderedPids()).length).toBeGreaterThan(0);
 
     // A link reproduces the view: both filters from the URL, the dropdowns naming them.
     const both = await api<ReplenishmentPage>(
@@ -164,7 +177,7 @@ describe("Purchasing in Chromium", () => {
     await page.getByTestId("brand-filter").getByText(brand.label).waitFor();
     await page.getByTestId("category-filter").getByText(category.label).waitFor();
     if (both.total === 0) await page.getByText("Nothing to order under these filters").waitFor();
-    else await expect.poll(() => page.getByTestId("workspace-line").count()).toBe(Math.min(both.total, 100));
+    else await expect.poll(() => lines.getAttribute("data-total")).toBe(String(Math.min(both.total, 250)));
     // Clearing the brand keeps the category.
     await page.getByTestId("brand-filter").getByLabel("Clear selection").click();
     await expect.poll(() => new URL(page.url()).searchParams.get("w_brand")).toBeNull();

@@ -17,6 +17,9 @@ const REQUIRED_KEYS = [
   "abc_calculation_basis",
   "abc_a_threshold",
   "abc_b_threshold",
+  // XYZ classes: the coefficient-of-variation thresholds.
+  "xyz_x_threshold",
+  "xyz_y_threshold",
   "default_forecast_method",
   // The Forecasting page's choice of method by backtest.
   "auto_forecast_method",
@@ -119,8 +122,12 @@ describe(`forecasting configuration (${testBackend})`, () => {
       });
     });
 
-    it("only keys that are 0–1 shares contain 'threshold'; defaults pass their own validation", () => {
-      for (const d of GLOBAL_SETTINGS) expect(d.key.includes("threshold"), d.key).toBe(d.kind === "share");
+    it("keys containing 'threshold' are 0–1 shares, or (XYZ) numbers with their own range; defaults pass their own validation", () => {
+      for (const d of GLOBAL_SETTINGS) {
+        const xyz = d.key.startsWith("xyz_");
+        expect(d.key.includes("threshold"), d.key).toBe(d.kind === "share" || xyz);
+        if (xyz) expect([d.kind, d.range], d.key).toEqual(["number", { min: 0, max: 10 }]);
+      }
       const abc = GLOBAL_SETTINGS.find((d) => d.key === "abc_calculation_basis")!;
       expect(abc.options).toEqual([
         { value: "revenue_30d", label: "Revenue (30 days)" },

@@ -173,6 +173,7 @@ describe(`data management REST and SSE (${testBackend})`, () => {
       "sales_series",
       "stock_history",
       "stock_series",
+      "xyz",
     ]);
     const counts = await get("/csv/status/table-counts");
     expect(counts.core.find((c: { table_name: string }) => c.table_name === "order_lines")).toEqual({

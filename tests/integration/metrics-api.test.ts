@@ -308,6 +308,8 @@ describe(`metrics API (${testBackend})`, () => {
         stockout_date: "2026-07-10",
         margin_365d: 0.8,
         abc_class: "A",
+        // The calculated class of its demand (the test overwrites other figures, not this one).
+        xyz_class: "Z",
         status: "critical",
         forecast_method: "standard",
         kind: "merchandise",

@@ -200,6 +200,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "Calculate lead_times",
       "Calculate forecast",
       "Calculate planning",
+      "Calculate xyz",
       "Calculate aggregates",
       "Calculate elasticity",
       "Calculate forecast_snapshots",
@@ -223,6 +224,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "sales_series",
       "stock_history",
       "stock_series",
+      "xyz",
     ]);
   });
 

@@ -243,6 +243,52 @@ describe(`product import: upload and checks (${testBackend})`, () => {
     expect(counts.rows).toBe(6);
   });
 
+  it("a settings change that alters many rows re-writes them all (the bulk path), and only those", async () => {
+    // 700 rows: more than one UPDATE of a JSON list takes, so they go through COPY into a temp table.
+    const lines = ["SKU,Title,Price,Note"];
+    for (let i = 1; i <= 700; i++)
+      lines.push(`BULK-${i},Bulk item ${i},${i % 100 === 0 ? "" : "2.50"},n${i}`);
+    const big = await json<ProductImport>(await upload(lines.join("\n"), "bulk.csv", { company: "1" }), 201);
+    expect(big.counts).toMatchObject({ rows: 700, error_rows: 7 });
+    const first = (await rows(big.id, "page=7&pageSize=100")).items;
+    expect(first.map((r) => r.row_id)).toEqual(Array.from({ length: 100 }, (_, i) => 601 + i));
+    expect(first[0]!.values.description).toBe(null);
+
+    // "Note" becomes the description: every row's values change, and the counts stay right.
+    const updated = await json<ProductImport>(
+      await fetch(`${t.url}/api/product-imports/${big.id}`, {
+        method: "PUT",
+        headers: { ...h, "content-type": "application/json" },
+        body: JSON.stringify({ mapping: { Note: "description" } }),
+      }),
+    );
+    expect(updated.counts).toMatchObject({ rows: 700, error_rows: 7, warning_rows: 0 });
+    const after = await rows(big.id, "page=7&pageSize=100");
+    expect(after.total).toBe(700);
+    expect(after.items.map((r) => r.values.description)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `n${601 + i}`),
+    );
+    expect(after.items.find((r) => r.row_id === 700)!.findings.map((f) => f.field)).toEqual(["price"]);
+
+    // The same settings again change nothing: no row is written (their tuples stay where they were).
+    const where = await t.tdb.db.prisma.$queryRawUnsafe<{ ctid: string }[]>(
+      `SELECT ctid::text FROM product_import_rows WHERE import_id = $1 ORDER BY row_id`,
+      big.id,
+    );
+    await json<ProductImport>(
+      await fetch(`${t.url}/api/product-imports/${big.id}`, {
+        method: "PUT",
+        headers: { ...h, "content-type": "application/json" },
+        body: JSON.stringify({ mapping: { Note: "description" } }),
+      }),
+    );
+    const again = await t.tdb.db.prisma.$queryRawUnsafe<{ ctid: string }[]>(
+      `SELECT ctid::text FROM product_import_rows WHERE import_id = $1 ORDER BY row_id`,
+      big.id,
+    );
+    expect(again).toEqual(where);
+  });
+
   it("a template fills what the file leaves empty, and a confirmed mapping is offered for the next file", async () => {
     const tpl = await json<{ id: number }>(
       await fetch(`${t.url}/api/templates`, {

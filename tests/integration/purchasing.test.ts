@@ -446,11 +446,75 @@ describe(`purchasing (${testBackend})`, () => {
     expect(stale.status).toBe(409);
   });
 
+  it("an ordered PO: update:purchase_orders moves its expected date and notes (lines stay); a receiver records an over-receipt once confirmed, never dated before the order", async () => {
+    await t.createUser("updater", ["access:purchase_orders", "update:purchase_orders"]);
+    await t.createUser("receiver", ["access:purchase_orders", "receive:purchase_orders"]);
+    const updater = (await t.login("updater")).token;
+    const receiver = (await t.login("receiver")).token;
+    // The draft for product 2 the previous test left open.
+    const open = (
+      await call(admin, "GET", "/api/purchase-orders?status=draft&vendor_id=10")
+    ).json() as PoListPage;
+    const number = open.items[0]!.number;
+    const url = `/api/purchase-orders/${number}`;
+    expect((await call(updater, "POST", `${url}/order`)).status).toBe(403);
+    expect((await call(buyer, "POST", `${url}/order`)).status).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    const later = addDays(today, 30);
+
+    expect((await call(buyer, "PUT", url, { date_expected: later })).status).toBe(403);
+    const moved = await call(updater, "PUT", url, {
+      date_expected: later,
+      notes: "Vendor said end of month",
+    });
+    expect(moved.status, moved.body).toBe(200);
+    expect((moved.json() as { po: PoDetail }).po).toMatchObject({
+      date_expected: later,
+      notes: "Vendor said end of month",
+    });
+    const po = (await call(admin, "GET", url)).json() as PoDetail;
+    const lines = await call(updater, "PUT", url, { lines: [{ pid: 2, qty: 5 }] });
+    expect(lines.status).toBe(409);
+    expect(lines.body).toContain("only a draft's lines change");
+    expect(po.history.at(-1)).toMatchObject({ user: "updater" });
+
+    // Receiving: only with receive:purchase_orders; more than is open needs the confirmation.
+    const line = po.lines[0]!;
+    const receipt = {
+      received_date: today,
+      lines: [{ po_line_id: line.po_line_id, qty: line.ordered_qty + 3 }],
+    };
+    // Back-dated, but not to before the PO was ordered (today).
+    const early = await call(receiver, "POST", `${url}/receipts`, {
+      ...receipt,
+      received_date: addDays(today, -2),
+      confirm_over_receipt: true,
+    });
+    expect(early.status).toBe(400);
+    expect(early.body).toContain("received_date");
+    expect((await call(updater, "POST", `${url}/receipts`, receipt)).status).toBe(403);
+    expect((await call(receiver, "POST", `${url}/receipts`, receipt)).status).toBe(409);
+    const before = await metrics(2);
+    const ok = await call(receiver, "POST", `${url}/receipts`, { ...receipt, confirm_over_receipt: true });
+    expect(ok.status, ok.body).toBe(200);
+    const received = ok.json() as PoDetail;
+    expect(received.status).toBe("received");
+    expect(received.lines[0]).toMatchObject({ received_qty: line.ordered_qty + 3, open_qty: 0 });
+    expect(received.receipts.at(-1)).toMatchObject({
+      received_date: receipt.received_date,
+      qty: line.ordered_qty + 3,
+    });
+    // On hand grows by what came in; nothing of it is on order any more.
+    const after = await metrics(2);
+    expect(after.on_hand).toBe(before.on_hand + line.ordered_qty + 3);
+    expect(after.on_order).toBe(before.on_order - line.ordered_qty);
+  });
+
   it("the list: both kinds, filters, search, paging", async () => {
     const all = (
       await call(viewer, "GET", "/api/purchase-orders?pageSize=2&sort=number&dir=asc")
     ).json() as PoListPage;
-    expect(all.total).toBe(6); // with the cancelled top-up draft
+    expect(all.total).toBe(6); // with the cancelled top-up draft and the received one
     expect(all.items).toHaveLength(2);
     const overdue = (await call(viewer, "GET", "/api/purchase-orders?overdue=true")).json() as PoListPage;
     expect(overdue.items.map((i) => i.number)).toEqual(["902"]);

@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config.ts";
 import { DataDirInUseError, openDatabase } from "../../server/db/database.ts";
+import { SHUTDOWN_CANCEL_MESSAGE } from "../../server/jobs/data-ops.ts";
 import { prepareDatabase } from "../../server/startup.ts";
 import { createTestDatabase } from "../helpers/db.ts";
 
@@ -247,5 +248,46 @@ describe("first start with demo data", () => {
     const rooms = await (await fetch(`${base}/chat-api/rooms`, { headers })).json();
     expect(rooms.rooms.length).toBeGreaterThan(10);
     await server.stop();
+  }, 300_000);
+
+  it("shuts down cleanly on SIGTERM during a Full Reset: the run ends cancelled, nothing fails, it exits 0", async () => {
+    const server = await startServer({});
+    const { base, dataDir } = server;
+    const { token } = await server.login.json();
+    const headers = { authorization: `Bearer ${token}` };
+    let output = "";
+    const child = children.at(-1)!;
+    child.stdout!.on("data", (b) => (output += b));
+    child.stderr!.on("data", (b) => (output += b));
+    // The first start's Full Reset, once it is loading the demo set's files.
+    const until = Date.now() + 150_000;
+    let progress: { run_id: number; status: string; operation: string } | null = null;
+    while (Date.now() < until) {
+      progress = (await (await fetch(`${base}/csv/status`, { headers })).json()).progress;
+      if (
+        progress &&
+        progress.run_id > 0 &&
+        progress.status === "running" &&
+        /^Load /.test(progress.operation)
+      )
+        break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(progress).toMatchObject({ status: "running" });
+    child.kill("SIGTERM");
+    const code = await new Promise((r) => child.once("exit", r));
+    expect(code).toBe(0);
+    // No request or run died on a closed pool; nothing was logged as an error.
+    expect(output).not.toMatch(/Cannot use a pool|"level":50|"level":60/);
+    const db = await openDatabase({ dataDir });
+    try {
+      const runs = await db.prisma.dataRun.findMany({ orderBy: { id: "asc" } });
+      expect(runs.map((r) => [r.type, r.status, r.error])).toEqual([
+        ["reset", "cancelled", SHUTDOWN_CANCEL_MESSAGE],
+      ]);
+    } finally {
+      await db.close();
+    }
+    fs.rmSync(dataDir, { recursive: true });
   }, 300_000);
 });

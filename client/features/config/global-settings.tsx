@@ -42,7 +42,10 @@ const CARDS = [
 function numberProps(def: GlobalSettingDefinition) {
   const range = globalSettingRange(def);
   const step =
-    def.kind === "share" || def.kind === "probability" || (def.kind === "number" && (range?.max ?? 2) <= 1)
+    def.kind === "share" ||
+    def.kind === "probability" ||
+    def.key.includes("threshold") ||
+    (def.kind === "number" && (range?.max ?? 2) <= 1)
       ? 0.01
       : def.kind === "number"
         ? 0.1

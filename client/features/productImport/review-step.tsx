@@ -3,6 +3,7 @@
 import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
+import { Progress } from "@client/components/ui/progress.tsx";
 import {
   Table,
   TableBody,
@@ -13,13 +14,28 @@ import {
 } from "@client/components/ui/table.tsx";
 import { errorMessage } from "@client/lib/errors.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
-import type { DryRunSummary, ProductImport } from "@shared/product-import.ts";
+import type { DryRunSummary, ImportProgress, ProductImport } from "@shared/product-import.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { DownloadIcon, FlaskConicalIcon, Loader2Icon, SendIcon, UploadIcon } from "lucide-react";
 import { useState } from "react";
 import { Bar, BarChart, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { toast } from "sonner";
 import { invalidateImport } from "./grid.tsx";
+
+/** The submit's progress as a share of the bar and a sentence: the check, then the products written. */
+function submitStage(p: ImportProgress | null | undefined, rows: number): { pct: number; text: string } {
+  const n = (v: number) => v.toLocaleString("en-US");
+  // A "failed" seen while a submit runs is the previous attempt's: this one is still checking.
+  if (!p || p.phase === "checking" || p.phase === "failed")
+    return { pct: 5, text: `Checking all ${n(rows)} rows again...` };
+  if (p.phase === "done") return { pct: 100, text: `${n(p.total)} products created` };
+  if (p.phase === "creating")
+    return {
+      pct: 10 + (85 * p.done) / Math.max(1, p.total),
+      text: `Creating products: ${n(p.done)} of ${n(p.total)}...`,
+    };
+  return { pct: 97, text: `Writing the export files for ${n(p.total)} products...` };
+}
 
 const COLORS = { create: "#16a34a", warnings: "#d97706", blocked: "#dc2626" };
 
@@ -91,6 +107,12 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
     ...trpc.productImport.created.queryOptions({ id: imp.id }),
     enabled: submitted,
   });
+  const progress = useQuery({
+    ...trpc.productImport.progress.queryOptions({ id: imp.id }),
+    enabled: submit.isPending,
+    refetchInterval: submit.isPending ? 500 : false,
+  });
+  const stage = submitStage(progress.data, imp.counts.rows);
   const [confirm, setConfirm] = useState(false);
   const [reuploading, setReuploading] = useState(false);
   const summary = imp.summary;
@@ -178,9 +200,12 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
             </div>
           )}
           {submit.isPending && (
-            <p className="text-sm text-muted-foreground" role="status">
-              Checking every row again and creating the products...
-            </p>
+            <div className="space-y-1" data-testid="submit-progress">
+              <Progress value={stage.pct} aria-label="Submit progress" />
+              <p className="text-sm text-muted-foreground" role="status">
+                {stage.text}
+              </p>
+            </div>
           )}
           {summary ? (
             <div className="space-y-3" data-testid="dry-run-summary">

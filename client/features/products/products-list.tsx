@@ -285,6 +285,7 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
     input.search ||
       search.status ||
       search.abc ||
+      search.xyz ||
       search.vendor ||
       search.brand ||
       search.category ||
@@ -351,6 +352,7 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
           </div>
         </div>
         {(search.vendor ||
+          search.xyz ||
           search.brand ||
           search.category ||
           search.stockout_before_arrival ||
@@ -363,6 +365,13 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
                 id={search.category}
                 name={query.isPlaceholderData ? undefined : data?.category_name}
                 onRemove={() => set({ category: undefined })}
+              />
+            )}
+            {search.xyz && (
+              <FlagChip
+                flag="xyz"
+                label={`XYZ class ${search.xyz}`}
+                onRemove={() => set({ xyz: undefined })}
               />
             )}
             {search.stockout_before_arrival && (

@@ -11,6 +11,7 @@ import {
   parseStatusList,
   SORT_DIRECTIONS,
   type SortDirection,
+  XYZ_CLASSES,
 } from "@shared/metrics.ts";
 import * as z from "zod/mini";
 
@@ -53,6 +54,8 @@ export const ProductsSearchSchema = z.object({
     undefined,
   ),
   abc: z.catch(z.optional(z.enum(ABC_CLASSES)), undefined),
+  /** XYZ class (the Analytics page's ABC × XYZ matrix links with abc and xyz) */
+  xyz: z.catch(z.optional(z.enum(XYZ_CLASSES)), undefined),
   /** Only this vendor's / brand's products (the links of the Vendors and Brands pages). */
   vendor: z.catch(z.optional(idParam), undefined),
   brand: z.catch(z.optional(idParam), undefined),
@@ -80,6 +83,7 @@ export function listInputOf(search: ProductsSearch, pageSize: number): ProductMe
     search: search.q?.trim() || undefined,
     status: search.status,
     abc: search.abc,
+    xyz: search.xyz,
     vendorId: search.vendor,
     brandId: search.brand,
     nonMerchandise: search.nonMerchandise === true,
@@ -99,6 +103,7 @@ export function cleanSearch(search: ProductsSearch): ProductsSearch {
   if (search.q?.trim()) out.q = search.q.trim();
   if (search.status) out.status = search.status;
   if (search.abc) out.abc = search.abc;
+  if (search.xyz) out.xyz = search.xyz;
   if (search.vendor) out.vendor = search.vendor;
   if (search.brand) out.brand = search.brand;
   if (search.nonMerchandise) out.nonMerchandise = true;

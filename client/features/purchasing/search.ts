@@ -38,7 +38,8 @@ export const PurchaseOrdersSearchSchema = z.object({
 export type PurchaseOrdersSearch = z.infer<typeof PurchaseOrdersSearchSchema>;
 
 export const LIST_PAGE_SIZE = 50;
-export const WORKSPACE_PAGE_SIZE = 100;
+/** Lines per workspace page: a large vendor's lines in one (virtualised) scroll. */
+export const WORKSPACE_PAGE_SIZE = 250;
 
 export function listInputOf(s: PurchaseOrdersSearch): PoListInput {
   return {

@@ -63,7 +63,8 @@ import {
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
-import { useMemo, useState } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useMemo, useRef, useState } from "react";
 import { useForm } from "react-hook-form";
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from "recharts";
 import { toast } from "sonner";
@@ -291,6 +292,19 @@ export function ReplenishmentWorkspace({
     getRowId: (r) => String(r.pid),
   });
 
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const modelRows = table.getRowModel().rows;
+  const virtualizer = useVirtualizer({
+    count: modelRows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 64,
+    overscan: 8,
+    getItemKey: (i) => modelRows[i]?.id ?? i,
+  });
+  const virtualRows = virtualizer.getVirtualItems();
+  const padTop = virtualRows[0]?.start ?? 0;
+  const padBottom = virtualRows.length ? virtualizer.getTotalSize() - virtualRows.at(-1)!.end : 0;
+
   const selection: FromSuggestionsInput = {
     vendor_ids: [...vendors],
     pids: [...lines],
@@ -500,9 +514,11 @@ export function ReplenishmentWorkspace({
       )}
 
       <Card className="gap-2 py-2">
-        <div className="overflow-x-auto">
-          <Table data-testid="workspace-lines">
-            <TableHeader>
+        {/* A page holds up to WORKSPACE_PAGE_SIZE lines (a large vendor's in one scroll): only the
+            rows in view are in the DOM (TanStack Virtual), measured as they render. */}
+        <div ref={scrollRef} className="max-h-[70vh] overflow-auto" data-testid="workspace-scroll">
+          <Table data-testid="workspace-lines" data-total={data.data?.items.length ?? 0}>
+            <TableHeader className="sticky top-0 z-10 bg-card">
               {table.getHeaderGroups().map((g) => (
                 <TableRow key={g.id}>
                   {g.headers.map((h) => (
@@ -522,25 +538,46 @@ export function ReplenishmentWorkspace({
             <TableBody>
               {data.isPending ? (
                 <TableSkeletonRows columns={columns.length} />
-              ) : table.getRowModel().rows.length === 0 ? (
+              ) : modelRows.length === 0 ? (
                 <TableEmptyRow colSpan={columns.length} message="Nothing to order under these filters" />
               ) : (
-                table.getRowModel().rows.map((r) => (
-                  <TableRow key={r.id} data-testid="workspace-line" data-pid={r.original.pid}>
-                    {r.getVisibleCells().map((c) => (
-                      <TableCell
-                        key={c.id}
-                        className={cn(
-                          "tabular-nums",
-                          (c.column.columnDef.meta as { numeric?: boolean } | undefined)?.numeric &&
-                            "text-right",
-                        )}
+                <>
+                  {padTop > 0 && (
+                    <tr aria-hidden style={{ height: padTop }}>
+                      <td colSpan={columns.length} />
+                    </tr>
+                  )}
+                  {virtualRows.map((v) => {
+                    const r = modelRows[v.index]!;
+                    return (
+                      <TableRow
+                        key={r.id}
+                        data-index={v.index}
+                        ref={virtualizer.measureElement}
+                        data-testid="workspace-line"
+                        data-pid={r.original.pid}
                       >
-                        {flexRender(c.column.columnDef.cell, c.getContext())}
-                      </TableCell>
-                    ))}
-                  </TableRow>
-                ))
+                        {r.getVisibleCells().map((c) => (
+                          <TableCell
+                            key={c.id}
+                            className={cn(
+                              "tabular-nums",
+                              (c.column.columnDef.meta as { numeric?: boolean } | undefined)?.numeric &&
+                                "text-right",
+                            )}
+                          >
+                            {flexRender(c.column.columnDef.cell, c.getContext())}
+                          </TableCell>
+                        ))}
+                      </TableRow>
+                    );
+                  })}
+                  {padBottom > 0 && (
+                    <tr aria-hidden style={{ height: padBottom }}>
+                      <td colSpan={columns.length} />
+                    </tr>
+                  )}
+                </>
               )}
             </TableBody>
           </Table>

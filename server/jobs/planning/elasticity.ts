@@ -30,7 +30,10 @@ export const elasticityModule: CalcModule = {
   async run({ conn, asOf }) {
     const d0 = utcDay(asOf);
     const from = new Date(utcMidnight(asOf).getTime() - (ELASTICITY_WEEKS * 7 - 1) * DAY_MS);
-    const restore = await setLocal(conn, { jit: "off" });
+    // Temp tables have no statistics until analyzed: without them the planner guesses a few hundred
+    // rows for tables of 50k–500k and picks nested loops; and the window sorts over ≈ 500k weeks
+    // spill to disk with the default work_mem.
+    const restore = await setLocal(conn, { jit: "off", work_mem: "128MB" });
     await conn.exec(`TRUNCATE product_elasticities, category_elasticities;
       DROP TABLE IF EXISTS el_weeks, el_home, el_oos, el_home_weeks, el_home_cum, el_levels, el_fit`);
 
@@ -50,6 +53,7 @@ export const elasticityModule: CalcModule = {
        GROUP BY 1, 2`,
       [d0, from, asOf],
     );
+    await conn.exec("ANALYZE el_weeks");
 
     // The seasonal reference: each product's home category (its linked category with the fewest
     // products among those with at least HOME_CATEGORY_MIN_PRODUCTS; 0 = every product), and that
@@ -86,6 +90,7 @@ export const elasticityModule: CalcModule = {
        GROUP BY 1, 2`,
       [d0],
     );
+    await conn.exec("ANALYZE el_oos");
     // The home categories' units per week and their running sums over k (every week, 0 … 51).
     await conn.exec(`
       CREATE TEMP TABLE el_home_weeks ON COMMIT DROP AS
@@ -95,7 +100,8 @@ export const elasticityModule: CalcModule = {
           SUM(COALESCE(hw.u, 0)) OVER (PARTITION BY t.home) AS total
         FROM (SELECT DISTINCT home FROM el_home) t
         CROSS JOIN generate_series(0, ${ELASTICITY_WEEKS - 1}) AS g(k)
-        LEFT JOIN el_home_weeks hw ON hw.home = t.home AND hw.k = g.k;`);
+        LEFT JOIN el_home_weeks hw ON hw.home = t.home AND hw.k = g.k;
+      ANALYZE el_home_weeks; ANALYZE el_home_cum;`);
 
     // Per product and week with sales: its days in stock (at least 1: it sold), the ratio of its
     // price to the regular price, the level, and the week's seasonal index (its home category's

@@ -7,12 +7,14 @@ import { forecastSnapshotsModule } from "./forecast-snapshots.ts";
 import { leadTimesModule } from "./lead-times.ts";
 import { planningModule } from "./planning.ts";
 import { stockHistoryModule } from "./stock-history.ts";
+import { xyzModule } from "./xyz.ts";
 
 export const PLANNING_MODULES: readonly CalcModule[] = [
   stockHistoryModule,
   leadTimesModule,
   forecastModule,
   planningModule,
+  xyzModule,
   aggregatesModule,
   elasticityModule,
   forecastSnapshotsModule,

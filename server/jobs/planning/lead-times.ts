@@ -107,7 +107,9 @@ async function measure(conn: SqlConnection, asOf: Date): Promise<void> {
          CASE WHEN ps.n >= $2 THEN 'product' WHEN vs.n >= $2 THEN 'vendor' END AS level,
          CASE WHEN ps.n >= $2 THEN ps.n WHEN vs.n >= $2 THEN vs.n ELSE 0 END AS samples,
          round(CASE WHEN ps.n >= $2 THEN ps.mean WHEN vs.n >= $2 THEN vs.mean END, 2) AS mean,
-         round(CASE WHEN ps.n >= $2 THEN ps.sd WHEN vs.n >= $2 THEN vs.sd END, 2) AS sd
+         round(CASE WHEN ps.n >= $2 THEN ps.sd WHEN vs.n >= $2 THEN vs.sd END, 2) AS sd,
+         CASE WHEN ps.n >= $2 THEN ps.mean WHEN vs.n >= $2 THEN vs.mean END AS mean_exact,
+         CASE WHEN ps.n >= $2 THEN ps.sd WHEN vs.n >= $2 THEN vs.sd END AS sd_exact
        FROM products p
        JOIN calc_params c ON c.pid = p.pid
        LEFT JOIN ps ON ps.pid = p.pid
@@ -123,7 +125,11 @@ async function measure(conn: SqlConnection, asOf: Date): Promise<void> {
        (CASE WHEN $1 = 'measured' AND mean IS NOT NULL THEN mean ELSE configured END)::numeric(10, 2)
          AS lead_time_days,
        (CASE WHEN $1 = 'measured' AND mean IS NOT NULL THEN 'measured' ELSE 'configured' END)::text
-         AS lead_time_source
+         AS lead_time_source,
+       -- Unrounded, for planning's ceilings (docs/metrics.md §5 "Rounding"); not stored.
+       (CASE WHEN $1 = 'measured' AND mean IS NOT NULL THEN mean_exact ELSE configured END)::numeric
+         AS lead_time_exact,
+       sd_exact::numeric AS lead_time_std_exact
      FROM x`,
     [lead_time_source, MIN_SAMPLES],
   );

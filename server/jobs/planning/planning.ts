@@ -53,6 +53,34 @@ export const HORIZON_FORECAST = [
   "f.weekly[13] * GREATEST(dm.hw - 13, 0)",
 ].join("\n               + ");
 
+/**
+ * ⌈x⌉ of a figure computed from exact values (docs/metrics.md §5 "Rounding"): d̄ = units ÷ days and
+ * the measured lead time are kept at full numeric precision (16 or more significant digits, never
+ * rounded to their stored 4 or 2 decimals), and the result is taken to 9 decimals just before the
+ * ceiling, so a whole number reached through a division (101 ÷ 7 × 7 = 100.99999999999999998 or
+ * 101.00000000000000002) stays that whole number. tests/unit/rounding.test.ts checks these
+ * expressions against exact rational arithmetic.
+ */
+export const ceilExact = (x: string) => `ceil(round((${x})::numeric, 9))`;
+/** ROP = ⌈d × L + SS⌉ (§6) */
+export const reorderPointSql = (d: string, lt: string, ss: string) => ceilExact(`${d} * ${lt} + ${ss}`);
+/** Statistical SS = ⌈z × √(L × σd² + d̄² × σL²)⌉, never below 0 (§5); `variance` is σd². */
+export const statisticalSafetyStockSql = (
+  z: string,
+  lt: string,
+  variance: string,
+  dbar: string,
+  slt: string,
+) => `GREATEST(${ceilExact(`${z} * sqrt(${lt} * ${variance} + ${dbar} * ${dbar} * ${slt} * ${slt})`)}, 0)`;
+/** Days SS = ⌈safety-stock days × d⌉, never below 0 (§5) */
+export const daysSafetyStockSql = (days: string, d: string) => `GREATEST(${ceilExact(`${days} * ${d}`)}, 0)`;
+/** Overstock = on hand − ⌈SS + d × overstock days⌉, never below 0 (§7) */
+export const overstockSql = (onHand: string, ss: string, d: string, days: string) =>
+  `GREATEST(0, ${onHand} - ${ceilExact(`${ss} + ${d} * ${days}`)})`;
+/** Reorder quantity for a need > 0 (§6): ⌈need⌉, at least the MOQ, rounded up to whole cases. */
+export const reorderQtySql = (need: string, moq: string, caseQty: string) =>
+  `ceil(GREATEST(${ceilExact(need)}, ${moq})::numeric / ${caseQty}) * ${caseQty}`;
+
 const TEMP_TABLES = ["calc_plan_base", "calc_plan_arrivals", "calc_plan_stockout", "calc_plan_overrides"];
 /** Made only when a promotion reaches past D0 (the products whose reordering one stops). */
 const PROMOTION_STOP_TABLE = "calc_plan_promotion_stop";
@@ -114,13 +142,19 @@ export const planningModule: CalcModule = {
     //   without a forecast row; kept to 2 decimals, as stored: the reorder quantity is computed
     //   from that figure), the ABC rank (§9, over the positive bases).
     // product_metrics is read once (m), the rest works from that copy.
+    // F(H) exact (the reorder quantity's need is computed from it); stored to 2 decimals.
+    const fhBase = `CASE WHEN dm.is_new OR f.weekly IS NULL THEN dm.d * dm.h ELSE (${HORIZON_FORECAST})::numeric END`;
+    const fhExact = overrides ? `GREATEST(0, ${fhBase} + (${OVERRIDE_ADJUSTMENT})::numeric)` : fhBase;
     await conn.query(
       `CREATE TEMP TABLE calc_plan_base ON COMMIT DROP AS
        WITH m AS MATERIALIZED (
          SELECT pm.pid, pm.on_hand, pm.on_order, ${sh}.is_new, ${sh}.in_stock_days_90,
-           ${sh}.avg_daily_sales AS dbar, ${sh}.daily_sales_std AS sd,
-           COALESCE(${lt}.lead_time_days, cp.lead_time_days)::numeric AS lt,
-           COALESCE(${lt}.lead_time_measured_std, 0)::numeric AS slt,
+           -- Exact values (ceilExact): d̄ and σd² unrounded, the measured lead time and its
+           -- deviation unrounded; the stored (rounded) figures only when the modules did not run.
+           ${sh === "sh" ? "sh.demand_exact" : "pm.avg_daily_sales"} AS dbar,
+           ${sh === "sh" ? "sh.variance_exact" : "pm.daily_sales_std * pm.daily_sales_std"} AS var_d,
+           COALESCE(${lt === "lt" ? "lt.lead_time_exact" : "pm.lead_time_days"}, cp.lead_time_days)::numeric AS lt,
+           COALESCE(${lt === "lt" ? "lt.lead_time_std_exact" : "pm.lead_time_measured_std"}, 0)::numeric AS slt,
            cp.days_of_stock, cp.safety_stock AS ss_setting, cp.safety_stock_days,
            (cp.excluded OR NOT p.replenishable OR p.kind <> 'merchandise') AS excluded, p.discontinued,
            p.kind = 'merchandise' AS merch,
@@ -154,7 +188,7 @@ export const planningModule: CalcModule = {
          SELECT * FROM walk
        ),
        profile AS (
-         SELECT pc.category_id, round(avg(m.dbar), 4) AS d
+         SELECT pc.category_id, avg(m.dbar) AS d
          FROM product_categories pc
          JOIN m ON m.pid = pc.pid AND NOT m.is_new AND NOT m.discontinued AND m.merch
          WHERE pc.category_id IN (SELECT category_id FROM up)
@@ -183,10 +217,10 @@ export const planningModule: CalcModule = {
               ELSE 'days' END AS ss_method,
          CASE WHEN dm.ss_setting > 0 THEN dm.ss_setting
               WHEN NOT dm.is_new AND dm.in_stock_days_90 >= 30
-                THEN GREATEST(ceil($1::numeric * sqrt(dm.lt * dm.sd * dm.sd + dm.dbar * dm.dbar * dm.slt * dm.slt)), 0)
-              ELSE GREATEST(ceil(dm.safety_stock_days * dm.d), 0) END::int AS ss,
-         ${overrides ? "GREATEST(0, round((" : ""}CASE WHEN dm.is_new OR f.weekly IS NULL THEN round(dm.d * dm.h, 2)
-              ELSE round((${HORIZON_FORECAST})::numeric, 2) END${overrides ? ` + (${OVERRIDE_ADJUSTMENT})::numeric), 2))` : ""} AS f_h,
+                THEN ${statisticalSafetyStockSql("$1::numeric", "dm.lt", "dm.var_d", "dm.dbar", "dm.slt")}
+              ELSE ${daysSafetyStockSql("dm.safety_stock_days", "dm.d")} END::int AS ss,
+         round(${fhExact}, 2) AS f_h,
+         ${fhExact} AS f_h_exact,
          f.method AS forecast_method,
          dm.basis,
          COALESCE(SUM(GREATEST(dm.basis, 0)) OVER (ORDER BY dm.basis DESC NULLS LAST, dm.pid
@@ -206,7 +240,8 @@ export const planningModule: CalcModule = {
     const promotions = promo?.any ?? false;
     if (promotions) {
       await conn.query(
-        `UPDATE calc_plan_base b SET f_h = GREATEST(0, round((b.f_h + a.adj)::numeric, 2))
+        `UPDATE calc_plan_base b SET f_h = round(GREATEST(0, b.f_h_exact + a.adj::numeric), 2),
+           f_h_exact = GREATEST(0, b.f_h_exact + a.adj::numeric)
          FROM (${promotionAdjustmentSql("$1::date", "calc_plan_base")}) a
          WHERE a.pid = b.pid AND a.adj <> 0`,
         [d0],
@@ -262,7 +297,7 @@ export const planningModule: CalcModule = {
        ),
        seg AS (
          SELECT pid, day,
-           ceil(SUM(qty) OVER w / d) AS days,
+           ${ceilExact("SUM(qty) OVER w / d")} AS days,
            LEAD(day) OVER w - $1::date AS next_days
          FROM pts
          WINDOW w AS (PARTITION BY pid ORDER BY day NULLS FIRST)
@@ -323,12 +358,12 @@ export const planningModule: CalcModule = {
          SELECT y.*,
            CASE WHEN y.discontinued OR y.excluded OR y.need <= 0 THEN 0
                 ${promotions ? "WHEN y.stopped THEN 0" : ""}
-                ELSE ceil(GREATEST(ceil(y.need), y.moq)::numeric / y.case_qty) * y.case_qty END AS reorder
+                ELSE ${reorderQtySql("y.need", "y.moq", "y.case_qty")} END AS reorder
          FROM (
            SELECT b.*,
-             b.f_h + b.ss - (b.on_hand + b.on_order) AS need,
-             ceil(b.d * b.lt + b.ss) AS rop,
-             CASE WHEN b.merch THEN GREATEST(0, b.on_hand - ceil(b.ss + b.d * $2::int)) ELSE 0 END AS over,
+             b.f_h_exact + b.ss - (b.on_hand + b.on_order) AS need,
+             ${reorderPointSql("b.d", "b.lt", "b.ss")} AS rop,
+             CASE WHEN b.merch THEN ${overstockSql("b.on_hand", "b.ss", "b.d", "$2::int")} ELSE 0 END AS over,
              CASE WHEN b.d = 0 OR NOT b.merch THEN NULL WHEN b.on_hand = 0 THEN $1::date ELSE so.stockout_date END AS out
              ${carried.join("")}
              ${promotions ? ", st.pid IS NOT NULL AS stopped" : ""}

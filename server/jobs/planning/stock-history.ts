@@ -228,6 +228,9 @@ export const stockHistoryModule: CalcModule = {
          (CASE WHEN f.n > 0 THEN round(GREATEST(f.sx, 0) / f.n, 4) ELSE 0 END)::numeric(12, 4) AS avg_daily_sales,
          (CASE WHEN f.n >= 2 THEN round(sqrt(GREATEST((f.sxx - f.sx * f.sx / f.n) / (f.n - 1), 0)), 4)
            ELSE 0 END)::numeric(12, 4) AS daily_sales_std,
+         -- Unrounded, for planning's ceilings (docs/metrics.md §5 "Rounding"); not stored.
+         CASE WHEN f.n > 0 THEN GREATEST(f.sx, 0) / f.n ELSE 0 END AS demand_exact,
+         CASE WHEN f.n >= 2 THEN GREATEST((f.sxx - f.sx * f.sx / f.n) / (f.n - 1), 0) ELSE 0 END AS variance_exact,
          f.avg_stock::numeric(14, 2) AS avg_stock_units_365,
          f.cogs::numeric(14, 2) AS cogs_365d,
          f.profit::numeric(14, 2) AS gross_profit_365d,

@@ -208,6 +208,8 @@ export interface GlobalSettingValues {
   abc_calculation_basis: "revenue_30d" | "sales_30d" | "lifetime_revenue";
   abc_a_threshold: number;
   abc_b_threshold: number;
+  xyz_x_threshold: number;
+  xyz_y_threshold: number;
   default_forecast_method: ForecastMethod;
   default_lead_time_days: number;
   default_days_of_stock: number;

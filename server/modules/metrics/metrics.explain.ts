@@ -365,6 +365,10 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       : "it is not replenishable";
   const d = m.demand_rate;
   const dbar = m.avg_daily_sales;
+  // The ceilings work with exact values, as the calculation does (§5 "Rounding"): d̄ = units ÷
+  // in-stock days unrounded, not its stored 4 decimals (⌈7 × 14.4286⌉ would be 102, not 101).
+  const dbarX = m.in_stock_days_90 > 0 ? m.units_90d / m.in_stock_days_90 : dbar;
+  const dX = m.demand_source === "history" && d !== null ? dbarX : d;
   const L = m.lead_time_days;
   const hasMeasurement = m.lead_time_measured !== null;
   const sigmaL = hasMeasurement ? (m.lead_time_measured_std ?? 0) : 0;
@@ -569,7 +573,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     } else if (m.safety_stock_method === "statistical" && z !== null && L !== null) {
       formula = "SS = ⌈z × √(L × σd² + d̄² × σL²)⌉";
       const sigmaD = m.daily_sales_std;
-      const inner = z * Math.sqrt(L * sigmaD ** 2 + dbar ** 2 * sigmaL ** 2);
+      const inner = z * Math.sqrt(L * sigmaD ** 2 + dbarX ** 2 * sigmaL ** 2);
       computed = Math.max(0, ceil(inner));
       substituted = `⌈${num(z)} × √(${num(L, 2)} × ${num(sigmaD)}² + ${num(dbar)}² × ${num(sigmaL, 2)}²)⌉ = ⌈${ceilArg(inner)}⌉ = ${ceil(inner)}`;
       if (ceil(inner) < 0) substituted += ` → never below 0 → 0`;
@@ -577,8 +581,8 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     } else if (m.safety_stock_method === "days" && d !== null) {
       formula = "SS = ⌈safety-stock days × d⌉";
       const sd = params?.safety_stock_days ?? settings.default_safety_stock_days;
-      computed = ceil(sd * d);
-      substituted = `⌈${sd} × ${rate(d)}⌉ = ⌈${ceilArg(sd * d)}⌉ = ${computed}`;
+      computed = ceil(sd * dX!);
+      substituted = `⌈${sd} × ${rate(d)}⌉ = ⌈${ceilArg(sd * dX!)}⌉ = ${computed}`;
       note = m.is_new
         ? `New product (history ${m.history_days} days < 30): the statistical formula needs an established history.`
         : `Only ${m.in_stock_days_90} in-stock days in the last 90 (< 30): too short for the statistical formula.`;
@@ -629,7 +633,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     let computed: Num = null;
     let substituted = "not calculated";
     if (d !== null && L !== null && SS !== null) {
-      const x = d * L + SS;
+      const x = dX! * L + SS;
       computed = ceil(x);
       substituted = `⌈${rate(d)} × ${days(L)} + ${SS}⌉ = ⌈${ceilArg(x)}⌉ = ${computed}`;
     }
@@ -781,7 +785,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     let substituted = "not calculated";
     const od = settings.overstock_days;
     if (d !== null && SS !== null) {
-      const keep = ceil(SS + d * od);
+      const keep = ceil(SS + dX! * od);
       computed = Math.max(0, m.on_hand - keep);
       substituted = `max(0, ${m.on_hand} − ⌈${SS} + ${rate(d)} × ${od} days⌉) = max(0, ${m.on_hand} − ${keep}) = ${computed}`;
     }

@@ -94,7 +94,7 @@ const PRODUCT_ROW_SELECT = `
   m.days_of_cover::float8 AS days_of_cover, m.safety_stock, m.reorder_point, m.reorder_qty,
   m.reorder_value::float8 AS reorder_value, m.overstock_qty, m.overstock_value::float8 AS overstock_value,
   to_char(m.stockout_date, 'YYYY-MM-DD') AS stockout_date, m.margin_365d::float8 AS margin_365d,
-  m.abc_class, m.status, m.forecast_method, p.kind`;
+  m.abc_class, m.xyz_class, m.status, m.forecast_method, p.kind`;
 
 /** What the filters and sorts read (products only when they need it); names join the page's rows. */
 const fromFor = (sql: string) =>
@@ -127,6 +127,7 @@ export function productFilterWhere(q: ProductMetricsListQuery, param: (v: unknow
     where.push(`(${alternatives.join(" OR ")})`);
   }
   if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
+  if (q.xyz) where.push(`m.xyz_class = ${param(q.xyz)}`);
   if (q.vendorId) where.push(`p.vendor_id = ${param(q.vendorId)}::int`);
   if (q.brandId) where.push(`p.brand_id = ${param(q.brandId)}::int`);
   if (!q.nonMerchandise) where.push(isMerchandiseSql("p"));

@@ -304,53 +304,73 @@ async function catalogueMatches(db: Database, importId: number, skus: string[], 
 }
 
 /**
- * Derives and checks `rows`. `inFile` lists the other rows of the import by key (for a full
- * check, the rows themselves).
+ * What checking `rows` needs besides each row: the other rows of the import by key (`inFile`; for
+ * a full check, built from the rows themselves) and the catalogue's and earlier imports' matches.
+ * Then `check(row)` checks one row, so a caller can check rows as it writes them (an upload's
+ * rows go to COPY as they are checked, never all held at once).
  */
+async function prepareCheck(
+  db: Database,
+  ctx: CheckContext,
+  rows: RowInput[],
+  inFile?: { sku: Map<string, number[]>; barcode: Map<string, number[]> },
+): Promise<(row: RowInput) => ComputedRow> {
+  const keysOf = (r: RowInput) => {
+    const { values } = deriveValues(r.raw, r.edits, ctx.cols, ctx);
+    return { sku: skuKey(values.sku), barcode: barcodeKey(values.barcode) };
+  };
+  const skuSet = new Set<string>();
+  const barcodeSet = new Set<string>();
+  const fileSku = inFile?.sku ?? new Map<string, number[]>();
+  const fileBarcode = inFile?.barcode ?? new Map<string, number[]>();
+  for (const r of rows) {
+    const k = keysOf(r);
+    if (k.sku) skuSet.add(k.sku);
+    if (k.barcode) barcodeSet.add(k.barcode);
+    if (inFile) continue;
+    if (k.sku) {
+      const list = fileSku.get(k.sku);
+      if (list) list.push(r.rowId);
+      else fileSku.set(k.sku, [r.rowId]);
+    }
+    if (k.barcode) {
+      const list = fileBarcode.get(k.barcode);
+      if (list) list.push(r.rowId);
+      else fileBarcode.set(k.barcode, [r.rowId]);
+    }
+  }
+  const cat = await catalogueMatches(db, ctx.importId, [...skuSet], [...barcodeSet]);
+  const dup: DuplicateLookup = {
+    skuRows: (k) => fileSku.get(k) ?? [],
+    barcodeRows: (k) => fileBarcode.get(k) ?? [],
+    skuInCatalogue: (k) => cat.sku.get(k),
+    barcodeInCatalogue: (k) => cat.barcode.get(k),
+    skuCreated: (k) => cat.createdSku.get(k),
+    barcodeCreated: (k) => cat.createdBarcode.get(k),
+  };
+  return (r) => {
+    const d = deriveValues(r.raw, r.edits, ctx.cols, ctx);
+    const { findings, product } = checkRow(r.rowId, d.values, ctx.lookups, dup);
+    const out = {
+      values: d.values,
+      fromTemplate: d.fromTemplate,
+      findings,
+      skuKey: skuKey(d.values.sku),
+      barcodeKey: barcodeKey(d.values.barcode),
+    };
+    return { rowId: r.rowId, ...out, hash: checkHash(out), product };
+  };
+}
+
+/** Derives and checks `rows` (see prepareCheck). */
 async function computeRows(
   db: Database,
   ctx: CheckContext,
   rows: RowInput[],
   inFile?: { sku: Map<string, number[]>; barcode: Map<string, number[]> },
 ): Promise<ComputedRow[]> {
-  const derived = rows.map((r) => {
-    const d = deriveValues(r.raw, r.edits, ctx.cols, ctx);
-    return { ...r, ...d, skuKey: skuKey(d.values.sku), barcodeKey: barcodeKey(d.values.barcode) };
-  });
-  let fileSku = inFile?.sku;
-  let fileBarcode = inFile?.barcode;
-  if (!fileSku || !fileBarcode) {
-    fileSku = new Map();
-    fileBarcode = new Map();
-    for (const d of derived) {
-      if (d.skuKey) fileSku.set(d.skuKey, [...(fileSku.get(d.skuKey) ?? []), d.rowId]);
-      if (d.barcodeKey) fileBarcode.set(d.barcodeKey, [...(fileBarcode.get(d.barcodeKey) ?? []), d.rowId]);
-    }
-  }
-  const skus = [...new Set(derived.map((d) => d.skuKey).filter((k): k is string => !!k))];
-  const barcodes = [...new Set(derived.map((d) => d.barcodeKey).filter((k): k is string => !!k))];
-  const cat = await catalogueMatches(db, ctx.importId, skus, barcodes);
-  const fs = fileSku;
-  const fb = fileBarcode;
-  const dup: DuplicateLookup = {
-    skuRows: (k) => fs.get(k) ?? [],
-    barcodeRows: (k) => fb.get(k) ?? [],
-    skuInCatalogue: (k) => cat.sku.get(k),
-    barcodeInCatalogue: (k) => cat.barcode.get(k),
-    skuCreated: (k) => cat.createdSku.get(k),
-    barcodeCreated: (k) => cat.createdBarcode.get(k),
-  };
-  return derived.map((d) => {
-    const { findings, product } = checkRow(d.rowId, d.values, ctx.lookups, dup);
-    const out = {
-      values: d.values,
-      fromTemplate: d.fromTemplate,
-      findings,
-      skuKey: d.skuKey,
-      barcodeKey: d.barcodeKey,
-    };
-    return { rowId: d.rowId, ...out, hash: checkHash(out), product };
-  });
+  const check = await prepareCheck(db, ctx, rows, inFile);
+  return rows.map(check);
 }
 
 async function loadRowInputs(db: Database, importId: number, rowIds?: number[]): Promise<RowInput[]> {
@@ -387,8 +407,7 @@ async function lockImport(tx: SqlConnection, importId: number) {
  * every row in one.
  */
 export async function recheckAll(db: Database, imp: ImportRecord): Promise<ComputedRow[]> {
-  const ctx = await checkContext(db, imp);
-  const inputs = await loadRowInputs(db, imp.id);
+  const [ctx, inputs] = await Promise.all([checkContext(db, imp), loadRowInputs(db, imp.id)]);
   const computed = await computeRows(db, ctx, inputs);
   // Only the rows whose check came out differently are written again.
   const changed = computed.filter((c, i) => c.hash !== inputs[i]!.hash);
@@ -413,8 +432,7 @@ async function recheckRows(
   rowIds: number[],
   oldKeys: { sku: string[]; barcode: string[] },
 ) {
-  const ctx = await checkContext(db, imp);
-  const first = await loadRowInputs(db, imp.id, rowIds);
+  const [ctx, first] = await Promise.all([checkContext(db, imp), loadRowInputs(db, imp.id, rowIds)]);
   // The edited rows' new keys (their values alone, the check comes once below).
   const firstComputed = first.map((r) => {
     const { values } = deriveValues(r.raw, r.edits, ctx.cols, ctx);
@@ -540,14 +558,14 @@ export async function createImport(
     const imp = await loadImport(db, user, created.id);
     const ctx = await checkContext(db, imp);
     const inputs = parsed.rows.map((raw, i) => ({ rowId: i + 1, raw, edits: {} }));
-    const computed = await computeRows(db, ctx, inputs);
+    const check = await prepareCheck(db, ctx, inputs);
+    // Each row is checked as COPY reads it: the checked rows are never all in memory at once.
+    function* checked() {
+      for (const input of inputs) yield { raw: input.raw, checked: check(input) };
+    }
     await withConnection(db, (conn) =>
       conn.transaction(async (tx) => {
-        await insertCheckedRows(
-          tx,
-          created.id,
-          computed.map((c, i) => ({ raw: inputs[i]!.raw, checked: c })),
-        );
+        await insertCheckedRows(tx, created.id, checked());
         await tx.execute(IMPORT_COUNTS_SQL, [created.id]);
       }),
     );
@@ -876,8 +894,7 @@ export async function patchRow(
       })
     : [rowId];
   if (patch.values) emitRowsChecked({ db, importId: id, rowIds: [rowId] }, log);
-  const rows = await getRows(db, id, affected);
-  const fresh = await loadImport(db, user, id);
+  const [rows, fresh] = await Promise.all([getRows(db, id, affected), loadImport(db, user, id)]);
   return { row: rows.find((r) => r.row_id === rowId)!, affected: rows, counts: counts(fresh) };
 }
 

@@ -1,0 +1,90 @@
+// Module xyz of the planning engine (docs/metrics.md §9): each merchandise product's XYZ class from
+// the coefficient of variation of its weekly demand over its in-stock weeks. It reads only the stored
+// stock runs of module stock_history (product_stock_history: the units sold on each run's first
+// day, and the closing stock) and product_metrics' life start: no order line is read.
+//
+// Weeks are 7 days ending on D0 (k = 0 is D0 − 6 … D0), the 52 of the last 364 days, and only the
+// full weeks since the product's life start count. A week is in stock when the product was out of
+// stock on fewer than 4 of its 7 days (§2's rule: a run with stock ≤ 0 is out on every day but a
+// first day with sales). Over the n in-stock weeks with weekly units x (a week below 0, from
+// corrections, counts 0): CV = sample standard deviation ÷ mean. X when CV < xyz_x_threshold, Y when
+// below xyz_y_threshold, else Z; no class when n < 4 or nothing sold in them.
+
+import { loadGlobalSettingValues } from "../../modules/config/planning-parameters.ts";
+import type { CalcModule } from "../calculate.ts";
+import { setLocal, utcDay } from "./context.ts";
+
+/** Fewest in-stock weeks a class is given on. */
+export const XYZ_MIN_WEEKS = 4;
+const WEEKS = 52;
+
+export const xyzModule: CalcModule = {
+  name: "xyz",
+  // It updates product_metrics' XYZ columns (the table is product_metrics module's, as for planning).
+  tables: [],
+  async run({ conn, asOf }) {
+    const restore = await setLocal(conn, { jit: "off", work_mem: "64MB" });
+    const g = await loadGlobalSettingValues(conn);
+    const d0 = utcDay(asOf);
+    // Week of a day expression: (D0 − day) / 7; days before the 52 weeks are left out.
+    const rows = await conn.execute(
+      `WITH per AS (
+         SELECT m.pid, LEAST(${WEEKS}, GREATEST(0, ($1::date - m.history_start + 1) / 7)) AS nf
+         FROM product_metrics m JOIN products p ON p.pid = m.pid AND p.kind = 'merchandise'
+         WHERE m.history_start IS NOT NULL
+       ),
+       -- Days out of stock per product and week, from the runs with stock ≤ 0 cut to each week.
+       oos AS (
+         SELECT h.pid, k.k,
+           SUM(LEAST(h.valid_to, $1::date - 7 * k.k) - GREATEST(h.valid_from, $1::date - 7 * k.k - 6) + 1
+               - (h.sold_first_day > 0 AND h.valid_from >= $1::date - 7 * k.k - 6)::int) AS days
+         FROM product_stock_history h
+         CROSS JOIN LATERAL generate_series(
+           GREATEST(($1::date - h.valid_to) / 7, 0),
+           LEAST(($1::date - GREATEST(h.valid_from, $1::date - ${7 * WEEKS - 1})) / 7, ${WEEKS - 1})) AS k(k)
+         WHERE h.stock <= 0 AND h.valid_to >= $1::date - ${7 * WEEKS - 1}
+         GROUP BY h.pid, k.k
+       ),
+       excluded AS (
+         SELECT o.pid, o.k FROM oos o JOIN per ON per.pid = o.pid WHERE o.days >= 4 AND o.k < per.nf
+       ),
+       weekly AS (
+         SELECT pid, ($1::date - valid_from) / 7 AS k, GREATEST(SUM(sold_first_day), 0)::numeric AS x
+         FROM product_stock_history
+         WHERE valid_from >= $1::date - ${7 * WEEKS - 1} AND sold_first_day <> 0
+         GROUP BY 1, 2
+       ),
+       sums AS (
+         SELECT w.pid, SUM(w.x) AS sx, SUM(w.x * w.x) AS sxx
+         FROM weekly w
+         JOIN per ON per.pid = w.pid AND w.k < per.nf
+         LEFT JOIN excluded e ON e.pid = w.pid AND e.k = w.k
+         WHERE e.pid IS NULL
+         GROUP BY w.pid
+       ),
+       stats AS (
+         SELECT per.pid, per.nf - COALESCE(ex.n, 0) AS n, COALESCE(s.sx, 0) AS sx, COALESCE(s.sxx, 0) AS sxx
+         FROM per
+         LEFT JOIN (SELECT pid, count(*) AS n FROM excluded GROUP BY pid) ex ON ex.pid = per.pid
+         LEFT JOIN sums s ON s.pid = per.pid
+       ),
+       cv AS (
+         SELECT pid, n,
+           CASE WHEN n >= ${XYZ_MIN_WEEKS} AND sx > 0
+             THEN sqrt(GREATEST((sxx - sx * sx / n) / (n - 1), 0)) / (sx / n) END AS cv
+         FROM stats
+       )
+       UPDATE product_metrics m SET
+         xyz_weeks = cv.n,
+         xyz_cv = round(cv.cv, 4),
+         xyz_class = CASE WHEN cv.cv IS NULL THEN NULL
+                          WHEN cv.cv < $2::numeric THEN 'X'
+                          WHEN cv.cv < $3::numeric THEN 'Y'
+                          ELSE 'Z' END
+       FROM cv WHERE cv.pid = m.pid`,
+      [d0, g.xyz_x_threshold, g.xyz_y_threshold],
+    );
+    await restore();
+    return rows;
+  },
+};
