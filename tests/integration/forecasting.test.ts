@@ -153,8 +153,14 @@ describe(`forecasting API (${testBackend})`, () => {
       "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'product_metrics' AND column_name IN ('xyz_class', 'xyz')",
     );
     const xyz = await call("GET", "/api/forecasting/products?xyz=X", viewer);
-    if (xyzCol) expect(xyz.status).toBe(200);
-    else {
+    if (xyzCol) {
+      expect(xyz.status, JSON.stringify(xyz.body)).toBe(200);
+      expect((xyz.body as ForecastGridPage).total).toBe(
+        await count(
+          `SELECT count(*)::int AS n FROM product_forecasts f JOIN product_metrics m ON m.pid = f.pid WHERE m.${xyzCol.name} = 'X'`,
+        ),
+      );
+    } else {
       expect(xyz.status).toBe(400);
       expect(xyz.body.message).toMatch(/xyz: XYZ classes are not calculated yet/);
     }

@@ -24,6 +24,7 @@ import {
   type ForecastGridRow,
   type ForecastLevel,
   type ForecastWeeks,
+  XYZ_CLASSES,
 } from "@shared/forecasting.ts";
 import { ABC_CLASSES, PRODUCT_STATUSES, STATUS_LABELS } from "@shared/metrics.ts";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -270,6 +271,12 @@ function GridTab({
           onChange={(abc) => set({ abc })}
         />
         <FilterSelect
+          label="XYZ"
+          value={search.xyz}
+          options={XYZ_CLASSES.map((x) => ({ value: x, label: x }))}
+          onChange={(xyz) => set({ xyz })}
+        />
+        <FilterSelect
           label="Status"
           value={search.status}
           options={PRODUCT_STATUSES.map((s) => ({ value: s, label: STATUS_LABELS[s] }))}
@@ -357,7 +364,13 @@ function GridTab({
       ) : data && data.total === 0 ? (
         <Card className="p-8 text-center text-sm text-muted-foreground" data-testid="forecast-empty">
           {data.weeks &&
-          (search.q || search.vendor || search.brand || search.category || search.abc || search.status)
+          (search.q ||
+            search.vendor ||
+            search.brand ||
+            search.category ||
+            search.abc ||
+            search.xyz ||
+            search.status)
             ? "No rows match these filters."
             : "No forecast yet. Run a full update or reset to calculate one."}
         </Card>
