@@ -59,4 +59,21 @@ describe("real exports in Chromium", () => {
         .toBe(text);
     }
   });
+
+  it("Create Template from Product carries only template categories, with a quiet note for the rest", async () => {
+    // Product 1001 is in Paper (type 10), Cardstock (11) and the warehouse zone "Zone A" (20).
+    const page = await open("/settings?tab=templates", 1280);
+    await page.getByRole("button", { name: "Create from Product" }).click();
+    const dialog = page.getByTestId("product-search-dialog");
+    await dialog.getByLabel("Search products").fill("Cardstock White");
+    await dialog.getByLabel("Search products").press("Enter");
+    await dialog.getByTestId("product-row").first().click();
+    await dialog.getByRole("heading", { name: "Create Template from Product" }).waitFor();
+    const chips = await dialog.getByTestId("tpl-categories").innerText();
+    expect(chips).toMatch(/Paper[\s\S]*Cardstock|Cardstock[\s\S]*Paper/);
+    expect(chips).not.toMatch(/900|Zone A/);
+    expect(await dialog.getByTestId("tpl-categories-note").innerText()).toBe(
+      "1 category of this product is not a template category and was left out",
+    );
+  });
 });

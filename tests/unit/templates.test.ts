@@ -5,6 +5,7 @@ import {
   copyOfTemplate,
   emptyTemplateForm,
   productToForm,
+  templateCategoriesOf,
   toTemplatePayload,
 } from "../../client/features/templates/model.ts";
 import {
@@ -134,5 +135,32 @@ describe("template form payload", () => {
     expect(copy).toMatchObject({ company: "2", product_type: "", msrp: "3", categories: ["100"] });
     expect(copy).not.toHaveProperty("id");
     expect(copy).not.toHaveProperty("created_at");
+  });
+});
+
+describe("Create Template from Product: only template categories", () => {
+  const entries = [
+    { value: "100", type: 10 },
+    { value: "101", type: 11 },
+    { value: "900", type: 20 },
+    { value: "197", type: 21 },
+  ];
+  it("keeps the types the form offers and counts the rest for a quiet note", () => {
+    expect(templateCategoriesOf(entries)).toEqual({
+      values: ["100", "101"],
+      leftOut: 2,
+      note: "2 categories of this product are not template categories and were left out",
+    });
+    expect(templateCategoriesOf(entries.slice(0, 3)).note).toBe(
+      "1 category of this product is not a template category and was left out",
+    );
+    expect(templateCategoriesOf(entries.slice(0, 2))).toEqual({
+      values: ["100", "101"],
+      leftOut: 0,
+      note: null,
+    });
+  });
+  it("leaves out a template-type category the form's list does not have", () => {
+    expect(templateCategoriesOf(entries, [{ value: "100" }, { value: "900" }]).values).toEqual(["100"]);
   });
 });

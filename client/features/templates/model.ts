@@ -6,9 +6,34 @@ import {
   DEFAULT_TAX_CAT,
   type FieldOption,
   type ProductSearchResult,
+  TEMPLATE_CATEGORY_TYPES,
   type Template,
   toArrayLiteral,
 } from "../../../shared/templates.ts";
+
+/**
+ * A product's categories that a template can carry: the types the template form offers
+ * (TEMPLATE_CATEGORY_TYPES), and, when the form's list is known, only categories in it. The rest
+ * (warehouse zones, internal groups) are left out and counted for a quiet note.
+ */
+export function templateCategoriesOf(
+  entries: readonly { value: string; type: number }[],
+  offered?: readonly { value: string }[],
+): { values: string[]; leftOut: number; note: string | null } {
+  const types = TEMPLATE_CATEGORY_TYPES as readonly number[];
+  const known = offered ? new Set(offered.map((o) => o.value)) : null;
+  const values = entries
+    .filter((c) => types.includes(c.type) && (!known || known.has(c.value)))
+    .map((c) => c.value);
+  const leftOut = entries.length - values.length;
+  const note =
+    leftOut === 0
+      ? null
+      : leftOut === 1
+        ? "1 category of this product is not a template category and was left out"
+        : `${leftOut} categories of this product are not template categories and were left out`;
+  return { values, leftOut, note };
+}
 
 export type TemplateMode = "create" | "edit" | "copy" | "fromProduct";
 

@@ -40,7 +40,7 @@ import {
 import { Loader2Icon, PackageSearchIcon, SearchIcon, XIcon } from "lucide-react";
 import { type FormEvent, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
-import { companyLabel, productToForm, type TemplateFormValues } from "./model.ts";
+import { companyLabel, productToForm, type TemplateFormValues, templateCategoriesOf } from "./model.ts";
 import { TemplateForm } from "./template-form.tsx";
 
 type Column = "title" | "brand" | "line" | "price" | "total_sold" | "first_received" | "date_last_sold";
@@ -77,6 +77,7 @@ export function ProductSearchDialog({
   const [page, setPage] = useState(1);
   const [sort, setSort] = useState<SortState<Column> | null>(null);
   const [form, setForm] = useState<TemplateFormValues | null>(null);
+  const [categoriesNote, setCategoriesNote] = useState<string | null>(null);
   const [picking, setPicking] = useState<number | null>(null);
   const requestId = useRef(0);
 
@@ -136,15 +137,18 @@ export function ProductSearchDialog({
   const pick = async (product: ProductSearchResult) => {
     setPicking(product.pid);
     let categories: string[] = [];
+    let note: string | null = null;
     try {
       const entries = await client.templates.productCategories.query({ pid: product.pid });
-      categories = entries.map((c) => c.value);
+      // Only the categories the form offers (a warehouse zone would show as a raw id).
+      ({ values: categories, note } = templateCategoriesOf(entries, options?.categories));
     } catch {
       toast.error("Failed to fetch product categories", {
         description: "Could not retrieve categories for this product",
       });
     }
     setPicking(null);
+    setCategoriesNote(note);
     setForm(productToForm(product, categories));
   };
 
@@ -180,6 +184,7 @@ export function ProductSearchDialog({
           <TemplateForm
             mode="fromProduct"
             initial={form}
+            categoriesNote={categoriesNote}
             options={options}
             onCancel={() => setForm(null)}
             onSaved={() => {

@@ -66,9 +66,19 @@ export interface TemplateFormProps {
   options: FieldOptions | undefined;
   onCancel: () => void;
   onSaved: () => void;
+  /** A quiet note under Categories (from a product: the categories that were left out). */
+  categoriesNote?: string | null;
 }
 
-export function TemplateForm({ mode, templateId, initial, options, onCancel, onSaved }: TemplateFormProps) {
+export function TemplateForm({
+  mode,
+  templateId,
+  initial,
+  options,
+  onCancel,
+  onSaved,
+  categoriesNote,
+}: TemplateFormProps) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { control, register, handleSubmit } = useForm<TemplateFormValues>({ defaultValues: initial });
@@ -236,6 +246,11 @@ export function TemplateForm({ mode, templateId, initial, options, onCancel, onS
               />
             )}
           />
+          {categoriesNote && (
+            <p data-testid="tpl-categories-note" className="text-xs text-muted-foreground">
+              {categoriesNote}
+            </p>
+          )}
         </Field>
         <Field label="Description" htmlFor="tpl-description" className="sm:col-span-2">
           <Textarea
