@@ -238,3 +238,127 @@ export interface OverviewSummary {
 }
 
 export const overviewExportInput = periodInput.extend({ table: z.enum(BREAKDOWN_DIMS) });
+
+// ---------------------------------------------------------------------------------------------
+// Analytics
+
+export const ANALYTICS_CHARTS = [
+  "sales_trend",
+  "movers",
+  "stock_by_category",
+  "stock_value",
+  "cover",
+  "aging",
+  "dead_stock",
+  "abc_xyz",
+  "lost_sales",
+  "sell_through",
+] as const;
+export type AnalyticsChart = (typeof ANALYTICS_CHARTS)[number];
+
+export const analyticsPeriodInput = periodInput;
+export const moversInput = periodInput.extend({ dim: z.enum(BREAKDOWN_DIMS).default("category") });
+export const stockValueInput = z.object({
+  weeks: z.union([z.literal(13), z.literal(26), z.literal(52)]).default(52),
+});
+export const deadStockInput = z.object({ days: z.coerce.number().int().min(1).max(3650).default(180) });
+export const lostSalesInput = z.object({
+  days: z.union([z.literal(90), z.literal(365)]).default(90),
+  dim: z.enum(["category", "vendor"]).default("category"),
+});
+export const sellThroughInput = z.object({
+  months: z.union([z.literal(6), z.literal(12), z.literal(24)]).default(12),
+});
+
+export const analyticsExportInput = z.object({
+  chart: z.enum(ANALYTICS_CHARTS),
+  period: z.enum(PERIOD_KEYS).default("30d"),
+  from: dayText.optional(),
+  to: dayText.optional(),
+  compare: z.enum(COMPARE_KEYS).default("previous"),
+  dim: z.enum(BREAKDOWN_DIMS).default("category"),
+  weeks: z.coerce
+    .number()
+    .pipe(z.union([z.literal(13), z.literal(26), z.literal(52)]))
+    .default(52),
+  days: z.coerce.number().int().min(1).max(3650).optional(),
+  months: z.coerce
+    .number()
+    .pipe(z.union([z.literal(6), z.literal(12), z.literal(24)]))
+    .default(12),
+});
+
+/** A chart's data as a table: the CSV export writes exactly these columns and rows. */
+export interface ChartTable {
+  columns: string[];
+  rows: (string | number | null)[][];
+}
+
+export interface SalesTrendPoint {
+  week_end: string;
+  days: number;
+  revenue: number;
+  units: number;
+  gross_margin: number;
+  ly_revenue: number;
+  ly_units: number;
+  ly_gross_margin: number;
+}
+export interface Mover {
+  id: number;
+  name: string;
+  revenue: number;
+  comparison_revenue: number;
+  delta: number;
+  change: number | null;
+  href: string | null;
+}
+export interface StockCategoryRow {
+  id: number;
+  name: string;
+  stock_value: number;
+  cogs: number;
+  turnover: number | null;
+  href: string | null;
+}
+export interface Bucket {
+  key: string;
+  label: string;
+  products: number;
+  units: number;
+  value: number;
+  href: string | null;
+}
+export interface AbcXyzCell {
+  abc: string;
+  xyz: string;
+  products: number;
+  value: number;
+  href: string | null;
+}
+export interface LostSalesRow {
+  id: number;
+  name: string;
+  lost_revenue: number;
+  out_of_stock_days: number;
+  products: number;
+  href: string | null;
+}
+export interface SellThroughRow {
+  month: string;
+  received: number;
+  sold: number;
+  on_hand: number;
+  sell_through: number | null;
+}
+
+export interface AnalyticsData<T> {
+  has_data: boolean;
+  as_of_day: string | null;
+  data_management_href: string | null;
+  can_export: boolean;
+  period: ResolvedPeriod | null;
+  rows: T[];
+  /** Totals or extra figures of the chart */
+  extra?: Record<string, number | null>;
+}

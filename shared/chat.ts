@@ -15,7 +15,7 @@ export const ROOM_TYPE_LABEL: Record<RoomType, string> = {
 export const SEARCH_MAX_LENGTH = 500;
 export const SEARCH_PAGE_SIZE = 20;
 /** "Best match" ranks at most this many of the newest hits. */
-export const BEST_MATCH_WINDOW = 10_000;
+export const BEST_MATCH_WINDOW = 2_000;
 export const MESSAGES_DEFAULT_LIMIT = 50;
 export const MESSAGES_MAX_LIMIT = 200;
 

@@ -1,15 +1,37 @@
 // The AI check of Create Products in Chromium, against the loopback chat-completions server: the
 // sample supplier file (docs/examples) uploaded and mapped, the estimate, a run with its progress,
-// the verdicts on the grid's cells (arriving in place when the run's verdicts are saved, without a
+// the verdicts on the grid's cells (each row's arriving in place while the run goes on, without a
 // reload) and in the suggestions list, a suggestion accepted (the cell
 // changes, the rules run again), and the run opened on the AI Validation Debug page.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { completion, type FakeModel, rowsOf, startFakeModel } from "../helpers/fake-model.ts";
+import { type Behaviour, completion, type FakeModel, rowsOf, startFakeModel } from "../helpers/fake-model.ts";
 import { type E2E, startE2E } from "./harness.ts";
 
 const SAMPLE = path.resolve("docs/examples/supplier-price-list.csv");
 const SHOTS = process.env.E2E_SCREENSHOTS;
+
+/** The fixture model's house style: a comma, not a dash, in titles. */
+const houseStyle: Behaviour = ({ body }) => ({
+  json: completion(
+    JSON.stringify({
+      rows: rowsOf(body).map(({ row_id, ...values }) => ({
+        row_id,
+        fields: Object.entries(values).map(([field, value]) =>
+          field === "title" && String(value).includes(" - ")
+            ? {
+                field,
+                ok: false,
+                issue: "Use a comma, not a dash, in titles",
+                suggestion: String(value).replace(" - ", ", "),
+                confidence: 0.9,
+              }
+            : { field, ok: true, issue: null, suggestion: null, confidence: 0.95 },
+        ),
+      })),
+    }),
+  ),
+});
 
 describe("AI check of an import in Chromium", () => {
   let e: E2E;
@@ -18,27 +40,7 @@ describe("AI check of an import in Chromium", () => {
 
   beforeAll(async () => {
     model = await startFakeModel();
-    // The fixture model's house style: a comma, not a dash, in titles.
-    model.behave(({ body }) => ({
-      json: completion(
-        JSON.stringify({
-          rows: rowsOf(body).map(({ row_id, ...values }) => ({
-            row_id,
-            fields: Object.entries(values).map(([field, value]) =>
-              field === "title" && String(value).includes(" - ")
-                ? {
-                    field,
-                    ok: false,
-                    issue: "Use a comma, not a dash, in titles",
-                    suggestion: String(value).replace(" - ", ", "),
-                    confidence: 0.9,
-                  }
-                : { field, ok: true, issue: null, suggestion: null, confidence: 0.95 },
-            ),
-          })),
-        }),
-      ),
-    }));
+    model.behave(houseStyle);
     e = await startE2E({
       SOURCE_DIR: path.resolve("tests/fixtures/source-small"),
       AI_BASE_URL: model.url,
@@ -106,15 +108,21 @@ describe("AI check of an import in Chromium", () => {
     await page.evaluate(() => {
       (window as unknown as { __sameDocument: boolean }).__sameDocument = true;
     });
-    model.latencyMs = 1500;
+    // Row 1 is answered at once, the others after 6 s: row 1's verdict must reach its cell while
+    // the run is still going.
+    model.behave((req) => ({
+      ...houseStyle(req),
+      delayMs: rowsOf(req.body).some((r) => r.row_id === 1) ? 0 : 6000,
+    }));
     try {
       await panel.getByRole("button", { name: "Run AI check" }).click();
-      // While the model is still answering, the progress bar shows and the cell has not changed.
       await panel.getByTestId("ai-progress").waitFor();
-      expect(await cell.getAttribute("data-state")).toBe("ok");
+      await expect.poll(() => cell.getAttribute("data-state"), { timeout: 5_000 }).toBe("warning");
+      expect(await panel.getByTestId("ai-progress").isVisible()).toBe(true);
+      expect(await page.getByTestId("cell-2-title").getAttribute("data-state")).toBe("ok");
       await panel.getByTestId("ai-last-run").waitFor({ timeout: 60_000 });
     } finally {
-      model.latencyMs = 0;
+      model.behave(houseStyle);
     }
     const suggestions = panel.getByTestId("ai-suggestion");
     await expect.poll(() => suggestions.count()).toBeGreaterThan(0);

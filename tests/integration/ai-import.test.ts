@@ -7,7 +7,7 @@ import { AI_NOT_CONFIGURED } from "../../shared/ai-validation.ts";
 import type { ImportRow, ProductImport } from "../../shared/product-import.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { testBackend } from "../helpers/db.ts";
-import { type FakeModel, goodVerdicts, startFakeModel } from "../helpers/fake-model.ts";
+import { type FakeModel, goodVerdicts, rowsOf, startFakeModel } from "../helpers/fake-model.ts";
 import { FIXTURE_DIR } from "../helpers/pipeline.ts";
 
 const CSV = [
@@ -298,6 +298,46 @@ describe(`AI validation of an import (${testBackend})`, () => {
     expect(ai((await rows())[0]!)).toEqual([
       expect.objectContaining({ field: "title", suggestion: "Orange Stapler" }),
     ]);
+  }, 60_000);
+
+  it("writes each row's verdicts into the rows as they arrive, before the run ends", async () => {
+    for (const [row, title] of [
+      [1, "teal stapler"],
+      [4, "grey folder"],
+    ] as const) {
+      const patch = await fetch(`${t.url}/api/product-imports/${imp.id}/rows/${row}`, {
+        method: "PATCH",
+        headers: { ...h, "content-type": "application/json" },
+        body: JSON.stringify({ values: { title } }),
+      });
+      expect(patch.status).toBe(200);
+    }
+    const before4 = ai((await rows())[3]!);
+    // Row 1 is answered at once, row 4 after 20 s.
+    model.behave((req) => ({
+      ...goodVerdicts(req),
+      delayMs: rowsOf(req.body).some((r) => r.row_id === 4) ? 20_000 : 0,
+    }));
+    try {
+      const started = await (await post("/ai-validate", { rows: [1, 4] })).json();
+      expect(started).toMatchObject({ rows: 2 });
+      await expect
+        .poll(async () => ai((await rows())[0]!).map((f) => f.suggestion), { timeout: 10_000 })
+        .toEqual(["Teal Stapler"]);
+      // The run is still going; row 4 has not changed.
+      const status = await (
+        await fetch(`${t.url}/api/product-imports/${imp.id}/ai-validate`, { headers: h })
+      ).json();
+      expect(status.running).toMatchObject({ status: "running", done: 1, total: 2 });
+      expect(ai((await rows())[3]!)).toEqual(before4);
+      expect((await post("/ai-validate/cancel")).status).toBe(200);
+      expect((await progress()).at(-1)).toMatchObject({ status: "cancelled", saved: true });
+    } finally {
+      model.behave(goodVerdicts);
+    }
+    // What arrived before the cancel stays.
+    expect(ai((await rows())[0]!).map((f) => f.suggestion)).toEqual(["Teal Stapler"]);
+    expect(ai((await rows())[3]!)).toEqual(before4);
   }, 60_000);
 
   it("refuses bad input and users without create:products", async () => {

@@ -67,6 +67,20 @@ export function ImportAiPanel({ importId, onChanged }: { importId: number; onCha
     seen.current = lastRun;
   }, [loaded, lastRun]);
 
+  // During a run the verdicts go into the rows as they arrive: the grid reads them as the count grows.
+  const doneNow = running?.done ?? null;
+  const lastDone = useRef<number | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only when the done count moves
+  useEffect(() => {
+    const grew = doneNow !== null && lastDone.current !== null && doneNow > lastDone.current;
+    lastDone.current = doneNow;
+    if (!grew) return;
+    onChanged?.();
+    // The rows are written just after the count moves: read them once more a moment later.
+    const again = setTimeout(() => onChanged?.(), 1000);
+    return () => clearTimeout(again);
+  }, [doneNow]);
+
   if (!status.data) return null;
   if (!configured)
     return (

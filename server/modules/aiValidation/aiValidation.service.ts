@@ -408,7 +408,12 @@ export class AiValidation {
    * calls of AI_ROWS_PER_CALL rows, at most AI_CONCURRENCY at once across the server. Never
    * rejects: a row whose call failed ends as `failed` with "AI check failed: …".
    */
-  async startBatch(rows: readonly RowInput[], ctx: ValidationContext = {}): Promise<Batch> {
+  async startBatch(
+    rows: readonly RowInput[],
+    ctx: ValidationContext = {},
+    /** Told of the rows each call (or the cache) answered, as they arrive. */
+    onResults?: (results: RowResult[]) => void,
+  ): Promise<Batch> {
     const ai = this.config.ai;
     const client = this.client;
     if (!ai || !client) throw badRequest(AI_NOT_CONFIGURED);
@@ -452,6 +457,7 @@ export class AiValidation {
       progress.done++;
       progress.cached++;
     }
+    if (onResults && results.size) onResults([...results.values()]);
     const groups = this.group(
       planned.filter((p) => !results.has(p.row.row_id)),
       ai.rowsPerCall,
@@ -525,6 +531,7 @@ export class AiValidation {
         }
         progress.done++;
       }
+      onResults?.(group.map((p) => results.get(p.row.row_id)!));
       if (cacheRows.length)
         await this.db.prisma.$executeRawUnsafe(
           `INSERT INTO ai_validation_cache (key, verdict, call_id)

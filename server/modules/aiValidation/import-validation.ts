@@ -217,10 +217,40 @@ export async function startImportValidation(
     );
   const ctx = contextOf(imp, user.id);
   const estimate = await ai.estimate(rows, ctx);
-  const batch = await ai.startBatch(rows, ctx);
   const valuesById = new Map(rows.map((r) => [r.row_id, r.values as Record<string, string>]));
+  // Verdicts go into the rows as they arrive (one write at a time; what arrives meanwhile goes in
+  // the next), so the grid's cells show them during a long run; the end of the run writes them all
+  // once more with the history.
+  const pending = new Map<number, Omit<Finding, "source">[]>();
+  let writing = false;
+  let flushing: Promise<void> = Promise.resolve();
+  const flush = () => {
+    if (writing || !pending.size) return;
+    writing = true;
+    const chunk = new Map(pending);
+    pending.clear();
+    flushing = saveValidationFindings(db, id, AI_STEP, chunk)
+      .catch((err) => log?.(err))
+      .finally(() => {
+        writing = false;
+        flush();
+      });
+  };
+  let ended = false;
+  const onResults = (results: RowResult[]) => {
+    if (ended) return;
+    for (const r of results) {
+      if (r.status === "failed" && r.call_id === null) continue;
+      pending.set(r.row_id, findingsOf(r, valuesById.get(r.row_id) ?? {}));
+    }
+    flush();
+  };
+  const batch = await ai.startBatch(rows, ctx, onResults);
   void batch.results
     .then(async (results) => {
+      ended = true;
+      pending.clear();
+      while (writing) await flushing;
       const byRow = new Map<number, Omit<Finding, "source">[]>();
       for (const r of results) {
         // A row cancelled before it was asked keeps what it had.

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { overviewExportInput } from "../../../shared/analytics.ts";
+import { analyticsExportInput, overviewExportInput } from "../../../shared/analytics.ts";
 import { hasPermission, type PageKey } from "../../../shared/permissions.ts";
 import { AppError, unauthorized } from "../../errors.ts";
 import { parseBody } from "../../http/validate.ts";
 import type { AppServices } from "../../services.ts";
 import { toCsv } from "../productImport/submit.ts";
+import { analyticsTable } from "./analytics.service.ts";
 import { overviewCsv } from "./overview.service.ts";
 
 function sendCsv(reply: FastifyReply, filename: string, rows: (string | number)[][]) {
@@ -36,5 +37,17 @@ export async function analyticsRestRoutes(app: FastifyInstance, services: AppSer
     const input = parseBody(overviewExportInput, req.query, "query");
     const { filename, rows } = await overviewCsv(db, user, input);
     return sendCsv(reply, filename, rows);
+  });
+  app.get("/api/analytics/export", { config: { auth: "export:reports" } }, async (req, reply) => {
+    const user = needPage(req, "analytics");
+    const input = parseBody(analyticsExportInput, req.query, "query");
+    const table = await analyticsTable(db, user, input.chart, input);
+    if (!table.columns.length) throw new AppError("CONFLICT", "No data yet: run a full update or reset");
+    return sendCsv(reply, `analytics-${input.chart}.csv`, [
+      table.columns,
+      ...table.rows.map((r) =>
+        r.map((v) => (v === null ? "" : typeof v === "number" ? Number(v.toFixed(4)) : v)),
+      ),
+    ]);
   });
 }
