@@ -3,18 +3,20 @@
 // `npm run bench:pipeline` leaves behind), times the Forecasting page's service calls as the page and
 // scripts make them: the grid (50 rows) under several filters and sorts, p50 and p99; a product's
 // detail; the preview of a category override spread to its products (the category whose product
-// count is nearest 5,000); the accuracy table. Prints one JSON object as its last line.
+// count is nearest 5,000); the accuracy table; each exceptions list. Prints one JSON object as its
+// last line.
 import { performance } from "node:perf_hooks";
 import { openDatabase } from "../../server/db/database.ts";
 import { migrate } from "../../server/db/migrate.ts";
 import {
   forecastAccuracy,
   forecastCalendar,
+  forecastExceptions,
   forecastProduct,
   listForecastRows,
   previewOverride,
 } from "../../server/modules/forecasting/forecasting.service.ts";
-import type { ForecastListInput } from "../../shared/forecasting.ts";
+import { EXCEPTION_KINDS, type ForecastListInput } from "../../shared/forecasting.ts";
 
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error("DATABASE_URL is required");
@@ -64,6 +66,10 @@ const grids: [string, ForecastListInput][] = [
   ["category", { categoryId: category?.id }],
   ["search", { search: "blue" }],
   ["big error, by error", { bigError: true, sort: "error" }],
+  ["by error, ascending", { sort: "error", dir: "asc" }],
+  ["by bias", { sort: "bias" }],
+  ["by units, ascending", { sort: "forecast_units", dir: "asc" }],
+  ["status reorder, method seasonal", { status: "reorder", method: "seasonal" }],
   ["has override", { hasOverride: true }],
   ["page 100", { page: 100 }],
   ["sort by change", { sort: "change" }],
@@ -98,5 +104,10 @@ if (category) {
 const accuracy = await time(() => forecastAccuracy(db, { group: "category" }));
 console.log(`accuracy table: p50 ${accuracy.p50} ms, p99 ${accuracy.p99} ms`);
 out.accuracy = accuracy;
+for (const kind of EXCEPTION_KINDS) {
+  const r = await time(() => forecastExceptions(db, { kind }));
+  console.log(`exceptions ${kind}: p50 ${r.p50} ms, p99 ${r.p99} ms`);
+  out[`exceptions ${kind}`] = r;
+}
 await db.close();
 console.log(JSON.stringify(out));

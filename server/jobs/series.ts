@@ -72,24 +72,32 @@ export const salesSeriesModule: CalcModule = {
     // and every ancestor) share a set id cs; the pass groups by (day, cs) as well, and each set's
     // rows are then added to every category of the set (a few hundred sets × days, not lines).
     await conn.exec(CATEGORY_SETS_SQL("ss"));
-    // One pass over the window's order lines, each joined to its product's brand, vendor and cost
-    // and added to three groupings at once: the day; the day and brand; the day and vendor.
-    // Revenue is quantity × price − discount as in §1; GROUPING bits: brand_id 4, vendor_id 2, cs 1.
+    // One pass over the window's order lines, each joined to its product's brand, vendor, category
+    // set and cost and added to four groupings at once: the day; the day and brand; the day and
+    // vendor; the day and category set. GROUPING bits: brand_id 4, vendor_id 2, cs 1.
+    // Revenue is quantity × price − discount as in §1. Money is summed in whole cents (int8; costs
+    // in 1/10,000, the cost price's scale), exactly: each line's amount becomes cents once, and the
+    // four groupings' sums and the category sets' expansion below add integers, where numeric sums
+    // cost several times more per line (20 sums per line here).
     await conn.query(
       `CREATE TEMP TABLE ss_sales ON COMMIT DROP AS
        SELECT day, brand_id, vendor_id, cs, GROUPING(brand_id, vendor_id, cs) AS g,
          COALESCE(SUM(quantity) FILTER (WHERE done AND merch), 0)::int AS units,
-         COALESCE(SUM(amount) FILTER (WHERE done AND merch), 0) AS revenue,
-         COALESCE(SUM(amount) FILTER (WHERE done), 0) AS takings,
-         COALESCE(SUM(amount) FILTER (WHERE done AND merch AND cost_price IS NOT NULL), 0) AS costed_revenue,
-         COALESCE(SUM(quantity * cost_price) FILTER (WHERE done AND merch), 0) AS cogs,
+         COALESCE(SUM(amount_c) FILTER (WHERE done AND merch), 0)::int8 AS revenue_c,
+         COALESCE(SUM(amount_c) FILTER (WHERE done), 0)::int8 AS takings_c,
+         COALESCE(SUM(amount_c) FILTER (WHERE done AND merch AND cost_m IS NOT NULL), 0)::int8 AS costed_revenue_c,
+         COALESCE(SUM(quantity * cost_m) FILTER (WHERE done AND merch), 0)::int8 AS cogs_m,
          COALESCE(SUM(quantity) FILTER (WHERE NOT done AND merch), 0)::int AS returned_units,
-         COALESCE(SUM(amount) FILTER (WHERE NOT done AND merch), 0) AS returned_value
+         COALESCE(SUM(amount_c) FILTER (WHERE NOT done AND merch), 0)::int8 AS returned_value_c
        FROM (
          SELECT (l.order_date AT TIME ZONE 'UTC')::date AS day, p.brand_id, p.vendor_id, c.cs,
-           l.status = 'completed' AS done, l.quantity, l.quantity * l.price - l.discount AS amount,
-           p.cost_price, ${isMerchandiseSql("p")} AS merch
-         FROM order_lines l JOIN products p ON p.pid = l.pid
+           l.status = 'completed' AS done, l.quantity,
+           ((l.quantity * l.price - l.discount) * 100)::int8 AS amount_c, p.cost_m, p.merch
+         FROM order_lines l
+         JOIN (
+           SELECT pid, brand_id, vendor_id, (cost_price * 10000)::int8 AS cost_m, ${isMerchandiseSql("products")} AS merch
+           FROM products
+         ) p ON p.pid = l.pid
          LEFT JOIN ss_pcs c ON c.pid = l.pid
          WHERE l.status IN ('completed', 'returned')
            AND l.order_date >= $1::timestamptz AND l.order_date <= $2::timestamptz
@@ -106,13 +114,15 @@ export const salesSeriesModule: CalcModule = {
        ) o GROUP BY day`,
       [start, asOf],
     );
-    const active = "(units <> 0 OR revenue <> 0 OR returned_units <> 0 OR returned_value <> 0)";
-    const cols = `round(revenue, 2), round(revenue, 2), round(costed_revenue, 2), round(cogs, 2), 0,
-      returned_units, round(returned_value, 2)`;
+    const active = "(units <> 0 OR revenue_c <> 0 OR returned_units <> 0 OR returned_value_c <> 0)";
+    // Cents back to amounts (exact); the cost of goods has four decimals and is rounded to cents.
+    const money = (c: string) => `${c}::numeric / 100`;
+    const cols = `${money("revenue_c")}, ${money("revenue_c")}, ${money("costed_revenue_c")},
+      round(cogs_m::numeric / 10000, 2), 0, returned_units, ${money("returned_value_c")}`;
     const rows = await conn.execute(
       `INSERT INTO sales_daily (dim, key, day, units, revenue, takings, costed_revenue, cogs, orders, returned_units, returned_value)
-       SELECT 'total', 0, t.day, t.units, round(t.revenue, 2), round(t.takings, 2), round(t.costed_revenue, 2),
-         round(t.cogs, 2), COALESCE(o.n, 0), t.returned_units, round(t.returned_value, 2)
+       SELECT 'total', 0, t.day, t.units, ${money("t.revenue_c")}, ${money("t.takings_c")}, ${money("t.costed_revenue_c")},
+         round(t.cogs_m::numeric / 10000, 2), COALESCE(o.n, 0), t.returned_units, ${money("t.returned_value_c")}
        FROM ss_sales t LEFT JOIN ss_orders o ON o.day = t.day
        WHERE t.g = 7
        UNION ALL
@@ -121,9 +131,9 @@ export const salesSeriesModule: CalcModule = {
        SELECT 'vendor', vendor_id, day, units, ${cols} FROM ss_sales WHERE g = 5 AND vendor_id IS NOT NULL AND ${active}
        UNION ALL
        SELECT 'category', category_id, day, units, ${cols} FROM (
-         SELECT u.category_id, s.day, SUM(s.units)::int AS units, SUM(s.revenue) AS revenue,
-           SUM(s.costed_revenue) AS costed_revenue, SUM(s.cogs) AS cogs,
-           SUM(s.returned_units)::int AS returned_units, SUM(s.returned_value) AS returned_value
+         SELECT u.category_id, s.day, SUM(s.units)::int AS units, SUM(s.revenue_c)::int8 AS revenue_c,
+           SUM(s.costed_revenue_c)::int8 AS costed_revenue_c, SUM(s.cogs_m)::int8 AS cogs_m,
+           SUM(s.returned_units)::int AS returned_units, SUM(s.returned_value_c)::int8 AS returned_value_c
          FROM ss_sales s JOIN ss_cs_members u ON u.cs = s.cs
          WHERE s.g = 6
          GROUP BY u.category_id, s.day

@@ -382,6 +382,12 @@ describe(`forecast and backtest (${testBackend})`, () => {
     expect(young).toMatchObject({ method: "standard", total: 0 });
     expect(young!.weekly).toEqual(Array(13).fill(0));
     expect(await accuracy(9)).toEqual({});
+    // …but the Forecasting grid's history shows its sale (D0 − 3 = 2026-06-27, in the calendar week
+    // before D0's, the last of the 12), though it has no fit; 8 sold nothing: twelve zeros.
+    const stored = async (pid: number) =>
+      (await tdb.db.prisma.productForecast.findUniqueOrThrow({ where: { pid } })).history;
+    expect(await stored(9)).toEqual([...Array(11).fill(0), 3]);
+    expect(await stored(8)).toEqual(Array(12).fill(0));
   });
 
   it("seasonal beats standard on a strongly seasonal series whose backtest weeks fall with the season", async () => {

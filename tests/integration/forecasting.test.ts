@@ -120,6 +120,10 @@ describe(`forecasting API (${testBackend})`, () => {
         memberRows.items.reduce((a, r) => a + r.system[j]!, 0),
         0.05,
       );
+    // Its history weeks are its products' (stored with each forecast), week by week.
+    for (const [j, h] of paper.history.entries())
+      expect(h).toBe(memberRows.items.reduce((a, r) => a + r.history[j]!, 0));
+    expect(paper.history.some((h) => h > 0)).toBe(true);
     const byVendor = await call("GET", "/api/forecasting/products?level=vendor&search=north", viewer);
     expect(byVendor.status, JSON.stringify(byVendor.body)).toBe(200);
     expect((byVendor.body as ForecastGridPage).items.map((r) => r.title)).toEqual(["Northwind Paper"]);
@@ -149,8 +153,14 @@ describe(`forecasting API (${testBackend})`, () => {
       "SELECT column_name AS name FROM information_schema.columns WHERE table_name = 'product_metrics' AND column_name IN ('xyz_class', 'xyz')",
     );
     const xyz = await call("GET", "/api/forecasting/products?xyz=X", viewer);
-    if (xyzCol) expect(xyz.status).toBe(200);
-    else {
+    if (xyzCol) {
+      expect(xyz.status, JSON.stringify(xyz.body)).toBe(200);
+      expect((xyz.body as ForecastGridPage).total).toBe(
+        await count(
+          `SELECT count(*)::int AS n FROM product_forecasts f JOIN product_metrics m ON m.pid = f.pid WHERE m.${xyzCol.name} = 'X'`,
+        ),
+      );
+    } else {
       expect(xyz.status).toBe(400);
       expect(xyz.body.message).toMatch(/xyz: XYZ classes are not calculated yet/);
     }

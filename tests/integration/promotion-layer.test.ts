@@ -156,8 +156,15 @@ describe(`promotions as a forecast layer (${testBackend})`, () => {
     // The other product is untouched.
     expect((await detail(5)).forecast.every((x) => x.promotion === null)).toBe(true);
 
-    // Every calculation applies the layer the same way.
+    // Every calculation applies the layer the same way, and the week's forecast snapshot (taken
+    // again here for this product) keeps the final figure with the promotion.
+    await t.tdb.db.prisma.$executeRawUnsafe("DELETE FROM forecast_snapshots WHERE pid = 4");
     expect((await p.run("update")).status).toBe("complete");
+    const [snap] = await t.tdb.db.prisma.$queryRawUnsafe<{ system: number[]; final: number[] }[]>(
+      "SELECT system::float8[] AS system, final::float8[] AS final FROM forecast_snapshots WHERE pid = 4",
+    );
+    expect(snap!.final[0]).toBeCloseTo(snap!.system[0]! * uplift, 1);
+    expect(snap!.final[2]).toBeCloseTo(snap!.system[2]!, 3);
     const planRecalc = await plan(4);
     expect(planRecalc.f_h).toBeCloseTo(planAfter.f_h, 1);
     expect(planRecalc.reorder_qty).toBe(planAfter.reorder_qty);

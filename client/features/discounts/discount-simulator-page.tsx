@@ -29,7 +29,7 @@ import { Link } from "@tanstack/react-router";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { type ChartScenario, SCENARIO_COLORS, ScenarioCharts } from "./chart.tsx";
-import { PromotionsList } from "./promotions-list.tsx";
+import { invalidatePlanning, PromotionsList } from "./promotions-list.tsx";
 
 export interface DiscountSimulatorSearch {
   pids?: string;
@@ -609,9 +609,12 @@ function SavePromotion({ label, build }: { label: string; build: BuildPromotion 
   const create = useMutation(
     trpc.discounts.createPromotion.mutationOptions({
       onSuccess: (p) => {
-        toast.success(`Promotion "${p.name}" saved`);
+        toast.success(
+          `Promotion "${p.name}" saved: the forecast and reorder figures of its ${p.product_count} product${p.product_count === 1 ? "" : "s"} include it`,
+        );
         setName("");
         void queryClient.invalidateQueries(trpc.discounts.promotions.pathFilter());
+        invalidatePlanning(queryClient, trpc);
       },
       onError: (e) => toast.error(e.message),
     }),
@@ -638,7 +641,7 @@ function SavePromotion({ label, build }: { label: string; build: BuildPromotion 
       </div>
       <div className="flex items-center gap-2 pb-2">
         <Checkbox id="stop-reordering" checked={stop} onCheckedChange={(v) => setStop(v === true)} />
-        <Label htmlFor="stop-reordering">Clearance: stop reordering from its start</Label>
+        <Label htmlFor="stop-reordering">Clearance: no reordering while it runs</Label>
       </div>
       <Button type="submit" disabled={create.isPending || name.trim() === ""}>
         {create.isPending ? "Saving..." : "Save promotion"}

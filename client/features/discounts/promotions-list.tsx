@@ -8,7 +8,7 @@ import { LoadingIndicator } from "@client/components/ui/loading-indicator.tsx";
 import { DASH, formatUnits } from "@client/features/products/format.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import type { Promotion } from "@shared/discounts.ts";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { toast } from "sonner";
 
@@ -88,8 +88,11 @@ export function PromotionsList({ canSave }: { canSave: boolean }) {
   const cancel = useMutation(
     trpc.discounts.cancelPromotion.mutationOptions({
       onSuccess: (p) => {
-        toast.success(`Promotion "${p.name}" cancelled`);
+        toast.success(
+          `Promotion "${p.name}" cancelled: its products' forecast and reorder figures no longer include it`,
+        );
         void queryClient.invalidateQueries(trpc.discounts.promotions.pathFilter());
+        invalidatePlanning(queryClient, trpc);
       },
       onError: (e) => toast.error(e.message),
     }),
@@ -225,6 +228,7 @@ function EditPromotion({ p, onDone }: { p: Promotion; onDone: () => void }) {
       onSuccess: (saved) => {
         toast.success(`Promotion "${saved.name}" updated`);
         void queryClient.invalidateQueries(trpc.discounts.promotions.pathFilter());
+        invalidatePlanning(queryClient, trpc);
         void queryClient.invalidateQueries(trpc.discounts.promotion.queryFilter({ id: p.id }));
         onDone();
       },
@@ -294,4 +298,14 @@ function EditPromotion({ p, onDone }: { p: Promotion; onDone: () => void }) {
       </Button>
     </form>
   );
+}
+
+/**
+ * A saved, edited or cancelled promotion changes its products' forecast (the promotion layer) and
+ * planning figures at once on the server: the pages that show them read them again.
+ */
+export function invalidatePlanning(queryClient: QueryClient, trpc: ReturnType<typeof useTRPC>): void {
+  void queryClient.invalidateQueries(trpc.forecasting.pathFilter());
+  void queryClient.invalidateQueries(trpc.metrics.pathFilter());
+  void queryClient.invalidateQueries(trpc.purchasing.pathFilter());
 }

@@ -24,11 +24,20 @@ import {
   type ForecastGridRow,
   type ForecastLevel,
   type ForecastWeeks,
+  XYZ_CLASSES,
 } from "@shared/forecasting.ts";
 import { ABC_CLASSES, PRODUCT_STATUSES, STATUS_LABELS } from "@shared/metrics.ts";
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  type ColumnDef,
+  type ExpandedState,
+  getCoreRowModel,
+  type RowSelectionState,
+  useReactTable,
+} from "@tanstack/react-table";
+import { useVirtualizer } from "@tanstack/react-virtual";
 import { ChevronDownIcon, ChevronRightIcon } from "lucide-react";
-import { Fragment, type ReactNode, useState } from "react";
+import { type ReactNode, useRef, useState } from "react";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { toast } from "sonner";
 import { ForecastChart } from "./forecast-chart.tsx";
@@ -124,7 +133,7 @@ export function ForecastingPage({ search, onSearchChange }: ForecastingPageProps
         title="Forecasting"
         description="Review the 13-week forecast that drives every reorder, override it, and see whether it was right."
       />
-      <div role="tablist" className="flex gap-1 border-b">
+      <div role="tablist" className="flex flex-wrap gap-1 border-b">
         {tabs.map((t) => (
           <button
             key={t.id}
@@ -171,27 +180,49 @@ function GridTab({
   const query = useQuery(trpc.forecasting.rows.queryOptions(input, { placeholderData: keepPreviousData }));
   const options = useQuery(trpc.forecasting.options.queryOptions());
   const [target, setTarget] = useState<OverrideTarget | null>(null);
-  const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const data = query.data;
   const level = input.level ?? "product";
-  // Rows picked for a bulk override (products only); a new filter, sort or page starts afresh.
+  // TanStack Table keeps the page's row model, the expanded rows and the rows picked for a bulk
+  // override (products only); paging, sorting and filtering are the server's. A new filter, sort or
+  // page starts the selection afresh.
   const selectable = canEdit && level === "product";
-  const [picked, setPicked] = useState<Set<number>>(new Set());
+  const [expanded, setExpanded] = useState<ExpandedState>({});
+  const [rowSelection, setRowSelection] = useState<RowSelectionState>({});
   const inputKey = JSON.stringify(input);
   const [pickedFor, setPickedFor] = useState(inputKey);
   if (pickedFor !== inputKey) {
     setPickedFor(inputKey);
-    setPicked(new Set());
+    setRowSelection({});
   }
-  const pageIds = data?.items.map((r) => r.id) ?? [];
-  const allPicked = pageIds.length > 0 && pageIds.every((id) => picked.has(id));
-  const togglePick = (id: number) =>
-    setPicked((prev) => {
-      const next = new Set(prev);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
+  const table = useReactTable({
+    data: data?.items ?? NO_ROWS,
+    columns: GRID_COLUMNS,
+    getCoreRowModel: getCoreRowModel(),
+    getRowId: (r) => `${r.level}:${r.id}`,
+    getRowCanExpand: () => true,
+    enableRowSelection: selectable,
+    manualPagination: true,
+    manualSorting: true,
+    manualFiltering: true,
+    state: { expanded, rowSelection },
+    onExpandedChange: setExpanded,
+    onRowSelectionChange: setRowSelection,
+  });
+  const tableRows = table.getRowModel().rows;
+  const picked = table.getSelectedRowModel().rows.map((r) => r.original.id);
+  // Virtual rows: only the rows in view (and a few around) are in the DOM; each row and its expanded
+  // lines form one measured <tbody>.
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: tableRows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (i) => (tableRows[i]?.getIsExpanded() ? ROW_HEIGHT + 5 * SUBROW_HEIGHT : ROW_HEIGHT),
+    overscan: 10,
+  });
+  const virtualRows = virtualizer.getVirtualItems();
+  const padTop = virtualRows[0]?.start ?? 0;
+  const padBottom = virtualRows.length ? virtualizer.getTotalSize() - virtualRows.at(-1)!.end : 0;
+  const columnCount = 7 + (data?.weeks.history.length ?? 0) + (data?.weeks.forecast.length ?? 0);
 
   return (
     <div className="space-y-4">
@@ -238,6 +269,12 @@ function GridTab({
           value={search.abc}
           options={ABC_CLASSES.map((a) => ({ value: a, label: a }))}
           onChange={(abc) => set({ abc })}
+        />
+        <FilterSelect
+          label="XYZ"
+          value={search.xyz}
+          options={XYZ_CLASSES.map((x) => ({ value: x, label: x }))}
+          onChange={(xyz) => set({ xyz })}
         />
         <FilterSelect
           label="Status"
@@ -292,13 +329,13 @@ function GridTab({
         (its uplift added, the Promotion line of the expanded row) violet. As of {data?.weeks.as_of ?? "…"}.
         {selectable && " Tick products to override many at once."}
       </p>
-      {selectable && picked.size > 0 && data && (
+      {selectable && picked.length > 0 && data && (
         <div
           className="flex flex-wrap items-center gap-3 rounded-md border bg-muted/40 px-3 py-2 text-sm"
           data-testid="bulk-bar"
         >
           <span>
-            {picked.size} product{picked.size === 1 ? "" : "s"} selected
+            {picked.length} product{picked.length === 1 ? "" : "s"} selected
           </span>
           <Button
             size="sm"
@@ -306,8 +343,8 @@ function GridTab({
               setTarget({
                 level: "products",
                 id: 0,
-                pids: [...picked],
-                title: `${picked.size} selected product${picked.size === 1 ? "" : "s"}`,
+                pids: picked,
+                title: `${picked.length} selected product${picked.length === 1 ? "" : "s"}`,
                 weeks: data.weeks.forecast,
                 lastFour: [],
                 system: [],
@@ -316,7 +353,7 @@ function GridTab({
           >
             Override selected
           </Button>
-          <Button size="sm" variant="outline" onClick={() => setPicked(new Set())}>
+          <Button size="sm" variant="outline" onClick={() => table.resetRowSelection()}>
             Clear selection
           </Button>
         </div>
@@ -327,13 +364,19 @@ function GridTab({
       ) : data && data.total === 0 ? (
         <Card className="p-8 text-center text-sm text-muted-foreground" data-testid="forecast-empty">
           {data.weeks &&
-          (search.q || search.vendor || search.brand || search.category || search.abc || search.status)
+          (search.q ||
+            search.vendor ||
+            search.brand ||
+            search.category ||
+            search.abc ||
+            search.xyz ||
+            search.status)
             ? "No rows match these filters."
             : "No forecast yet. Run a full update or reset to calculate one."}
         </Card>
       ) : (
         <Card className={cn("gap-0 overflow-hidden py-0", query.isPlaceholderData && "opacity-60")}>
-          <div className="max-h-[70vh] overflow-auto">
+          <div className="max-h-[70vh] overflow-auto" ref={scrollRef}>
             <table className="w-full border-collapse text-sm" data-testid="forecast-grid">
               <thead className="sticky top-0 z-10 bg-background">
                 <GridHead
@@ -342,43 +385,36 @@ function GridTab({
                   pick={
                     selectable
                       ? {
-                          all: allPicked,
-                          onAll: () =>
-                            setPicked((prev) => {
-                              const next = new Set(prev);
-                              for (const id of pageIds) {
-                                if (allPicked) next.delete(id);
-                                else next.add(id);
-                              }
-                              return next;
-                            }),
+                          all: table.getIsAllRowsSelected(),
+                          onAll: () => table.toggleAllRowsSelected(),
                         }
                       : undefined
                   }
                 />
               </thead>
-              <tbody>
-                {data?.items.map((row) => {
-                  const key = `${row.level}:${row.id}`;
-                  const open = expanded.has(key);
+              {padTop > 0 && (
+                <tbody aria-hidden="true">
+                  <tr>
+                    <td colSpan={columnCount} style={{ height: padTop, padding: 0 }} />
+                  </tr>
+                </tbody>
+              )}
+              {data &&
+                virtualRows.map((v) => {
+                  const tableRow = tableRows[v.index]!;
+                  const row = tableRow.original;
+                  const open = tableRow.getIsExpanded();
                   return (
-                    <Fragment key={key}>
+                    <tbody key={tableRow.id} data-index={v.index} ref={virtualizer.measureElement}>
                       <GridRow
                         row={row}
                         weeks={data.weeks}
                         open={open}
                         selected={level === "product" && search.selected === row.id}
                         canEdit={canEdit}
-                        picked={selectable ? picked.has(row.id) : undefined}
-                        onPick={() => togglePick(row.id)}
-                        onToggle={() =>
-                          setExpanded((prev) => {
-                            const next = new Set(prev);
-                            if (next.has(key)) next.delete(key);
-                            else next.add(key);
-                            return next;
-                          })
-                        }
+                        picked={selectable ? tableRow.getIsSelected() : undefined}
+                        onPick={() => tableRow.toggleSelected()}
+                        onToggle={() => tableRow.toggleExpanded()}
                         onSelect={() => set({ selected: row.id, page: search.page }, { replace: true })}
                         onOverride={() =>
                           setTarget({
@@ -392,10 +428,16 @@ function GridTab({
                         }
                       />
                       {open && <ExpandedRows row={row} weeks={data.weeks} />}
-                    </Fragment>
+                    </tbody>
                   );
                 })}
-              </tbody>
+              {padBottom > 0 && (
+                <tbody aria-hidden="true">
+                  <tr>
+                    <td colSpan={columnCount} style={{ height: padBottom, padding: 0 }} />
+                  </tr>
+                </tbody>
+              )}
             </table>
           </div>
           {data && (
@@ -417,7 +459,7 @@ function GridTab({
           target={target}
           onClose={() => setTarget(null)}
           onSaved={() => {
-            if (target.level === "products") setPicked(new Set());
+            if (target.level === "products") table.resetRowSelection();
           }}
         />
       )}
@@ -426,6 +468,27 @@ function GridTab({
 }
 
 const NUM = "px-2 py-1.5 text-right tabular-nums whitespace-nowrap";
+/** Estimated heights (px) of a grid row and of an expanded row's lines, for the virtualizer. */
+const ROW_HEIGHT = 45;
+const SUBROW_HEIGHT = 27;
+const NO_ROWS: ForecastGridRow[] = [];
+
+/**
+ * The grid's columns for TanStack Table's row model (the cells are drawn by GridRow, which needs
+ * the week keys; the header by GridHead): the row, method, 13-week units and value, error,
+ * reorder quantity, the history weeks, the forecast weeks, actions.
+ */
+const GRID_COLUMNS: ColumnDef<ForecastGridRow>[] = [
+  { id: "title", accessorKey: "title", header: "Row" },
+  { id: "method", accessorKey: "method_label", header: "Method" },
+  { id: "units", accessorKey: "forecast_units", header: "13 weeks" },
+  { id: "value", accessorKey: "forecast_value", header: "Value" },
+  { id: "error", accessorKey: "wape", header: "Error" },
+  { id: "reorder", accessorKey: "reorder_qty", header: "Reorder" },
+  { id: "history", accessorKey: "history", header: "Sold" },
+  { id: "final", accessorKey: "final", header: "Forecast" },
+  { id: "actions", header: "" },
+];
 
 function GridHead({
   weeks,

@@ -6,6 +6,7 @@ import {
   FORECAST_METHODS,
   FORECAST_SORTS,
   type ForecastListInput,
+  XYZ_CLASSES,
 } from "@shared/forecasting.ts";
 import { ABC_CLASSES, PRODUCT_STATUSES, SORT_DIRECTIONS } from "@shared/metrics.ts";
 import * as z from "zod/mini";
@@ -26,6 +27,7 @@ export const ForecastingSearchSchema = z.object({
   brand: opt(idParam),
   category: opt(idParam),
   abc: opt(z.enum(ABC_CLASSES)),
+  xyz: opt(z.enum(XYZ_CLASSES)),
   status: opt(z.enum(PRODUCT_STATUSES)),
   method: opt(z.enum(FORECAST_METHODS)),
   overridden: opt(z.enum(["yes", "no"])),
@@ -52,6 +54,7 @@ export function gridInputOf(s: ForecastingSearch): ForecastListInput {
     brandId: s.brand,
     categoryId: s.category,
     abc: s.abc,
+    xyz: s.xyz,
     status: s.status,
     method: s.method,
     hasOverride: s.overridden === "yes" ? true : s.overridden === "no" ? false : undefined,

@@ -1,7 +1,7 @@
 // Module forecast_snapshots of the planning engine (docs/metrics.md "Forecasting page"): keeps what
 // the forecast said, to measure it once the weeks have happened.
 // 1. Snapshot: the first calculation of a calendar week stores, per product with a forecast, the
-//    system and final (overrides applied) units of the 13 calendar weeks after the as-of week
+//    system and final (overrides and saved promotions applied) units of the 13 calendar weeks after the as-of week
 //    (forecast_snapshots, app-owned: kept across Full Updates and Full Resets, never rewritten;
 //    snapshots older than two years are dropped).
 // 2. Measured accuracy: per product and completed calendar week of the last 26, the snapshot made
@@ -10,6 +10,7 @@
 //    the naive forecast at the same lag (the sales of the last complete week before the snapshot's
 //    week). forecast_measured is rebuilt each run from the snapshots and the sales.
 import { addDaysIso, FORECAST_WEEKS } from "../../../shared/forecasting.ts";
+import { promotionWeeksSql } from "../../modules/discounts/promotion-layer.ts";
 import {
   activeOverridesSql,
   calendarWeekSql,
@@ -34,6 +35,12 @@ export const forecastSnapshotsModule: CalcModule = {
       `WITH ov AS (
          SELECT pid, array_agg(final ORDER BY j) AS finals, array_agg(j ORDER BY j) AS js
          FROM (${activeOverridesSql("$2::date", `${cal.r}`)}) a GROUP BY pid
+       ),
+       -- The promotion layer (docs/metrics.md §16.1): final = the override's figure (or the
+       -- system's) + the saved promotions' units, as the Forecasting page shows it.
+       pw AS (
+         SELECT pid, array_agg(delta ORDER BY j) AS d, array_agg(j ORDER BY j) AS js
+         FROM (${promotionWeeksSql("$3::date", `${cal.r}`)}) a GROUP BY pid
        )
        INSERT INTO forecast_snapshots (snapshot_week, pid, system, final, method)
        SELECT $1::date, f.pid,
@@ -41,14 +48,15 @@ export const forecastSnapshotsModule: CalcModule = {
          ARRAY[${weeks
            .map(
              (j) =>
-               `COALESCE(ov.finals[array_position(ov.js, ${j})], ${calendarWeekSql("f.weekly", j, `${cal.r}`)})`,
+               `COALESCE(ov.finals[array_position(ov.js, ${j})], ${calendarWeekSql("f.weekly", j, `${cal.r}`)}) + COALESCE(pw.d[array_position(pw.js, ${j})], 0)`,
            )
            .join(", ")}]::real[],
          f.method
        FROM product_forecasts f
        LEFT JOIN ov ON ov.pid = f.pid
+       LEFT JOIN pw ON pw.pid = f.pid
        WHERE NOT EXISTS (SELECT 1 FROM forecast_snapshots s WHERE s.snapshot_week = $1::date AND s.pid = f.pid)`,
-      [cal.asOfWeek, cal.weeks[0]],
+      [cal.asOfWeek, cal.weeks[0], d0],
     );
 
     // Two years of snapshots are kept (104 weeks before this one); older ones measure nothing the

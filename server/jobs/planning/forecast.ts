@@ -12,7 +12,7 @@
 // and every sum the methods need is a difference of two prefix sums, for every forecast origin at
 // once. No dense product × week series is built (that would be 5M rows). Products without sales
 // forecast 0 and need no series (nor do those whose sales are all older: their fit is 0 as well).
-import { addDaysIso } from "../../../shared/forecasting.ts";
+import { addDaysIso, GRID_HISTORY_WEEKS } from "../../../shared/forecasting.ts";
 import {
   calendarWeekSql,
   calendarWeeks,
@@ -182,12 +182,26 @@ export const forecastModule: CalcModule = {
     const restore = await setLocal(conn, { jit: "off", parallel_tuple_cost: "0.01" });
     await conn.query(
       `CREATE TEMP TABLE fc_fit ON COMMIT DROP AS
-       WITH sales AS (
+       WITH sales0 AS (
          SELECT pid, LEAST(($1::date - (order_date AT TIME ZONE 'UTC')::date) / 7, ${MAX_WEEKS}) AS k,
-           GREATEST(sum(quantity), 0)::float8 AS x, min(order_date) FILTER (WHERE quantity > 0) AS first
+           -- the Forecasting grid's history: calendar week c (1 = the week before D0's, … 12)
+           CASE WHEN (order_date AT TIME ZONE 'UTC')::date >= $3::date - ${7 * GRID_HISTORY_WEEKS}
+                 AND (order_date AT TIME ZONE 'UTC')::date < $3::date
+             THEN ($3::date - (order_date AT TIME ZONE 'UTC')::date - 1) / 7 + 1 END AS c,
+           sum(quantity) AS q, min(order_date) FILTER (WHERE quantity > 0) AS first
          FROM order_lines
          WHERE status = 'completed' AND order_date <= $2::timestamptz
+         GROUP BY 1, 2, 3
+       ),
+       sales AS (
+         SELECT pid, k, GREATEST(sum(q), 0)::float8 AS x, min(first) AS first
+         FROM sales0
          GROUP BY 1, 2
+       ),
+       hist AS (
+         SELECT pid, ARRAY[${Array.from({ length: GRID_HISTORY_WEEKS }, (_, i) => `COALESCE(sum(q) FILTER (WHERE c = ${GRID_HISTORY_WEEKS - i}), 0)`).join(", ")}]::float8[] AS history
+         FROM sales0 WHERE c IS NOT NULL
+         GROUP BY pid
        ),
        running AS (
          SELECT pid, k, first, sum(x) OVER w AS p, sum(k * x) OVER w AS kx, sum(x * power(0.8::float8, k)) OVER w AS e
@@ -234,20 +248,23 @@ export const forecastModule: CalcModule = {
          FROM scored s,
          LATERAL (SELECT s.auto AND s.n >= 53 AND s.n > ${BACKTEST_WEEKS} AND s.actual > 0 AS by_backtest) b
        )
-       SELECT pid, n, chosen AS method, chosen_by_backtest,
+       SELECT COALESCE(c.pid, h.pid) AS pid, n, chosen AS method, chosen_by_backtest,
          ARRAY[${WEEKS.map(weekly).join(", ")}] AS weekly,
          ${WEEKS.map(weekly).join(" + ")} AS total,
          actual, abs_standard, err_standard, mape_standard, abs_seasonal, err_seasonal, mape_seasonal,
-         abs_naive, abs_snaive
-       FROM chosen`,
-      [d0, asOf],
+         abs_naive, abs_snaive, h.history
+       FROM chosen c
+       -- a product with sales in the grid's weeks but n = 0 (life started this week) has no fit:
+       -- its row carries the history only (n null)
+       FULL JOIN hist h ON h.pid = c.pid`,
+      [d0, asOf, calendarWeeks(d0).asOfWeek],
     );
     await restore();
     await conn.exec("ALTER TABLE fc_fit ADD PRIMARY KEY (pid)");
     // The products with sales: their n and method counting the first sale.
     await conn.exec(
       `UPDATE fc_life l SET n = f.n, method = f.method FROM fc_fit f
-       WHERE f.pid = l.pid AND (l.n, l.method) IS DISTINCT FROM (f.n, f.method)`,
+       WHERE f.pid = l.pid AND f.n IS NOT NULL AND (l.n, l.method) IS DISTINCT FROM (f.n, f.method)`,
     );
 
     // Products without a fit (no sales in their weeks, or n = 0) forecast 0.
@@ -259,12 +276,13 @@ export const forecastModule: CalcModule = {
     const lastSnapshot = addDaysIso(cal.asOfWeek, -7);
     const forecasts = await conn.execute(
       `INSERT INTO product_forecasts (pid, method, requested_method, chosen_by_backtest, week_start, weekly, total_91d,
-         system_units, final_units, final_value, has_override, change, wape, bias, mase)
+         system_units, final_units, final_value, has_override, change, wape, bias, mase, history)
        SELECT l.pid, l.method, l.requested, COALESCE(f.chosen_by_backtest, false), $1::date, w.weekly, w.total,
          c.units, c.units, c.units * COALESCE(p.cost_price, 0)::float8, false,
          (c.units - ${calendarWeekSql("w.weekly", HORIZON, "$2::int")}) /
            NULLIF((SELECT sum(v) FROM unnest(s.final[2:${HORIZON}]) v), 0) - 1,
-         e.abs / NULLIF(f.actual, 0), e.err / NULLIF(f.actual, 0), e.abs / NULLIF(f.abs_naive, 0)
+         e.abs / NULLIF(f.actual, 0), e.err / NULLIF(f.actual, 0), e.abs / NULLIF(f.abs_naive, 0),
+         COALESCE(f.history, array_fill(0::float8, ARRAY[${GRID_HISTORY_WEEKS}]))
        FROM fc_life l
        JOIN products p ON p.pid = l.pid
        LEFT JOIN fc_fit f ON f.pid = l.pid

@@ -184,6 +184,8 @@ interface ProductPageRow {
   mase: number | null;
   change: number | null;
   reorder_qty: number | null;
+  /** The 12 history weeks stored by module forecast (empty when written otherwise) */
+  history: number[];
 }
 
 /** The grid's filter choices: every vendor, brand and category by name. */
@@ -231,7 +233,7 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
        )
        SELECT f.pid, p.title, p.sku, v.name AS vendor, b.name AS brand, f.method, f.requested_method,
          f.chosen_by_backtest, m.abc_class, m.status, f.weekly, COALESCE(p.cost_price, 0)::float8 AS cost,
-         f.wape, f.bias, f.mase, f.change, m.reorder_qty
+         f.wape, f.bias, f.mase, f.change, m.reorder_qty, f.history
        FROM page JOIN product_forecasts f ON f.pid = page.pid
        JOIN products p ON p.pid = f.pid
        LEFT JOIN product_metrics m ON m.pid = f.pid
@@ -244,8 +246,11 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
   ]);
   const pids = rows.map((r) => r.pid);
   const weeks = weeksOf(cal);
+  // History comes stored with the forecast; only rows without it (written by other means) are summed
+  // from the order lines here.
+  const unstored = rows.filter((r) => r.history.length !== weeks.history.length).map((r) => r.pid);
   const [history, overrides, promotions] = await Promise.all([
-    weeklySales(db, pids, weeks.history[0]!, cal.asOfWeek),
+    weeklySales(db, unstored, weeks.history[0]!, cal.asOfWeek),
     overridesFor(db, cal, pids),
     promotionLayerFor(db, cal, pids),
   ]);
@@ -271,7 +276,10 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
       abc_class: r.abc_class,
       status: r.status,
       products: 1,
-      history: weeks.history.map((w) => history.get(r.pid)?.get(w) ?? 0),
+      history:
+        r.history.length === weeks.history.length
+          ? r.history.map(Number)
+          : weeks.history.map((w) => history.get(r.pid)?.get(w) ?? 0),
       system: system.map(round2),
       override: override.map((o) => (o === null ? null : round2(o))),
       promotion: promotion.map((o) => (o === null ? null : round2(o))),
@@ -423,6 +431,7 @@ async function listGroupRows(
     name: string | null;
     products: number;
     system: number[];
+    history: number[];
     final: number[];
     promotion: number[];
     units: number;
@@ -443,7 +452,7 @@ async function listGroupRows(
        GROUP BY pid
      ),
      per AS (
-       SELECT ${spec.key} AS key, f.pid, f.weekly, f.final_units AS units, f.final_value AS value, f.change,
+       SELECT ${spec.key} AS key, f.pid, f.weekly, f.history, f.final_units AS units, f.final_value AS value, f.change,
          acc.actual, f.wape, f.bias, acc.naive_wape, ow.d, ow.js, pw.d AS pd, pw.js AS pjs
        FROM product_forecasts f
        JOIN products p ON p.pid = f.pid
@@ -466,6 +475,7 @@ async function listGroupRows(
          ARRAY[${weekIdx
            .map((j) => `sum(COALESCE(pd[array_position(pjs, ${j})], 0))`)
            .join(", ")}]::float8[] AS promotion,
+         ARRAY[${Array.from({ length: GRID_HISTORY_WEEKS }, (_, i) => `COALESCE(sum(history[${i + 1}]), 0)`).join(", ")}]::float8[] AS history,
          sum(units)::float8 AS units, sum(value)::float8 AS value,
          (sum(wape * actual) / NULLIF(sum(actual) FILTER (WHERE wape IS NOT NULL), 0))::float8 AS wape,
          (sum(bias * actual) / NULLIF(sum(actual) FILTER (WHERE bias IS NOT NULL), 0))::float8 AS bias,
@@ -480,13 +490,6 @@ async function listGroupRows(
     params,
   );
   const weeks = weeksOf(cal);
-  const history = await groupWeeklySales(
-    db,
-    level,
-    rows.map((r) => r.key),
-    weeks.history[0]!,
-    cal.asOfWeek,
-  );
   const items = rows.map((r): ForecastGridRow => {
     const system = r.system.map(Number);
     const promotion = r.promotion.map(Number);
@@ -505,7 +508,7 @@ async function listGroupRows(
       abc_class: null,
       status: null,
       products: r.products,
-      history: weeks.history.map((w) => history.get(r.key)?.get(w) ?? 0),
+      history: r.history.map(Number),
       system: system.map(round2),
       override: overridden.map((f, i) => (Math.abs(f - (system[i] ?? 0)) > 1e-9 ? round2(f) : null)),
       promotion: promotion.map((x) => (Math.abs(x) > 1e-9 ? round2(x) : null)),
@@ -520,44 +523,6 @@ async function listGroupRows(
     };
   });
   return { items, total: rows[0]?.total ?? 0, weeks };
-}
-
-/** Units sold per calendar week by the products of each group (categories rolled up the tree). */
-async function groupWeeklySales(
-  db: Database,
-  level: Exclude<ForecastLevel, "product">,
-  keys: number[],
-  from: string,
-  to: string,
-): Promise<Map<number, Map<string, number>>> {
-  const out = new Map<number, Map<string, number>>();
-  if (keys.length === 0) return out;
-  const members =
-    level === "category"
-      ? `SELECT DISTINCT t.root AS key, pc.pid FROM (
-           WITH RECURSIVE tree AS (
-             SELECT id AS root, id, 0 AS depth FROM categories WHERE id = ANY($1::int[])
-             UNION ALL SELECT t.root, c.id, t.depth + 1 FROM categories c JOIN tree t ON c.parent_id = t.id WHERE t.depth < 100
-           ) SELECT root, id FROM tree) t
-         JOIN product_categories pc ON pc.category_id = t.id`
-      : `SELECT ${level === "brand" ? "brand_id" : "vendor_id"} AS key, pid FROM products
-         WHERE ${level === "brand" ? "brand_id" : "vendor_id"} = ANY($1::int[])`;
-  const rows = await runner(db)<{ key: number; week: string; units: number }>(
-    `WITH mem AS (${members})
-     SELECT mem.key, to_char(date_trunc('week', l.order_date AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS week,
-       sum(l.quantity)::float8 AS units
-     FROM mem JOIN order_lines l ON l.pid = mem.pid
-     WHERE l.status = 'completed'
-       AND l.order_date >= $2::date::timestamp AT TIME ZONE 'UTC' AND l.order_date < $3::date::timestamp AT TIME ZONE 'UTC'
-     GROUP BY 1, 2`,
-    [keys, from, to],
-  );
-  for (const r of rows) {
-    const m = out.get(r.key) ?? new Map<string, number>();
-    m.set(r.week, num(r.units));
-    out.set(r.key, m);
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,906 @@
+// The Analytics page (/analytics, docs/metrics.md §19): sales this year against last, top movers;
+// stock value over time, stock and turnover by category, days of cover, aging by receipt (FIFO),
+// dead stock; the ABC × XYZ matrix; lost sales; sell-through by receipt month. Every chart has its
+// own control, a drill-down to products where a list filter exists, a CSV download for those
+// holding export:reports, and a one-line note on how it is computed. One procedure per chart.
+
+import { PageHeader } from "@client/components/page-header.tsx";
+import { Button } from "@client/components/ui/button.tsx";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
+import { Input } from "@client/components/ui/input.tsx";
+import { Skeleton } from "@client/components/ui/skeleton.tsx";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableRow,
+} from "@client/components/ui/table.tsx";
+import { LoadError } from "@client/features/config/parts.tsx";
+import { NoData } from "@client/features/dashboard/dashboard-page.tsx";
+import {
+  AXIS_TICK,
+  CHART_COLORS,
+  ChartFrame,
+  ChartLegend,
+  TooltipBox,
+  TooltipRow,
+} from "@client/features/products/charts.tsx";
+import {
+  dayMs,
+  formatDay,
+  formatMoneyShort,
+  formatMonth,
+  formatNumber,
+  formatPercent,
+} from "@client/features/products/format.ts";
+import { useTRPC } from "@client/lib/trpc.ts";
+import { cn } from "@client/lib/utils.ts";
+import type { AnalyticsData, BreakdownDim } from "@shared/analytics.ts";
+import { keepPreviousData, type UseQueryResult, useQuery } from "@tanstack/react-query";
+import { useRouter } from "@tanstack/react-router";
+import { type ReactNode, useState } from "react";
+import { Bar, BarChart, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from "recharts";
+import { ChangeText } from "./breakdown-table.tsx";
+import { PeriodPicker, type PeriodSearch, periodInputOf, periodQuery } from "./period-picker.tsx";
+
+const LAST_YEAR = "#94a3b8";
+const MARGIN = "#10b981";
+
+export function AnalyticsPage({
+  search,
+  onSearchChange,
+}: {
+  search: PeriodSearch;
+  onSearchChange: (next: PeriodSearch) => void;
+}) {
+  const trpc = useTRPC();
+  // The ABC × XYZ matrix is cheap: it tells whether there is data at all, and the as-of day.
+  const matrix = useQuery(trpc.analytics.abcXyz.queryOptions());
+  const head = matrix.data;
+  return (
+    <div className="space-y-6" data-testid="analytics-page">
+      <PageHeader
+        title="Analytics"
+        description={head?.as_of_day ? <span data-testid="as-of">as of {head.as_of_day}</span> : undefined}
+      />
+      {matrix.isError ? (
+        <LoadError message={matrix.error.message} onRetry={() => void matrix.refetch()} />
+      ) : !head ? (
+        <Skeleton className="h-64 w-full" />
+      ) : !head.has_data ? (
+        <NoData href={head.data_management_href} />
+      ) : (
+        <>
+          <section className="space-y-4" aria-labelledby="sales">
+            <h2 id="sales" className="text-lg font-semibold">
+              Sales
+            </h2>
+            <PeriodPicker
+              value={search}
+              onChange={(n) => onSearchChange({ ...search, ...n })}
+              asOfDay={head.as_of_day}
+            />
+            <div className="grid gap-4 xl:grid-cols-2">
+              <SalesTrend search={search} canExport={head.can_export} />
+              <Movers search={search} canExport={head.can_export} />
+            </div>
+          </section>
+          <section className="space-y-4" aria-labelledby="stock">
+            <h2 id="stock" className="text-lg font-semibold">
+              Stock
+            </h2>
+            <div className="grid gap-4 xl:grid-cols-2">
+              <StockValue canExport={head.can_export} />
+              <StockByCategory search={search} canExport={head.can_export} />
+              <Cover canExport={head.can_export} />
+              <Aging canExport={head.can_export} />
+              <DeadStock canExport={head.can_export} />
+              <SellThrough canExport={head.can_export} />
+            </div>
+          </section>
+          <section className="space-y-4" aria-labelledby="classes">
+            <h2 id="classes" className="text-lg font-semibold">
+              Classes and lost sales
+            </h2>
+            <div className="grid gap-4 xl:grid-cols-2">
+              <AbcXyz data={head} />
+              <LostSales canExport={head.can_export} />
+            </div>
+          </section>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** A chart's card: title, its control, the chart, how it is computed, and its CSV link. */
+function ChartCard({
+  id,
+  title,
+  how,
+  control,
+  exportHref,
+  query,
+  children,
+  className,
+}: {
+  id: string;
+  title: string;
+  how: string;
+  control?: ReactNode;
+  exportHref: string | null;
+  query: UseQueryResult<unknown, { message: string }>;
+  children: ReactNode;
+  className?: string;
+}) {
+  return (
+    <Card data-testid="analytics-chart" data-chart={id} className={cn("min-w-0", className)}>
+      <CardHeader>
+        <div className="flex flex-wrap items-start justify-between gap-2">
+          <CardTitle>{title}</CardTitle>
+          {exportHref && (
+            <Button asChild size="sm" variant="outline">
+              <a href={exportHref} download data-testid="export-csv">
+                CSV
+              </a>
+            </Button>
+          )}
+        </div>
+        <CardDescription data-testid="chart-how">{how}</CardDescription>
+        {control}
+      </CardHeader>
+      <CardContent className={cn(query.isPlaceholderData && "opacity-60")}>
+        {query.isError ? (
+          <LoadError
+            message={query.error?.message ?? "Could not load"}
+            onRetry={() => void query.refetch()}
+          />
+        ) : query.data === undefined ? (
+          <Skeleton className="h-48 w-full" />
+        ) : (
+          children
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+function Choice<T extends string | number>({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: T;
+  options: { value: T; label: string }[];
+  onChange: (v: T) => void;
+}) {
+  return (
+    <fieldset className="flex flex-wrap items-center gap-1" aria-label={label}>
+      {options.map((o) => (
+        <button
+          key={String(o.value)}
+          type="button"
+          aria-pressed={value === o.value}
+          onClick={() => onChange(o.value)}
+          className={cn(
+            "rounded-md border px-2 py-0.5 text-xs",
+            value === o.value
+              ? "border-primary bg-primary text-primary-foreground"
+              : "text-muted-foreground hover:bg-muted",
+          )}
+        >
+          {o.label}
+        </button>
+      ))}
+    </fieldset>
+  );
+}
+
+const exportHref = (can: boolean, chart: string, extra: string) =>
+  can ? `/api/analytics/export?chart=${chart}${extra ? `&${extra}` : ""}` : null;
+
+function useLink() {
+  const router = useRouter();
+  return (href: string | null, children: ReactNode, testId = "drill-link") =>
+    href ? (
+      <a
+        href={href}
+        data-testid={testId}
+        className="font-medium hover:underline"
+        onClick={(e) => {
+          if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+          e.preventDefault();
+          router.history.push(href);
+        }}
+      >
+        {children}
+      </a>
+    ) : (
+      <span>{children}</span>
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: boolean }) {
+  const trpc = useTRPC();
+  const q = useQuery({
+    ...trpc.analytics.salesTrend.queryOptions(periodInputOf(search)),
+    placeholderData: keepPreviousData,
+  });
+  const [measure, setMeasure] = useState<"revenue" | "units" | "gross_margin">("revenue");
+  const rows = q.data?.rows ?? [];
+  const ly = `ly_${measure}` as const;
+  const fmt = (v: number) => (measure === "units" ? formatNumber(v) : formatMoneyShort(v));
+  return (
+    <ChartCard
+      id="sales_trend"
+      title="Weekly sales, this year against last"
+      how="Σ of the stored daily sales per week ending on the period's last day; last year = the same weeks 52 weeks earlier. Margin = revenue − units × cost price."
+      exportHref={exportHref(canExport, "sales_trend", periodQuery(search))}
+      query={q}
+      control={
+        <Choice
+          label="Measure"
+          value={measure}
+          onChange={setMeasure}
+          options={[
+            { value: "revenue", label: "Revenue" },
+            { value: "units", label: "Units" },
+            { value: "gross_margin", label: "Margin" },
+          ]}
+        />
+      }
+    >
+      <ChartFrame
+        testId="sales-trend-chart"
+        label="Weekly sales this year and last"
+        height={240}
+        empty={
+          rows.every((r) => r[measure] === 0 && r[ly] === 0)
+            ? "No sales in this period or a year before."
+            : undefined
+        }
+      >
+        <ChartLegend
+          items={[
+            { label: "This year", color: measure === "gross_margin" ? MARGIN : CHART_COLORS.sales },
+            { label: "Last year", color: LAST_YEAR, dash: "2 2" },
+          ]}
+        />
+        <ComposedChart
+          responsive
+          style={{ width: "100%", height: 240 }}
+          data={rows}
+          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+        >
+          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+          <XAxis
+            dataKey="week_end"
+            tick={AXIS_TICK}
+            tickLine={false}
+            tickFormatter={(w: string) => formatDay(w).replace(/, \d{4}$/, "")}
+            minTickGap={24}
+          />
+          <YAxis
+            tick={AXIS_TICK}
+            tickLine={false}
+            axisLine={false}
+            width={56}
+            tickFormatter={(v: number) => fmt(v)}
+          />
+          <Tooltip
+            content={({ active, payload }) => {
+              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
+              if (!p) return null;
+              return (
+                <TooltipBox
+                  title={`Week ending ${formatDay(p.week_end)}${p.days < 7 ? ` (${p.days} days)` : ""}`}
+                >
+                  <TooltipRow color={CHART_COLORS.sales} label="This year" value={fmt(p[measure])} />
+                  <TooltipRow color={LAST_YEAR} label="Last year" value={fmt(p[ly])} />
+                </TooltipBox>
+              );
+            }}
+          />
+          <Bar
+            dataKey={measure}
+            fill={measure === "gross_margin" ? MARGIN : CHART_COLORS.sales}
+            isAnimationActive={false}
+          />
+          <Line dataKey={ly} stroke={LAST_YEAR} strokeDasharray="2 2" dot={false} isAnimationActive={false} />
+        </ComposedChart>
+      </ChartFrame>
+    </ChartCard>
+  );
+}
+
+function Movers({ search, canExport }: { search: PeriodSearch; canExport: boolean }) {
+  const trpc = useTRPC();
+  const [dim, setDim] = useState<BreakdownDim>("category");
+  const input = { ...periodInputOf(search), dim };
+  const q = useQuery({ ...trpc.analytics.movers.queryOptions(input), placeholderData: keepPreviousData });
+  const link = useLink();
+  const rows = q.data?.rows ?? [];
+  return (
+    <ChartCard
+      id="movers"
+      title="Top movers"
+      how="The 10 whose sales rose most and the 10 whose sales fell most against the comparison period, in money."
+      exportHref={exportHref(canExport, "movers", `${periodQuery(search)}&dim=${dim}`)}
+      query={q}
+      control={
+        <Choice
+          label="By"
+          value={dim}
+          onChange={setDim}
+          options={[
+            { value: "category", label: "Categories" },
+            { value: "brand", label: "Brands" },
+            { value: "vendor", label: "Vendors" },
+          ]}
+        />
+      }
+    >
+      {rows.length === 0 ? (
+        <p className="py-8 text-center text-sm text-muted-foreground">
+          No change in sales between the two periods.
+        </p>
+      ) : (
+        <Table stackOnPhone>
+          <TableHeader>
+            <TableRow>
+              <TableHead>Name</TableHead>
+              <TableHead>Sales</TableHead>
+              <TableHead>Compared with</TableHead>
+              <TableHead>Change</TableHead>
+            </TableRow>
+          </TableHeader>
+          <TableBody>
+            {rows.map((r) => (
+              <TableRow key={r.id} data-testid="mover">
+                <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
+                <TableCell data-label="Sales" className="tabular-nums">
+                  {formatMoneyShort(r.revenue)}
+                </TableCell>
+                <TableCell data-label="Compared with" className="tabular-nums">
+                  {formatMoneyShort(r.comparison_revenue)}
+                </TableCell>
+                <TableCell data-label="Change" className="tabular-nums">
+                  <span className={r.delta > 0 ? "text-emerald-700" : "text-red-700"}>
+                    {r.delta > 0 ? "+" : ""}
+                    {formatMoneyShort(r.delta)}
+                  </span>{" "}
+                  <ChangeText change={r.change} comparison={r.comparison_revenue} />
+                </TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      )}
+    </ChartCard>
+  );
+}
+
+function StockValue({ canExport }: { canExport: boolean }) {
+  const trpc = useTRPC();
+  const [weeks, setWeeks] = useState<13 | 26 | 52>(52);
+  const q = useQuery({
+    ...trpc.analytics.stockValue.queryOptions({ weeks }),
+    placeholderData: keepPreviousData,
+  });
+  const rows = q.data?.rows ?? [];
+  return (
+    <ChartCard
+      id="stock_value"
+      title="Stock value over time"
+      how="Σ reconstructed closing stock × cost price at each week's end (merchandise)."
+      exportHref={exportHref(canExport, "stock_value", `weeks=${weeks}`)}
+      query={q}
+      control={
+        <Choice
+          label="Weeks"
+          value={weeks}
+          onChange={setWeeks}
+          options={[
+            { value: 13, label: "13 weeks" },
+            { value: 26, label: "26 weeks" },
+            { value: 52, label: "52 weeks" },
+          ]}
+        />
+      }
+    >
+      <ChartFrame
+        testId="stock-value-chart"
+        label="Stock value at cost per week"
+        height={220}
+        empty={rows.length ? undefined : "No stock history yet."}
+      >
+        <ComposedChart
+          responsive
+          style={{ width: "100%", height: 220 }}
+          data={rows}
+          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+        >
+          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+          <XAxis
+            dataKey="week_end"
+            tick={AXIS_TICK}
+            tickLine={false}
+            tickFormatter={(w: string) => formatMonth(dayMs(w))}
+            minTickGap={28}
+          />
+          <YAxis
+            tick={AXIS_TICK}
+            tickLine={false}
+            axisLine={false}
+            width={56}
+            tickFormatter={(v: number) => formatMoneyShort(v)}
+          />
+          <Tooltip
+            content={({ active, payload }) => {
+              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
+              return p ? (
+                <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
+                  <TooltipRow
+                    color={CHART_COLORS.stock}
+                    label="At cost"
+                    value={formatMoneyShort(p.value_cost)}
+                  />
+                  <TooltipRow color={CHART_COLORS.stock} label="Units" value={formatNumber(p.units)} />
+                </TooltipBox>
+              ) : null;
+            }}
+          />
+          <Line
+            dataKey="value_cost"
+            stroke={CHART_COLORS.stock}
+            strokeWidth={2}
+            dot={false}
+            isAnimationActive={false}
+          />
+        </ComposedChart>
+      </ChartFrame>
+    </ChartCard>
+  );
+}
+
+function StockByCategory({ search, canExport }: { search: PeriodSearch; canExport: boolean }) {
+  const trpc = useTRPC();
+  const q = useQuery({
+    ...trpc.analytics.stockByCategory.queryOptions(periodInputOf(search)),
+    placeholderData: keepPreviousData,
+  });
+  const link = useLink();
+  const rows = q.data?.rows ?? [];
+  return (
+    <ChartCard
+      id="stock_by_category"
+      title="Stock and turnover by category"
+      how="Today's stock value at cost per top-level category (rolled up); turnover = the period's cost of goods sold × 365 ÷ its days ÷ that stock value. The period is the Sales period above."
+      exportHref={exportHref(canExport, "stock_by_category", periodQuery(search))}
+      query={q}
+    >
+      {rows.length === 0 ? (
+        <p className="py-8 text-center text-sm text-muted-foreground">No product categories.</p>
+      ) : (
+        <div className="max-h-80 overflow-y-auto">
+          <Table stackOnPhone>
+            <TableHeader>
+              <TableRow>
+                <TableHead>Category</TableHead>
+                <TableHead>Stock at cost</TableHead>
+                <TableHead>Cost of sales</TableHead>
+                <TableHead>Turnover</TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {rows.map((r) => (
+                <TableRow key={r.id}>
+                  <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
+                  <TableCell data-label="Stock at cost" className="tabular-nums">
+                    {formatMoneyShort(r.stock_value)}
+                  </TableCell>
+                  <TableCell data-label="Cost of sales" className="tabular-nums">
+                    {formatMoneyShort(r.cogs)}
+                  </TableCell>
+                  <TableCell data-label="Turnover" className="tabular-nums">
+                    {r.turnover === null ? (
+                      <span title="No stock at cost">—</span>
+                    ) : (
+                      `${formatNumber(r.turnover, 2)}×`
+                    )}
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        </div>
+      )}
+    </ChartCard>
+  );
+}
+
+function BucketChart({
+  testId,
+  rows,
+  empty,
+}: {
+  testId: string;
+  rows: { key: string; label: string; products: number; units: number; value: number; href: string | null }[];
+  empty: string;
+}) {
+  const link = useLink();
+  return (
+    <div className="space-y-2">
+      <ChartFrame
+        testId={testId}
+        label={testId}
+        height={200}
+        empty={rows.every((r) => r.products === 0) ? empty : undefined}
+      >
+        <BarChart
+          responsive
+          style={{ width: "100%", height: 200 }}
+          data={rows}
+          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+        >
+          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+          <XAxis
+            dataKey="label"
+            tick={AXIS_TICK}
+            tickLine={false}
+            interval={0}
+            angle={-20}
+            textAnchor="end"
+            height={44}
+          />
+          <YAxis
+            tick={AXIS_TICK}
+            tickLine={false}
+            axisLine={false}
+            width={56}
+            tickFormatter={(v: number) => formatMoneyShort(v)}
+          />
+          <Tooltip
+            content={({ active, payload }) => {
+              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
+              return p ? (
+                <TooltipBox title={p.label}>
+                  <TooltipRow color={CHART_COLORS.sales} label="At cost" value={formatMoneyShort(p.value)} />
+                  <TooltipRow color={CHART_COLORS.sales} label="Units" value={formatNumber(p.units)} />
+                  <TooltipRow color={CHART_COLORS.sales} label="Products" value={formatNumber(p.products)} />
+                </TooltipBox>
+              ) : null;
+            }}
+          />
+          <Bar dataKey="value" fill={CHART_COLORS.sales} isAnimationActive={false} />
+        </BarChart>
+      </ChartFrame>
+      <div className="flex flex-wrap gap-x-4 gap-y-1 text-xs text-muted-foreground">
+        {rows.map((r) => (
+          <span key={r.key} data-testid="bucket" data-key={r.key}>
+            {link(r.href, r.label)}: {formatNumber(r.products)} products, {formatMoneyShort(r.value)}
+          </span>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function Cover({ canExport }: { canExport: boolean }) {
+  const trpc = useTRPC();
+  const q = useQuery(trpc.analytics.cover.queryOptions());
+  return (
+    <ChartCard
+      id="cover"
+      title="Days of cover"
+      how="Today's products by on hand ÷ their demand rate (docs/metrics.md §6), with their stock value at cost; discontinued products left out."
+      exportHref={exportHref(canExport, "cover", "")}
+      query={q}
+    >
+      <BucketChart testId="cover-chart" rows={q.data?.rows ?? []} empty="No products." />
+    </ChartCard>
+  );
+}
+
+function Aging({ canExport }: { canExport: boolean }) {
+  const trpc = useTRPC();
+  const q = useQuery(trpc.analytics.aging.queryOptions());
+  return (
+    <ChartCard
+      id="aging"
+      title="Stock aging"
+      how="Stock on hand by days since the receipt it came in with, first in first out (today's stock is the newest receipts); stock no receipt explains dates from the first receipt or creation."
+      exportHref={exportHref(canExport, "aging", "")}
+      query={q}
+    >
+      <BucketChart testId="aging-chart" rows={q.data?.rows ?? []} empty="No stock on hand." />
+    </ChartCard>
+  );
+}
+
+function DeadStock({ canExport }: { canExport: boolean }) {
+  const trpc = useTRPC();
+  const [days, setDays] = useState(180);
+  const [text, setText] = useState("180");
+  const q = useQuery({
+    ...trpc.analytics.deadStock.queryOptions({ days }),
+    placeholderData: keepPreviousData,
+  });
+  const link = useLink();
+  const row = q.data?.rows[0];
+  return (
+    <ChartCard
+      id="dead_stock"
+      title="Dead stock"
+      how="Products with stock on hand and no completed sale in the last N days (or never), with their stock value at cost."
+      exportHref={exportHref(canExport, "dead_stock", `days=${days}`)}
+      query={q}
+      control={
+        <form
+          className="flex items-end gap-2"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const n = Number(text);
+            if (Number.isInteger(n) && n >= 1 && n <= 3650) setDays(n);
+          }}
+        >
+          <label className="flex flex-col text-xs text-muted-foreground">
+            No sale in N days (1–3650)
+            <Input
+              type="number"
+              min={1}
+              max={3650}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              className="h-8 w-28"
+              data-testid="dead-days"
+            />
+          </label>
+          <Button type="submit" size="sm" variant="outline">
+            Apply
+          </Button>
+        </form>
+      }
+    >
+      {row && (
+        <div className="space-y-1" data-testid="dead-stock">
+          <div className="text-3xl font-semibold tabular-nums">{formatMoneyShort(row.value)}</div>
+          <div className="text-sm text-muted-foreground">
+            {link(row.href, `${formatNumber(row.products)} products`)} · {formatNumber(row.units)} units with
+            no sale in {formatNumber(days)} days
+          </div>
+        </div>
+      )}
+    </ChartCard>
+  );
+}
+
+function SellThrough({ canExport }: { canExport: boolean }) {
+  const trpc = useTRPC();
+  const [months, setMonths] = useState<6 | 12 | 24>(12);
+  const q = useQuery({
+    ...trpc.analytics.sellThrough.queryOptions({ months }),
+    placeholderData: keepPreviousData,
+  });
+  const rows = q.data?.rows ?? [];
+  return (
+    <ChartCard
+      id="sell_through"
+      title="Sell-through by receipt month"
+      how="Of the units received in each month, the share sold since: received − still on hand (first in, first out) ÷ received."
+      exportHref={exportHref(canExport, "sell_through", `months=${months}`)}
+      query={q}
+      control={
+        <Choice
+          label="Months"
+          value={months}
+          onChange={setMonths}
+          options={[
+            { value: 6, label: "6 months" },
+            { value: 12, label: "12 months" },
+            { value: 24, label: "24 months" },
+          ]}
+        />
+      }
+    >
+      <ChartFrame
+        testId="sell-through-chart"
+        label="Sell-through by receipt month"
+        height={200}
+        empty={rows.length ? undefined : "No receipts in these months."}
+      >
+        <BarChart
+          responsive
+          style={{ width: "100%", height: 200 }}
+          data={rows}
+          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+        >
+          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+          <XAxis dataKey="month" tick={AXIS_TICK} tickLine={false} />
+          <YAxis
+            tick={AXIS_TICK}
+            tickLine={false}
+            axisLine={false}
+            width={44}
+            domain={[0, 1]}
+            tickFormatter={(v: number) => formatPercent(v, 0)}
+          />
+          <Tooltip
+            content={({ active, payload }) => {
+              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
+              return p ? (
+                <TooltipBox title={p.month}>
+                  <TooltipRow
+                    color={CHART_COLORS.sales}
+                    label="Sell-through"
+                    value={formatPercent(p.sell_through)}
+                  />
+                  <TooltipRow color={CHART_COLORS.sales} label="Received" value={formatNumber(p.received)} />
+                  <TooltipRow color={CHART_COLORS.sales} label="Sold since" value={formatNumber(p.sold)} />
+                </TooltipBox>
+              ) : null;
+            }}
+          />
+          <Bar dataKey="sell_through" fill={CHART_COLORS.sales} isAnimationActive={false} />
+        </BarChart>
+      </ChartFrame>
+    </ChartCard>
+  );
+}
+
+function AbcXyz({
+  data,
+}: {
+  data: AnalyticsData<{ abc: string; xyz: string; products: number; value: number; href: string | null }>;
+}) {
+  const link = useLink();
+  const cols = ["X", "Y", "Z", "none"];
+  const cell = (abc: string, xyz: string) => data.rows.find((c) => c.abc === abc && c.xyz === xyz);
+  return (
+    <Card data-testid="analytics-chart" data-chart="abc_xyz" className="min-w-0">
+      <CardHeader>
+        <div className="flex flex-wrap items-start justify-between gap-2">
+          <CardTitle>ABC × XYZ</CardTitle>
+          {data.can_export && (
+            <Button asChild size="sm" variant="outline">
+              <a href="/api/analytics/export?chart=abc_xyz" download data-testid="export-csv">
+                CSV
+              </a>
+            </Button>
+          )}
+        </div>
+        <CardDescription data-testid="chart-how">
+          Products and stock value at cost by ABC class (share of revenue) and XYZ class (variation of weekly
+          demand over in-stock weeks: X steady, Z erratic; docs/metrics.md §9). Today's classes.
+        </CardDescription>
+      </CardHeader>
+      <CardContent>
+        <table className="w-full table-fixed text-sm" data-testid="abc-xyz">
+          <thead>
+            <tr>
+              <th className="w-10" />
+              {cols.map((x) => (
+                <th key={x} className="pb-1 text-left text-xs font-medium text-muted-foreground">
+                  {x === "none" ? "No XYZ" : x}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {["A", "B", "C"].map((abc) => (
+              <tr key={abc}>
+                <th className="text-left font-semibold">{abc}</th>
+                {cols.map((xyz) => {
+                  const c = cell(abc, xyz);
+                  return (
+                    <td key={xyz} className="p-0.5" data-cell={`${abc}${xyz}`}>
+                      <div className="rounded-md border bg-muted/30 px-1.5 py-1">
+                        <div className="tabular-nums">
+                          {link(c?.href ?? null, formatNumber(c?.products ?? 0), "matrix-link")}
+                        </div>
+                        <div className="truncate text-xs text-muted-foreground tabular-nums">
+                          {formatMoneyShort(c?.value ?? 0)}
+                        </div>
+                      </div>
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <p className="mt-2 text-xs text-muted-foreground">
+          "No XYZ": fewer than 4 in-stock weeks or no demand. A count opens those products.
+        </p>
+      </CardContent>
+    </Card>
+  );
+}
+
+function LostSales({ canExport }: { canExport: boolean }) {
+  const trpc = useTRPC();
+  const [days, setDays] = useState<90 | 365>(90);
+  const [dim, setDim] = useState<"category" | "vendor">("category");
+  const q = useQuery({
+    ...trpc.analytics.lostSales.queryOptions({ days, dim }),
+    placeholderData: keepPreviousData,
+  });
+  const link = useLink();
+  const rows = q.data?.rows ?? [];
+  return (
+    <ChartCard
+      id="lost_sales"
+      title="Lost sales"
+      how="Per product: average daily units on in-stock days (last 90 days) × its days out of stock in the window × its price; summed per category (rolled up) or vendor."
+      exportHref={exportHref(canExport, "lost_sales", `days=${days}&dim=${dim}`)}
+      query={q}
+      control={
+        <div className="flex flex-wrap gap-3">
+          <Choice
+            label="Window"
+            value={days}
+            onChange={setDays}
+            options={[
+              { value: 90, label: "90 days" },
+              { value: 365, label: "365 days" },
+            ]}
+          />
+          <Choice
+            label="By"
+            value={dim}
+            onChange={setDim}
+            options={[
+              { value: "category", label: "Categories" },
+              { value: "vendor", label: "Vendors" },
+            ]}
+          />
+        </div>
+      }
+    >
+      <p className="mb-2 text-sm">
+        Total:{" "}
+        <span className="font-semibold tabular-nums">{formatMoneyShort(q.data?.extra?.total ?? 0)}</span>
+      </p>
+      {rows.length === 0 ? (
+        <p className="py-6 text-center text-sm text-muted-foreground">
+          No product with demand was out of stock in this window.
+        </p>
+      ) : (
+        <div className="max-h-80 overflow-y-auto">
+          <Table stackOnPhone>
+            <TableHeader>
+              <TableRow>
+                <TableHead>{dim === "category" ? "Category" : "Vendor"}</TableHead>
+                <TableHead>Lost revenue</TableHead>
+                <TableHead>Days out</TableHead>
+                <TableHead>Products</TableHead>
+              </TableRow>
+            </TableHeader>
+            <TableBody>
+              {rows.map((r) => (
+                <TableRow key={r.id}>
+                  <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
+                  <TableCell data-label="Lost revenue" className="tabular-nums">
+                    {formatMoneyShort(r.lost_revenue)}
+                  </TableCell>
+                  <TableCell data-label="Days out" className="tabular-nums">
+                    {formatNumber(r.out_of_stock_days)}
+                  </TableCell>
+                  <TableCell data-label="Products" className="tabular-nums">
+                    {formatNumber(r.products)}
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        </div>
+      )}
+    </ChartCard>
+  );
+}
