@@ -99,6 +99,10 @@ describe(`product import: upload and checks (${testBackend})`, () => {
       ],
       counts: { rows: 7 },
     });
+    // The file is kept as it came, byte for byte (Windows-1252 here).
+    const kept = await fetch(`${t.url}/api/product-imports/${imp.id}/file`, { headers: h });
+    expect(kept.status).toBe(200);
+    expect(Buffer.from(await kept.arrayBuffer()).equals(win1252(SUPPLIER_CSV))).toBe(true);
     expect(imp.mapping).toEqual({
       "Item #": "sku",
       "Product Name": "title",

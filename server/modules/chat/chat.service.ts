@@ -511,7 +511,7 @@ function snippetParts(headline: string): { text: string; hit: boolean }[] {
   return parts.filter((p) => p.text !== "");
 }
 
-/** The first walk over the newest messages a reader may see, and the most one walk may read. */
+/** The longest first walk over the newest messages a reader may see, and the most all walks may read. */
 const FIRST_WALK = 5_000;
 const MAX_WALK = 200_000;
 /**
@@ -550,19 +550,21 @@ async function newestHits(
   const rank = opts.rank ?? false;
   const hits: { id: string; ts: Date; rank: number }[] = [];
   const n = baseParams.length;
-  const rankSql = rank ? `ts_rank_cd(search, ${query})` : "0::real";
   let edge: { ts: Date; id: string } | null = null;
-  let walk = FIRST_WALK;
+  // A first page of a common word needs ~2,000 messages; a rare word leaves the walks early anyway.
+  let walk = Math.min(FIRST_WALK, Math.max(2_000, need * 100));
   let walked = 0;
   for (;;) {
     const older: string = edge ? ` AND (m.ts, m.id) < ($${n + 1}::timestamptz, $${n + 2}::text)` : "";
     type Row = { id: string; ts: Date; rank: number; edge: boolean; walked: number };
+    // The walk keeps each message's verdict (and rank), not its vector: a few bytes a row.
     const rows: Row[] = await sql<Row>(
       db,
-      `WITH w AS MATERIALIZED (SELECT m.id, m.ts, m.search FROM chat_messages m WHERE ${filters}${older}
-                               ORDER BY m.ts DESC, m.id DESC LIMIT ${walk})
-       (SELECT id, ts, ${rankSql} AS rank, false AS edge, 0 AS walked FROM w WHERE search @@ ${query}
-        ORDER BY ts DESC, id DESC LIMIT ${need - hits.length})
+      `WITH w AS MATERIALIZED (
+         SELECT m.id, m.ts, m.search @@ ${query} AS hit,
+           ${rank ? `CASE WHEN m.search @@ ${query} THEN ts_rank_cd(m.search, ${query}) END` : "0::real"} AS rank
+         FROM chat_messages m WHERE ${filters}${older} ORDER BY m.ts DESC, m.id DESC LIMIT ${walk})
+       (SELECT id, ts, rank, false AS edge, 0 AS walked FROM w WHERE hit ORDER BY ts DESC, id DESC LIMIT ${need - hits.length})
        UNION ALL
        (SELECT id, ts, 0::real, true, (SELECT count(*)::int FROM w) FROM w ORDER BY ts, id LIMIT 1)`,
       edge ? [...baseParams, edge.ts, edge.id] : baseParams,
@@ -582,7 +584,7 @@ async function newestHits(
       if (hits.length >= opts.enough) return hits;
       if (rowsFor(opts.enough - hits.length) > left) break;
     }
-    walk = Math.max(FIRST_WALK, Math.min(left, rowsFor(need - hits.length)));
+    walk = Math.max(2_000, Math.min(left, rowsFor(need - hits.length)));
   }
   // Rare words: the rest of the hits older than the walk, as the planner finds best (the index).
   const rest = await sql<{ id: string; ts: Date; rank: number }>(

@@ -125,7 +125,9 @@ base AS (
   LEFT JOIN settings_product sp ON sp.pid = p.pid
   LEFT JOIN vendors v ON v.id = p.vendor_id
   LEFT JOIN settings_vendor sv ON sv.vendor = v.name
-  WHERE $6::jsonb IS NULL OR p.pid IN (SELECT jsonb_array_elements_text($6::jsonb)::int)
+  -- The pids as one array (evaluated once) so a page of them is an index lookup, not a scan of
+  -- every product joined to a set-returning function.
+  WHERE $6::jsonb IS NULL OR p.pid = ANY (ARRAY(SELECT jsonb_array_elements_text($6::jsonb)::int))
 )
 SELECT pid, vendor,
   COALESCE(p_lead, v_lead, q_lead, g_lead) AS lead_time_days,

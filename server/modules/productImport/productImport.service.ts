@@ -535,25 +535,32 @@ export async function createImport(
   );
   const { mapping, source } = autoMap(parsed.headers, saved);
   const stored: StoredMapping = { fields: mapping, source };
-  const created = await db.prisma.productImport.create({
-    data: {
-      ownerId: user.id,
-      filename: cleanName(input.filename),
-      fileType: parsed.fileType,
-      encoding: parsed.encoding,
-      delimiter: parsed.delimiter,
-      sheet: parsed.sheet,
-      sheets: parsed.sheets,
-      fileSize: input.data.length,
-      fileData: new Uint8Array(input.data),
-      headers: parsed.headers,
-      company: input.company ?? null,
-      productType: input.productType?.trim() || null,
-      templateId: template?.id ?? null,
-      mapping: stored as object,
-    },
-    select: { id: true },
-  });
+  // The file's bytes go to the driver as they are (a binary parameter), not through the ORM.
+  const [created] = await withConnection(db, (conn) =>
+    conn.query<{ id: number }>(
+      `INSERT INTO product_imports (owner_id, filename, file_type, encoding, delimiter, sheet, sheets,
+              file_size, file_data, headers, company, product_type, template_id, mapping)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8, $9, $10::jsonb, $11, $12, $13, $14::jsonb)
+       RETURNING id`,
+      [
+        user.id,
+        cleanName(input.filename),
+        parsed.fileType,
+        parsed.encoding,
+        parsed.delimiter,
+        parsed.sheet,
+        parsed.sheets,
+        input.data.length,
+        input.data,
+        JSON.stringify(parsed.headers),
+        input.company ?? null,
+        input.productType?.trim() || null,
+        template?.id ?? null,
+        JSON.stringify(stored),
+      ],
+    ),
+  );
+  if (!created) throw new Error("the import was not stored");
   try {
     const imp = await loadImport(db, user, created.id);
     const ctx = await checkContext(db, imp);
