@@ -91,10 +91,14 @@ export const productMetricsModule: CalcModule = {
            GREATEST(SUM(revenue), 0) AS lifetime_revenue,
            MIN(first_sold) AS first_sold,
            MAX(last_sold) AS last_sold,
-           SUM(corrections) AS corrections
+           SUM(corrections) AS corrections,
+           -- The last 90 days' sale lines: how many, the smallest and the largest (bulk orders, §3).
+           SUM(lines) FILTER (WHERE w <= 2) AS lines_90d,
+           MIN(min_line) FILTER (WHERE w <= 2) AS min_line_90d,
+           MAX(max_line) FILTER (WHERE w <= 2) AS max_line_90d
          FROM (
            SELECT pid, w, units, price * units - COALESCE(discount, 0) AS revenue, first_sold, last_sold,
-             corrections
+             corrections, lines, min_line, max_line
            FROM (
              SELECT pid,
                CASE WHEN order_date < $5::timestamptz THEN 4
@@ -107,7 +111,10 @@ export const productMetricsModule: CalcModule = {
                SUM(discount) FILTER (WHERE discount <> 0) AS discount,
                MIN(order_date) FILTER (WHERE quantity > 0) AS first_sold,
                MAX(order_date) FILTER (WHERE quantity > 0) AS last_sold,
-               count(*) FILTER (WHERE quantity < 0) AS corrections
+               count(*) FILTER (WHERE quantity < 0) AS corrections,
+               count(*) FILTER (WHERE quantity > 0) AS lines,
+               MIN(quantity) FILTER (WHERE quantity > 0) AS min_line,
+               MAX(quantity) AS max_line
              FROM order_lines
              WHERE status = 'completed' AND order_date <= $1::timestamptz
              GROUP BY 1, 2, 3
@@ -171,6 +178,12 @@ export const productMetricsModule: CalcModule = {
       `DROP TABLE IF EXISTS calc_sales_corrections;
        CREATE TEMP TABLE calc_sales_corrections ON COMMIT DROP AS
          SELECT COALESCE(SUM(corrections), 0)::int AS lines FROM calc_sales;
+       -- Products that may have a one-off bulk order (§3): at least 20 sale lines in the last 90
+       -- days and a line more than 10 × the smallest (so possibly more than 10 × the median).
+       -- Module stock_history looks at only their lines.
+       DROP TABLE IF EXISTS calc_bulk_candidates;
+       CREATE TEMP TABLE calc_bulk_candidates ON COMMIT DROP AS
+         SELECT pid FROM calc_sales WHERE lines_90d >= 20 AND max_line_90d > 10 * min_line_90d;
        DROP TABLE calc_sales`,
     );
     return rows;

@@ -1,6 +1,7 @@
 // One purchase order: header, lines, receipts, history, and the actions its status and the user's
 // permissions allow (docs/metrics.md §13). A draft's lines are a react-hook-form field array over
 // the schema the server takes; quantities come back re-rounded to the MOQ and case, shown per line.
+// The lines table is TanStack Table over the form's lines (a draft) or the stored ones.
 import { PageHeader } from "@client/components/page-header.tsx";
 import { Alert, AlertDescription, AlertTitle } from "@client/components/ui/alert.tsx";
 import { Badge } from "@client/components/ui/badge.tsx";
@@ -32,12 +33,14 @@ import { DASH, formatDay, formatMoney, formatNumber } from "@client/features/pro
 import { errorMessage, errorStatus } from "@client/lib/errors.ts";
 import { useAuth } from "@client/lib/session.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
+import { cn } from "@client/lib/utils.ts";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { type PoDetail, type PoRounding, poUpdateInput } from "@shared/purchasing.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
+import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { ArrowLeftIcon, DownloadIcon, PrinterIcon, Trash2Icon } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useFieldArray, useForm } from "react-hook-form";
 import { toast } from "sonner";
 import type { z } from "zod";
@@ -397,6 +400,15 @@ function HeaderCard({ po, editable, onSaved }: { po: PoDetail; editable: boolean
 
 const linesForm = poUpdateInput.pick({ lines: true }).required();
 
+interface LineRowData {
+  key: string;
+  /** The line's place in the form (a draft) or in the PO's lines */
+  index: number;
+  pid: number;
+  line: PoDetail["lines"][number] | undefined;
+}
+type LineMeta = { numeric?: boolean };
+
 function LinesCard({
   po,
   editable,
@@ -436,6 +448,125 @@ function LinesCard({
   );
   const byPid = new Map(po.lines.map((l) => [l.pid, l]));
   const roundedBy = new Map(rounded.filter((r) => r.rounding).map((r) => [r.pid, r.rounding]));
+  // A draft's rows are the form's lines (added ones included); otherwise the PO's lines as stored.
+  const data = useMemo<LineRowData[]>(
+    () =>
+      editable
+        ? fields.fields.map((f, i) => ({
+            key: f.id,
+            index: i,
+            pid: Number(f.pid),
+            line: po.lines.find((l) => l.pid === Number(f.pid)),
+          }))
+        : po.lines.map((l, i) => ({ key: String(l.po_line_id), index: i, pid: l.pid, line: l })),
+    [editable, fields.fields, po.lines],
+  );
+  const name = (r: LineRowData) => r.line?.title ?? `Product ${r.pid}`;
+  const formQty = (i: number) => Number(form.watch(`lines.${i}.qty`)) || 0;
+  const formCost = (i: number) => Number(form.watch(`lines.${i}.cost_each`)) || 0;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the cells read the form as they render
+  const columns = useMemo<ColumnDef<LineRowData>[]>(
+    () => [
+      {
+        id: "product",
+        header: "Product",
+        cell: ({ row: { original: r } }) => (
+          <>
+            <div className="font-medium">{name(r)}</div>
+            <div className="text-xs text-muted-foreground">
+              {r.line?.sku ?? r.pid}
+              {editable && r.line && ` · MOQ ${r.line.moq}, case ${r.line.case_qty}`}
+            </div>
+            {editable && roundedBy.get(r.pid) && (
+              <div className="text-xs text-amber-700 dark:text-amber-300" data-testid="rounding">
+                Rounded: {roundedBy.get(r.pid)}
+              </div>
+            )}
+          </>
+        ),
+      },
+      {
+        id: "ordered",
+        header: "Ordered",
+        meta: { numeric: true },
+        cell: ({ row: { original: r } }) =>
+          editable ? (
+            <Input
+              type="number"
+              min={1}
+              className="ml-auto h-8 w-24 text-right"
+              aria-label={`Quantity of ${r.line?.title ?? r.pid}`}
+              {...form.register(`lines.${r.index}.qty`, { valueAsNumber: true })}
+            />
+          ) : (
+            formatNumber(r.line!.ordered_qty)
+          ),
+      },
+      {
+        id: "received",
+        header: "Received",
+        meta: { numeric: true },
+        cell: ({ row: { original: r } }) => (editable ? "0" : formatNumber(r.line!.received_qty)),
+      },
+      {
+        id: "open",
+        header: "Open",
+        meta: { numeric: true },
+        cell: ({ row: { original: r } }) => formatNumber(editable ? formQty(r.index) : r.line!.open_qty),
+      },
+      {
+        id: "cost",
+        header: "Cost each",
+        meta: { numeric: true },
+        cell: ({ row: { original: r } }) =>
+          editable ? (
+            <Input
+              type="number"
+              min={0}
+              step="0.01"
+              className="ml-auto h-8 w-24 text-right"
+              aria-label={`Cost of ${r.line?.title ?? r.pid}`}
+              {...form.register(`lines.${r.index}.cost_each`, { valueAsNumber: true })}
+            />
+          ) : (
+            formatMoney(r.line!.cost_each)
+          ),
+      },
+      {
+        id: "value",
+        header: "Value",
+        meta: { numeric: true },
+        cell: ({ row: { original: r } }) =>
+          formatMoney(editable ? formQty(r.index) * formCost(r.index) : r.line!.value),
+      },
+      ...(editable
+        ? [
+            {
+              id: "remove",
+              header: "Remove",
+              cell: ({ row: { original: r } }) => (
+                <Button
+                  type="button"
+                  variant="ghost"
+                  size="icon-sm"
+                  aria-label={`Remove ${r.line?.title ?? r.pid}`}
+                  onClick={() => fields.remove(r.index)}
+                >
+                  <Trash2Icon aria-hidden />
+                </Button>
+              ),
+            } satisfies ColumnDef<LineRowData>,
+          ]
+        : []),
+    ],
+    [editable, rounded],
+  );
+  const table = useReactTable({
+    data,
+    columns,
+    getCoreRowModel: getCoreRowModel(),
+    getRowId: (r) => r.key,
+  });
   return (
     <Card>
       <CardHeader>
@@ -454,93 +585,38 @@ function LinesCard({
           <div className="overflow-x-auto">
             <Table data-testid="po-lines">
               <TableHeader>
-                <TableRow>
-                  <TableHead>Product</TableHead>
-                  <TableHead className="text-right">Ordered</TableHead>
-                  <TableHead className="text-right">Received</TableHead>
-                  <TableHead className="text-right">Open</TableHead>
-                  <TableHead className="text-right">Cost each</TableHead>
-                  <TableHead className="text-right">Value</TableHead>
-                  {editable && <TableHead className="sr-only">Remove</TableHead>}
-                </TableRow>
+                {table.getHeaderGroups().map((g) => (
+                  <TableRow key={g.id}>
+                    {g.headers.map((h) => (
+                      <TableHead
+                        key={h.id}
+                        className={cn(
+                          (h.column.columnDef.meta as LineMeta | undefined)?.numeric && "text-right",
+                          h.column.id === "remove" && "sr-only",
+                        )}
+                      >
+                        {flexRender(h.column.columnDef.header, h.getContext())}
+                      </TableHead>
+                    ))}
+                  </TableRow>
+                ))}
               </TableHeader>
               <TableBody>
-                {editable
-                  ? fields.fields.map((f, i) => {
-                      const pid = Number(f.pid);
-                      const line = byPid.get(pid);
-                      const qty = Number(form.watch(`lines.${i}.qty`)) || 0;
-                      const cost = Number(form.watch(`lines.${i}.cost_each`)) || 0;
-                      return (
-                        <TableRow key={f.id} data-testid="po-line" data-pid={pid}>
-                          <TableCell>
-                            <div className="font-medium">{line?.title ?? `Product ${pid}`}</div>
-                            <div className="text-xs text-muted-foreground">
-                              {line?.sku ?? pid}
-                              {line && ` · MOQ ${line.moq}, case ${line.case_qty}`}
-                            </div>
-                            {roundedBy.get(pid) && (
-                              <div
-                                className="text-xs text-amber-700 dark:text-amber-300"
-                                data-testid="rounding"
-                              >
-                                Rounded: {roundedBy.get(pid)}
-                              </div>
-                            )}
-                          </TableCell>
-                          <TableCell className="text-right">
-                            <Input
-                              type="number"
-                              min={1}
-                              className="ml-auto h-8 w-24 text-right"
-                              aria-label={`Quantity of ${line?.title ?? pid}`}
-                              {...form.register(`lines.${i}.qty`, { valueAsNumber: true })}
-                            />
-                          </TableCell>
-                          <TableCell className="text-right tabular-nums">0</TableCell>
-                          <TableCell className="text-right tabular-nums">{formatNumber(qty)}</TableCell>
-                          <TableCell className="text-right">
-                            <Input
-                              type="number"
-                              min={0}
-                              step="0.01"
-                              className="ml-auto h-8 w-24 text-right"
-                              aria-label={`Cost of ${line?.title ?? pid}`}
-                              {...form.register(`lines.${i}.cost_each`, { valueAsNumber: true })}
-                            />
-                          </TableCell>
-                          <TableCell className="text-right tabular-nums">{formatMoney(qty * cost)}</TableCell>
-                          <TableCell>
-                            <Button
-                              type="button"
-                              variant="ghost"
-                              size="icon-sm"
-                              aria-label={`Remove ${line?.title ?? pid}`}
-                              onClick={() => fields.remove(i)}
-                            >
-                              <Trash2Icon aria-hidden />
-                            </Button>
-                          </TableCell>
-                        </TableRow>
-                      );
-                    })
-                  : po.lines.map((l) => (
-                      <TableRow key={l.po_line_id} data-testid="po-line" data-pid={l.pid}>
-                        <TableCell>
-                          <div className="font-medium">{l.title ?? `Product ${l.pid}`}</div>
-                          <div className="text-xs text-muted-foreground">{l.sku ?? l.pid}</div>
-                        </TableCell>
-                        <TableCell className="text-right tabular-nums">
-                          {formatNumber(l.ordered_qty)}
-                        </TableCell>
-                        <TableCell className="text-right tabular-nums">
-                          {formatNumber(l.received_qty)}
-                        </TableCell>
-                        <TableCell className="text-right tabular-nums">{formatNumber(l.open_qty)}</TableCell>
-                        <TableCell className="text-right tabular-nums">{formatMoney(l.cost_each)}</TableCell>
-                        <TableCell className="text-right tabular-nums">{formatMoney(l.value)}</TableCell>
-                      </TableRow>
+                {table.getRowModel().rows.map((r) => (
+                  <TableRow key={r.id} data-testid="po-line" data-pid={r.original.pid}>
+                    {r.getVisibleCells().map((c) => (
+                      <TableCell
+                        key={c.id}
+                        className={cn(
+                          (c.column.columnDef.meta as LineMeta | undefined)?.numeric &&
+                            "text-right tabular-nums",
+                        )}
+                      >
+                        {flexRender(c.column.columnDef.cell, c.getContext())}
+                      </TableCell>
                     ))}
+                  </TableRow>
+                ))}
               </TableBody>
             </Table>
           </div>

@@ -28,6 +28,7 @@ export const STOCK_FIGURE_COLUMNS = [
   "out_of_stock_days_365",
   "avg_daily_sales",
   "daily_sales_std",
+  "demand_variability",
   "avg_stock_units_365",
   "cogs_365d",
   "gross_profit_365d",
@@ -182,6 +183,36 @@ export const stockHistoryModule: CalcModule = {
     // days. Runs start on or after the life start and the window start, so only the 90-day figures
     // need clipping. The ratios of §10 are taken from the stored (rounded) figures, so an
     // explanation built from them adds up.
+    // Bulk orders (§3): of the products that may have one (calc_bulk_candidates, from module
+    // product_metrics' pass), the sale lines of the last 90 days more than 10 × the product's median
+    // line and above its 99th percentile, when it has at least 20 such lines. Only their lines are
+    // read. They stay in the sales figures and d̄ but are left out of σd.
+    await conn.exec("DROP TABLE IF EXISTS sh_bulk");
+    const [candidates] = await conn.query<{ found: boolean }>(
+      "SELECT to_regclass('pg_temp.calc_bulk_candidates') IS NOT NULL AS found",
+    );
+    await conn.query(
+      `CREATE TEMP TABLE sh_bulk ON COMMIT DROP AS
+       ${
+         candidates?.found
+           ? `WITH l AS (
+         SELECT o.pid, (o.order_date AT TIME ZONE 'UTC')::date AS day, o.quantity
+         FROM order_lines o JOIN calc_bulk_candidates c ON c.pid = o.pid
+         WHERE o.status = 'completed' AND o.quantity > 0
+           AND o.order_date >= $2::timestamptz AND o.order_date <= $3::timestamptz
+       ),
+       s AS (
+         SELECT pid, count(*) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY quantity) AS median,
+           percentile_cont(0.99) WITHIN GROUP (ORDER BY quantity) AS p99
+         FROM l GROUP BY pid
+       )
+       SELECT l.pid, l.day, l.quantity::int AS units
+       FROM l JOIN s ON s.pid = l.pid
+       WHERE s.n >= 20 AND l.quantity > 10 * s.median AND l.quantity > s.p99 AND l.day >= $1::date - 89`
+           : "SELECT 0 AS pid, $1::date AS day, 0 AS units WHERE $2::timestamptz IS NULL AND $3::timestamptz IS NULL"
+       }`,
+      [d0, new Date(utcMidnight(asOf).getTime() - 89 * DAY_MS), asOf],
+    );
     const d90 = "($1::date - 89)";
     const d365 = "($1::date - 364)";
     const days90 = `GREATEST($1::date - GREATEST(l.life_start, ${d90}) + 1, 0)`;
@@ -217,6 +248,29 @@ export const stockHistoryModule: CalcModule = {
            ${profit} / ${stockCost} AS gmroi
          FROM sh_life l
          LEFT JOIN r ON r.pid = l.pid
+       ),
+       -- Per product with bulk orders: their units (bu) and what leaving them out of their days
+       -- changes in Σx² (bxx: (x − b)² − x² for a day of x units with b in bulk orders), and the list.
+       bk AS (
+         SELECT b.pid, SUM(b.units) AS bu,
+           SUM((h.sold_first_day - b.units)::numeric ^ 2 - h.sold_first_day::numeric ^ 2) AS bxx,
+           jsonb_agg(b.orders ORDER BY b.day) AS orders
+         FROM (
+           SELECT pid, day, SUM(units) AS units,
+             jsonb_agg(jsonb_build_object('day', to_char(day, 'YYYY-MM-DD'), 'units', units)) AS orders
+           FROM sh_bulk GROUP BY pid, day
+         ) b
+         JOIN product_stock_history h ON h.pid = b.pid AND h.valid_from = b.day
+         GROUP BY b.pid
+       ),
+       -- σd² over the in-stock days (§3), bulk orders left out.
+       v AS (
+         SELECT f.pid,
+           CASE WHEN f.n >= 2 THEN GREATEST(((f.sxx + COALESCE(bk.bxx, 0)) - (f.sx - COALESCE(bk.bu, 0)) ^ 2 / f.n) / (f.n - 1), 0)
+                ELSE 0 END AS var_d,
+           CASE WHEN bk.pid IS NOT NULL THEN jsonb_build_object('bulk', (
+             SELECT jsonb_agg(e) FROM jsonb_array_elements(bk.orders) o, jsonb_array_elements(o) e)) END AS variability
+         FROM f LEFT JOIN bk ON bk.pid = f.pid
        )
        SELECT f.pid,
          f.life_start AS history_start,
@@ -226,11 +280,11 @@ export const stockHistoryModule: CalcModule = {
          f.oos90::int AS out_of_stock_days_90,
          f.oos365::int AS out_of_stock_days_365,
          (CASE WHEN f.n > 0 THEN round(GREATEST(f.sx, 0) / f.n, 4) ELSE 0 END)::numeric(12, 4) AS avg_daily_sales,
-         (CASE WHEN f.n >= 2 THEN round(sqrt(GREATEST((f.sxx - f.sx * f.sx / f.n) / (f.n - 1), 0)), 4)
-           ELSE 0 END)::numeric(12, 4) AS daily_sales_std,
+         round(sqrt(v.var_d), 4)::numeric(12, 4) AS daily_sales_std,
+         v.variability AS demand_variability,
          -- Unrounded, for planning's ceilings (docs/metrics.md §5 "Rounding"); not stored.
          CASE WHEN f.n > 0 THEN GREATEST(f.sx, 0) / f.n ELSE 0 END AS demand_exact,
-         CASE WHEN f.n >= 2 THEN GREATEST((f.sxx - f.sx * f.sx / f.n) / (f.n - 1), 0) ELSE 0 END AS variance_exact,
+         v.var_d AS variance_exact,
          f.avg_stock::numeric(14, 2) AS avg_stock_units_365,
          f.cogs::numeric(14, 2) AS cogs_365d,
          f.profit::numeric(14, 2) AS gross_profit_365d,
@@ -238,10 +292,10 @@ export const stockHistoryModule: CalcModule = {
          (${bounded("f.sell_through", 1e6)})::numeric(10, 4) AS sell_through_30d,
          (${bounded("f.turnover", 1e8)})::numeric(12, 4) AS turnover_365d,
          (${bounded("f.gmroi", 1e8)})::numeric(12, 4) AS gmroi_365d
-       FROM f`,
+       FROM f JOIN v ON v.pid = f.pid`,
       [d0],
     );
-    await conn.exec("DROP TABLE sh_life, sh_base, sh_receipts, sh_prepared");
+    await conn.exec("DROP TABLE sh_life, sh_base, sh_receipts, sh_prepared, sh_bulk");
     // Its rows are the products this module figured (CREATE TABLE AS reports no count on PGlite).
     const [count] = await conn.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${STOCK_FIGURES_TABLE}`);
     await restore();

@@ -67,6 +67,8 @@ export interface ExplainRow {
   out_of_stock_days_365: number;
   avg_daily_sales: number;
   daily_sales_std: number;
+  /** What σd left out (§3): the bulk orders of the last 90 days; null when none */
+  demand_variability?: { bulk?: { day: string; units: number }[] } | null;
   avg_stock_units_365: number;
   cogs_365d: Num;
   gross_profit_365d: Num;
@@ -127,6 +129,8 @@ export interface OpenLine {
 export interface SalesMoments {
   sum_x: number;
   sum_x2: number;
+  /** The units of each day that had a bulk order (YYYY-MM-DD → units), for σd without them */
+  by_day?: Map<string, number>;
 }
 
 /**
@@ -439,16 +443,32 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
   }
 
   // --- daily_sales_std σd (§3)
+  const bulk = m.demand_variability?.bulk ?? [];
   {
     const n = m.in_stock_days_90;
     let computed = 0;
     let substituted: string;
     if (n < 2) substituted = `n = ${n} in-stock days < 2 → 0`;
     else {
-      const variance = Math.max(0, (sales.sum_x2 - sales.sum_x ** 2 / n) / (n - 1));
+      // Bulk orders are left out of their days (§3): Σx and Σx² without them.
+      const byDay = new Map<string, number>();
+      for (const b of bulk) byDay.set(b.day, (byDay.get(b.day) ?? 0) + b.units);
+      let sx = sales.sum_x;
+      let sxx = sales.sum_x2;
+      for (const [day, b] of byDay) {
+        const x = sales.by_day?.get(day) ?? b;
+        sx -= b;
+        sxx += (x - b) ** 2 - x ** 2;
+      }
+      const variance = Math.max(0, (sxx - sx ** 2 / n) / (n - 1));
       computed = Math.sqrt(variance);
-      substituted = `√((${num(sales.sum_x2)} − ${num(sales.sum_x)}²/${n}) ÷ ${n - 1}) = ${rate(computed)}`;
+      substituted = `√((${num(sxx)} − ${num(sx)}²/${n}) ÷ ${n - 1}) = ${rate(computed)}`;
     }
+    const bulkNote = bulk.length
+      ? `${bulk.length} bulk ${bulk.length === 1 ? "order" : "orders"} of ${bulk
+          .map((b) => `${b.units} units on ${b.day}`)
+          .join(", ")} not used for safety stock.`
+      : undefined;
     push({
       key: "daily_sales_std",
       label: "Daily demand deviation (σd)",
@@ -458,7 +478,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         "σd = √((Σx² − (Σx)²/n) ÷ (n − 1)) over the n in-stock days of the last 90 (days without sales count as 0)",
       substituted,
       inputs: { n, sum_x: sales.sum_x, sum_x2: sales.sum_x2 },
-      note: staleNote(computed, m.daily_sales_std, 4),
+      note: joinNotes(bulkNote, staleNote(computed, m.daily_sales_std, 4)),
       section: "§3",
     });
   }

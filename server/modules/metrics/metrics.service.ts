@@ -323,6 +323,7 @@ const METRIC_FLOATS = [
   "abc_share_before",
 ];
 const METRIC_PLAIN = [
+  "demand_variability",
   "on_hand",
   "on_order",
   "units_7d",
@@ -621,11 +622,30 @@ async function explainLoaded(
   ]);
   const before = moments[0] ?? { sum_x: 0, sum_x2: 0 };
   const onD0 = Math.max(0, row.units_90d - before.sum_x);
+  // The days with a bulk order (§3): their units, as the stock history has them, so the
+  // explanation can leave the bulk orders out of σd as the calculation did.
+  const bulkDays = [
+    ...new Set(
+      (
+        (row as { demand_variability?: { bulk?: { day: string }[] } | null }).demand_variability?.bulk ?? []
+      ).map((b) => b.day),
+    ),
+  ];
+  const byDay = new Map<string, number>();
+  if (bulkDays.length) {
+    const days = await db.prisma.$queryRawUnsafe<{ day: string; x: number }[]>(
+      `SELECT to_char(valid_from, 'YYYY-MM-DD') AS day, sold_first_day AS x FROM product_stock_history
+       WHERE pid = $1::int AND valid_from = ANY($2::date[])`,
+      pid,
+      bulkDays,
+    );
+    for (const d of days) byDay.set(d.day, Number(d.x));
+  }
   return buildExplanation({
     row,
     forecast,
     openLines,
-    sales: { sum_x: before.sum_x + onD0, sum_x2: before.sum_x2 + onD0 * onD0 },
+    sales: { sum_x: before.sum_x + onD0, sum_x2: before.sum_x2 + onD0 * onD0, by_day: byDay },
     params: params[0] ?? null,
     settings,
     windows,

@@ -25,6 +25,7 @@ import { getFieldOptions, getTemplate } from "../templates/templates.service.ts"
 import { emitRowsChecked, IMPORT_COUNTS_SQL, RECOUNT_ROWS_SQL, RECOUNT_SQL } from "./hooks.ts";
 import { type ParsedFile, parseUpload } from "./parse.ts";
 import {
+  analyzeAfterBulk,
   type CheckedRowOut,
   checkHash,
   insertCheckedRows,
@@ -576,6 +577,7 @@ export async function createImport(
         await tx.execute(IMPORT_COUNTS_SQL, [created.id]);
       }),
     );
+    await analyzeAfterBulk(db, "product_import_rows", inputs.length);
   } catch (err) {
     // Nothing half-written: the import goes with its rows.
     await db.prisma.productImport.delete({ where: { id: created.id } }).catch(() => {});

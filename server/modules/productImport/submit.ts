@@ -19,7 +19,7 @@ import type { ImageStorage } from "../../storage/image-storage.ts";
 import { EXTENSIONS } from "../images/images.service.ts";
 import { type ComputedRow, getImport, loadImport, recheckAll } from "./productImport.service.ts";
 import { endProgress, setProgress } from "./progress.ts";
-import { csvChunks, textArray, withConnection } from "./rowstore.ts";
+import { analyzeAfterBulk, csvChunks, textArray, withConnection } from "./rowstore.ts";
 
 /** RFC 4180 text: a field with a comma, quote or line break is quoted, quotes doubled. */
 export function toCsv(lines: readonly (readonly (string | number)[])[], eol = "\n"): string {
@@ -268,6 +268,7 @@ async function runSubmit(
       return finalSummary;
     }),
   );
+  await analyzeAfterBulk(db, "created_products", pids.would_create);
   if (deps.exportDir) {
     setProgress(id, {
       step: "submit",
