@@ -88,6 +88,11 @@ async function chart<T extends object>(
   };
 }
 
+/** Forgets the kept results (the benchmark times the computation itself with it). */
+export function clearAnalyticsCache(db: Database): void {
+  caches.delete(db);
+}
+
 const DIM_TABLE: Record<BreakdownDim, string> = {
   category: "categories",
   brand: "brands",

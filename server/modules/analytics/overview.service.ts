@@ -320,7 +320,7 @@ export async function getOverview(
   input: PeriodQuery,
   now: Date = new Date(),
 ): Promise<OverviewSummary> {
-  const { version: _v, ...data } = await loadDataAge(db, now);
+  const { version, ...data } = await loadDataAge(db, now);
   const base = {
     data,
     data_management_href: hasPermission(user, "settings:data_management") ? "/settings?tab=data" : null,
@@ -338,18 +338,55 @@ export async function getOverview(
   }
   const period = periodOf(d0, input);
   const products = hasPermission(user, "access:products");
+  // The figures change only when a run commits: kept per calculation and period (the links per user).
+  let cache = figureCaches.get(db);
+  if (!cache) {
+    cache = new Map();
+    figureCaches.set(db, cache);
+  }
+  const key = JSON.stringify([period.current, period.comparison]);
+  let kept = cache.get(key);
+  if (!kept || kept.version !== version) {
+    kept = { version, figures: computeFigures(db, period) };
+    const k = kept;
+    k.figures.catch(() => cache.delete(key));
+    cache.set(key, k);
+    if (cache.size > FIGURE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  }
+  const figures = await kept.figures;
+  const links = (rows: BreakdownRow[]) => (products ? rows : rows.map((r) => ({ ...r, href: null })));
+  return {
+    ...base,
+    has_data: true,
+    period,
+    kpis: figures.kpis,
+    breakdowns: {
+      category: links(figures.breakdowns.category),
+      brand: links(figures.breakdowns.brand),
+      vendor: links(figures.breakdowns.vendor),
+    },
+  };
+}
+
+type Figures = Pick<OverviewSummary, "kpis" | "breakdowns">;
+const FIGURE_CACHE_SIZE = 100;
+const figureCaches = new WeakMap<Database, Map<string, { version: string; figures: Promise<Figures> }>>();
+
+/** Forgets the kept figures (the benchmark times the computation itself with it). */
+export function clearOverviewCache(db: Database): void {
+  figureCaches.delete(db);
+}
+
+async function computeFigures(db: Database, period: ResolvedPeriod): Promise<Figures> {
   const [[cur, cmp], weeks, ...tables] = await Promise.all([
     totalSums(db, [period.current, period.comparison]),
     runner(db)<WeekStock>(
       `SELECT to_char(week_end, 'YYYY-MM-DD') AS week_end, value_cost::float8 AS value_cost, units
        FROM stock_value_weekly WHERE dim = 'total' AND key = 0 ORDER BY week_end`,
     ),
-    ...BREAKDOWN_DIMS.map((dim) => breakdown(db, dim, period, products)),
+    ...BREAKDOWN_DIMS.map((dim) => breakdown(db, dim, period, true)),
   ]);
   return {
-    ...base,
-    has_data: true,
-    period,
     kpis: kpis(period, cur!, cmp!, weeks),
     breakdowns: { category: tables[0]!, brand: tables[1]!, vendor: tables[2]! },
   };
