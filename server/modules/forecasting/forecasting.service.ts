@@ -71,7 +71,8 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 /** The as-of day of the last calculation (from product_forecasts: week 1 starts the day after). */
 export async function forecastCalendar(db: Database): Promise<CalendarWeeks | null> {
   const [row] = await runner(db)<{ d0: string | null }>(
-    "SELECT to_char(min(week_start) - 1, 'YYYY-MM-DD') AS d0 FROM product_forecasts",
+    // Every row of one calculation has the same week_start: one row is enough (no scan of the table).
+    "SELECT to_char(week_start - 1, 'YYYY-MM-DD') AS d0 FROM product_forecasts LIMIT 1",
   );
   return row?.d0 ? calendarWeeks(row.d0) : null;
 }
