@@ -203,6 +203,20 @@ describe(`promotions as a forecast layer (${testBackend})`, () => {
     expect(w2.override).toBe(100);
     expect(w2.promotion).toBeCloseTo(w2.system * (uplift - 1), 1);
     expect(w2.final).toBeCloseTo(100 + w2.system * (uplift - 1), 1);
+    // Two promotions on the same days: the newest counts, they do not add up.
+    const deeper = await call("POST", "/api/promotions", {
+      name: "Week two, deeper",
+      scope: { pids: [5] },
+      discount_pct: 30,
+      starts_on: week,
+      ends_on: addDays(week, 6),
+    });
+    expect(deeper.status).toBe(201);
+    const uplift30 = (deeper.body as Promotion).products![0]!.uplift;
+    expect(uplift30).toBeGreaterThan(uplift);
+    expect((await detail(5)).forecast[1]!.promotion).toBeCloseTo(w2.system * (uplift30 - 1), 1);
+    expect((await call("DELETE", `/api/promotions/${(deeper.body as Promotion).id}`)).status).toBe(200);
+    expect((await detail(5)).forecast[1]!.promotion).toBeCloseTo(w2.system * (uplift - 1), 1);
     expect((await call("DELETE", `/api/promotions/${(saved.body as Promotion).id}`)).status).toBe(200);
     expect((await call("DELETE", `/api/forecasting/overrides/${ov.body.id}`)).status).toBe(200);
   });

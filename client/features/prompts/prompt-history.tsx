@@ -54,10 +54,8 @@ export function PromptHistoryDialog({
                 <span className="font-medium">Version {v.version}</span>
                 {v.version === history.data.current_version && <Badge>Current</Badge>}
                 <span className="text-muted-foreground tabular-nums">
-                  {new Date(v.created_at).toLocaleString()}
-                </span>
-                <span className="text-muted-foreground">
-                  · {v.prompt_text.length.toLocaleString()} characters
+                  {new Date(v.created_at).toLocaleString()}, {v.prompt_text.length.toLocaleString()}{" "}
+                  characters
                 </span>
               </div>
               <pre className="mt-2 max-h-64 overflow-auto whitespace-pre-wrap break-words rounded bg-muted p-2 text-xs">
