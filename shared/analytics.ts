@@ -247,6 +247,7 @@ export const ANALYTICS_CHARTS = [
   "movers",
   "stock_by_category",
   "stock_value",
+  "stock_value_by_category",
   "cover",
   "aging",
   "dead_stock",

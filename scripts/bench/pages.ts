@@ -21,6 +21,7 @@ import {
   sellThrough,
   stockByCategory,
   stockValue,
+  stockValueByCategory,
 } from "../../server/modules/analytics/analytics.service.ts";
 import { clearOverviewCache, getOverview } from "../../server/modules/analytics/overview.service.ts";
 import { getDashboard, loadDataAge } from "../../server/modules/dashboard/dashboard.service.ts";
@@ -94,6 +95,7 @@ const charts: [string, () => Promise<unknown>][] = [
   ["movers 365 days (category)", () => movers(db, admin, { ...year, dim: "category" })],
   ["stockByCategory 365 days", () => stockByCategory(db, admin, year)],
   ["stockValue 52 weeks", () => stockValue(db, admin, 52)],
+  ["stockValueByCategory 52 weeks", () => stockValueByCategory(db, admin, 52)],
   ["cover", () => coverDistribution(db, admin)],
   ["aging", () => aging(db, admin)],
   ["deadStock 180 days", () => deadStock(db, admin, 180)],

@@ -166,6 +166,35 @@ export const stockSeriesModule: CalcModule = {
     const week = (day: string) => `GREATEST((${day} - ($1::date - 364) + 6) / 7, 0)`;
     // Per week: the change of stock units and value, and of today's A products that are in stock
     // (0/1) and alive (0/1: a run covers the day; runs follow each other from the life start to D0).
+    // Each merchandise product's set of top-level product categories (the roots above its linked
+    // ones): the value per top-level category is summed per (week, root set) and each set's weeks
+    // added to its roots. Products have one or two roots, so there are few sets.
+    await conn.exec(`
+      DROP TABLE IF EXISTS st_up, st_proots, st_sets, st_members;
+      CREATE TEMP TABLE st_up ON COMMIT DROP AS
+        WITH RECURSIVE pcat AS (
+          SELECT id, parent_id FROM categories WHERE type IN ${PRODUCT_CATEGORY_TYPES_SQL}
+        ),
+        up(category_id, ancestor_id) AS (
+          SELECT id, id FROM pcat
+          UNION
+          SELECT up.category_id, c.parent_id
+          FROM up JOIN pcat c ON c.id = up.ancestor_id
+          WHERE c.parent_id IN (SELECT id FROM pcat)
+        )
+        SELECT up.category_id, up.ancestor_id AS root_id FROM up
+        JOIN pcat r ON r.id = up.ancestor_id
+        WHERE r.parent_id IS NULL OR r.parent_id NOT IN (SELECT id FROM pcat);
+      CREATE TEMP TABLE st_proots ON COMMIT DROP AS
+        SELECT pc.pid, array_agg(DISTINCT up.root_id ORDER BY up.root_id) AS roots
+        FROM product_categories pc JOIN st_up up ON up.category_id = pc.category_id
+        GROUP BY pc.pid;
+      CREATE TEMP TABLE st_sets ON COMMIT DROP AS
+        SELECT roots, (row_number() OVER ())::int AS rs FROM (SELECT DISTINCT roots FROM st_proots) x;
+      CREATE TEMP TABLE st_members ON COMMIT DROP AS SELECT rs, unnest(roots) AS root_id FROM st_sets;
+      ALTER TABLE st_proots ADD COLUMN rs int;
+      UPDATE st_proots p SET rs = s.rs FROM st_sets s WHERE s.roots = p.roots;
+      ANALYZE st_proots;`);
     const rows = await conn.execute(
       `WITH changes AS (
          SELECT h.pid, ${week("h.valid_from")} AS w, GREATEST(h.stock, 0) AS units, (h.stock > 0)::int AS in_stock, 1 AS alive
@@ -174,25 +203,37 @@ export const stockSeriesModule: CalcModule = {
          SELECT h.pid, ${week("(h.valid_to + 1)")}, -GREATEST(h.stock, 0), -(h.stock > 0)::int, -1
          FROM product_stock_history h WHERE h.valid_to < $1::date
        ),
-       per_week AS (
-         SELECT c.w, SUM(c.units) AS units, COALESCE(SUM(c.units * p.cost_m), 0)::numeric / 10000 AS value,
+       grouped AS (
+         SELECT c.w, r.rs, GROUPING(r.rs) AS g, SUM(c.units) AS units, COALESCE(SUM(c.units * p.cost_m), 0) AS value_m,
            COALESCE(SUM(c.in_stock) FILTER (WHERE m.abc_class = 'A'), 0) AS in_stock_a,
            COALESCE(SUM(c.alive) FILTER (WHERE m.abc_class = 'A'), 0) AS a_products
          FROM changes c
          -- The cost price in 1/10,000 (its scale): units × cost sum as integers, exactly.
          JOIN (SELECT pid, kind, (cost_price * 10000)::int8 AS cost_m FROM products) p ON p.pid = c.pid
          LEFT JOIN product_metrics m ON m.pid = c.pid
+         LEFT JOIN st_proots r ON r.pid = c.pid
          WHERE c.w <= 52 AND ${isMerchandiseSql("p")}
-         GROUP BY c.w
-       )
+         GROUP BY GROUPING SETS ((c.w), (c.w, r.rs))
+       ),
+       per_week AS (
+         SELECT 'total' AS dim, 0 AS key, w, units, value_m, in_stock_a, a_products FROM grouped WHERE g = 1
+         UNION ALL
+         SELECT 'category', mb.root_id, x.w, SUM(x.units), SUM(x.value_m), 0, 0
+         FROM grouped x JOIN st_members mb ON mb.rs = x.rs
+         WHERE x.g = 0
+         GROUP BY mb.root_id, x.w
+       ),
+       keys AS (SELECT 'total' AS dim, 0 AS key UNION SELECT dim, key FROM per_week)
        INSERT INTO stock_value_weekly (dim, key, week_end, value_cost, units, in_stock_a, a_products)
-       SELECT 'total', 0, $1::date - 7 * (52 - g.w),
-         round(SUM(COALESCE(x.value, 0)) OVER run, 2), (SUM(COALESCE(x.units, 0)) OVER run)::int,
+       SELECT k.dim, k.key, $1::date - 7 * (52 - g.w),
+         round((SUM(COALESCE(x.value_m, 0)) OVER run)::numeric / 10000, 2), (SUM(COALESCE(x.units, 0)) OVER run)::int,
          (SUM(COALESCE(x.in_stock_a, 0)) OVER run)::int, (SUM(COALESCE(x.a_products, 0)) OVER run)::int
-       FROM generate_series(0, 52) AS g(w) LEFT JOIN per_week x ON x.w = g.w
-       WINDOW run AS (ORDER BY g.w)`,
+       FROM keys k CROSS JOIN generate_series(0, 52) AS g(w)
+       LEFT JOIN per_week x ON x.dim = k.dim AND x.key = k.key AND x.w = g.w
+       WINDOW run AS (PARTITION BY k.dim, k.key ORDER BY g.w)`,
       [d0],
     );
+    await conn.exec("DROP TABLE st_up, st_proots, st_sets, st_members");
     await restore();
     return rows;
   },

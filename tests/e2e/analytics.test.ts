@@ -63,6 +63,9 @@ describe("Analytics in Chromium", () => {
       await page.getByTestId("sales-trend-chart").waitFor();
       await page.getByTestId("aging-chart").waitFor();
       await page.getByTestId("dead-stock").waitFor();
+      // Stock value over time, split by top-level category.
+      await page.locator('[data-chart="stock_value"]').getByRole("button", { name: "By category" }).click();
+      await page.getByTestId("stock-value-category-chart").locator("svg").first().waitFor();
       // The Sales period: switching it keeps it in the URL.
       await page.locator('[data-period="90d"]').click();
       await page.waitForURL((u) => u.searchParams.get("period") === "90d");

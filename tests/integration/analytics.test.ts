@@ -120,6 +120,33 @@ describe("Analytics charts", () => {
     expect(matrix.rows.find((c) => c.abc === "A" && c.xyz === "X")!.href).toBe("/products?abc=A&xyz=X");
   });
 
+  it("stores the weekly stock value per top-level product category", async () => {
+    const rows = await tdb.db.prisma.$queryRawUnsafe<
+      { dim: string; key: number; n: number; d0: number; first: number }[]
+    >(
+      `SELECT dim, key, count(*)::int AS n,
+         (array_agg(value_cost::float8 ORDER BY week_end DESC))[1] AS d0,
+         (array_agg(value_cost::float8 ORDER BY week_end))[1] AS first
+       FROM stock_value_weekly GROUP BY dim, key ORDER BY dim, key`,
+    );
+    // Paper (100) holds 1001 and 1002 (Cardstock, 101, is below it): at D0 100 × 0.60 + 0; a year
+    // earlier (2025-07-01) 1001 at 100 + 17 sold − 80 received since = 37 × 0.60, 1002 below 0.
+    // The total adds 1003 (5 × 1.00), which has no category.
+    expect(rows).toEqual([
+      { dim: "category", key: 100, n: 53, d0: 60, first: 22.2 },
+      { dim: "total", key: 0, n: 53, d0: 65, first: 27.2 },
+    ]);
+    const byCategory = await call<{ id: number; points: { week_end: string; value_cost: number }[] }>(
+      "stockValueByCategory",
+      {
+        weeks: 13,
+      },
+    );
+    expect(byCategory.rows.map((r) => [r.id, r.points.length, r.points.at(-1)!.value_cost])).toEqual([
+      [100, 14, 60],
+    ]);
+  });
+
   it("answers the other charts", async () => {
     expect((await call<{ week_end: string }>("stockValue", { weeks: 13 })).rows).toHaveLength(14);
     const cover = await call<Bucket>("cover");

@@ -561,7 +561,7 @@ describe(`cancel and concurrency (${testBackend})`, () => {
       };
       const before = await planOf();
       expect(before.status).not.toBe("excluded");
-      // Forecast before (by whichever method the backtest chose: auto_forecast_method).
+      // It has a forecast (standard or seasonal: auto_forecast_method picks by backtest).
       expect(["standard", "seasonal"]).toContain(before.method);
       expect(before.forecastRows).toBeGreaterThan(0);
       const fast = await pipeline(tdb.db, () => FIXTURE_DIR);

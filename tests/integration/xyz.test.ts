@@ -14,7 +14,7 @@ import { FIXTURE_DIR, type PipelineHarness, pipeline } from "../helpers/pipeline
 
 const D0 = Date.parse("2026-06-30T00:00:00Z");
 /** The day `back` days before D0, at 10:00 UTC. */
-const day = (back: number) => new Date(D0 - back * 86_400_000).toISOString().slice(0, 10) + "T10:00:00Z";
+const day = (back: number) => `${new Date(D0 - back * 86_400_000).toISOString().slice(0, 10)}T10:00:00Z`;
 const product = (pid: number, title: string, stock: number, created: string) =>
   `${pid},${title},X-${pid},,1,10,,,2.00,,1.00,${stock}${",".repeat(13)},${created}T00:00:00Z,,`;
 

@@ -312,7 +312,14 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
             fill={measure === "gross_margin" ? MARGIN : CHART_COLORS.sales}
             isAnimationActive={false}
           />
-          <Line dataKey={ly} stroke={LAST_YEAR} strokeDasharray="2 2" dot={false} isAnimationActive={false} />
+          <Line
+            dataKey={ly}
+            stroke={LAST_YEAR}
+            strokeWidth={2}
+            strokeDasharray="4 3"
+            dot={false}
+            isAnimationActive={false}
+          />
         </ComposedChart>
       </ChartFrame>
     </ChartCard>
@@ -386,85 +393,204 @@ function Movers({ search, canExport }: { search: PeriodSearch; canExport: boolea
   );
 }
 
+const SERIES_COLORS = [
+  "#2563eb",
+  "#ea580c",
+  "#0d9488",
+  "#9333ea",
+  "#dc2626",
+  "#ca8a04",
+  "#0891b2",
+  "#64748b",
+];
+
 function StockValue({ canExport }: { canExport: boolean }) {
   const trpc = useTRPC();
   const [weeks, setWeeks] = useState<13 | 26 | 52>(52);
-  const q = useQuery({
+  const [split, setSplit] = useState<"total" | "category">("total");
+  const total = useQuery({
     ...trpc.analytics.stockValue.queryOptions({ weeks }),
     placeholderData: keepPreviousData,
+    enabled: split === "total",
   });
-  const rows = q.data?.rows ?? [];
+  const byCategory = useQuery({
+    ...trpc.analytics.stockValueByCategory.queryOptions({ weeks }),
+    placeholderData: keepPreviousData,
+    enabled: split === "category",
+  });
+  const q = split === "total" ? total : byCategory;
+  const rows = total.data?.rows ?? [];
+  const series = byCategory.data?.rows ?? [];
+  const merged = (() => {
+    const map = new Map<string, Record<string, number | string>>();
+    for (const s of series) {
+      for (const p of s.points) {
+        const row = map.get(p.week_end) ?? { week_end: p.week_end };
+        row[`c${s.id}`] = p.value_cost;
+        map.set(p.week_end, row);
+      }
+    }
+    return [...map.values()].sort((a, b) => String(a.week_end).localeCompare(String(b.week_end)));
+  })();
+  const link = useLink();
   return (
     <ChartCard
       id="stock_value"
       title="Stock value over time"
-      how="Σ reconstructed closing stock × cost price at each week's end (merchandise)."
-      exportHref={exportHref(canExport, "stock_value", `weeks=${weeks}`)}
+      how="Σ reconstructed closing stock × cost price at each week's end (merchandise); by category: per top-level product category (each product once), the 8 largest today."
+      exportHref={exportHref(
+        canExport,
+        split === "total" ? "stock_value" : "stock_value_by_category",
+        `weeks=${weeks}`,
+      )}
       query={q}
       control={
-        <Choice
-          label="Weeks"
-          value={weeks}
-          onChange={setWeeks}
-          options={[
-            { value: 13, label: "13 weeks" },
-            { value: 26, label: "26 weeks" },
-            { value: 52, label: "52 weeks" },
-          ]}
-        />
+        <div className="flex flex-wrap gap-3">
+          <Choice
+            label="Weeks"
+            value={weeks}
+            onChange={setWeeks}
+            options={[
+              { value: 13, label: "13 weeks" },
+              { value: 26, label: "26 weeks" },
+              { value: 52, label: "52 weeks" },
+            ]}
+          />
+          <Choice
+            label="Split"
+            value={split}
+            onChange={setSplit}
+            options={[
+              { value: "total", label: "Total" },
+              { value: "category", label: "By category" },
+            ]}
+          />
+        </div>
       }
     >
-      <ChartFrame
-        testId="stock-value-chart"
-        label="Stock value at cost per week"
-        height={220}
-        empty={rows.length ? undefined : "No stock history yet."}
-      >
-        <ComposedChart
-          responsive
-          style={{ width: "100%", height: 220 }}
-          data={rows}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+      {split === "total" ? (
+        <ChartFrame
+          testId="stock-value-chart"
+          label="Stock value at cost per week"
+          height={220}
+          empty={rows.length ? undefined : "No stock history yet."}
         >
-          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis
-            dataKey="week_end"
-            tick={AXIS_TICK}
-            tickLine={false}
-            tickFormatter={(w: string) => formatMonth(dayMs(w))}
-            minTickGap={28}
-          />
-          <YAxis
-            tick={AXIS_TICK}
-            tickLine={false}
-            axisLine={false}
-            width={56}
-            tickFormatter={(v: number) => formatMoneyShort(v)}
-          />
-          <Tooltip
-            content={({ active, payload }) => {
-              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
-              return p ? (
-                <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
-                  <TooltipRow
-                    color={CHART_COLORS.stock}
-                    label="At cost"
-                    value={formatMoneyShort(p.value_cost)}
-                  />
-                  <TooltipRow color={CHART_COLORS.stock} label="Units" value={formatNumber(p.units)} />
-                </TooltipBox>
-              ) : null;
-            }}
-          />
-          <Line
-            dataKey="value_cost"
-            stroke={CHART_COLORS.stock}
-            strokeWidth={2}
-            dot={false}
-            isAnimationActive={false}
-          />
-        </ComposedChart>
-      </ChartFrame>
+          <ComposedChart
+            responsive
+            style={{ width: "100%", height: 220 }}
+            data={rows}
+            margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+          >
+            <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+            <XAxis
+              dataKey="week_end"
+              tick={AXIS_TICK}
+              tickLine={false}
+              tickFormatter={(w: string) => formatMonth(dayMs(w))}
+              minTickGap={28}
+            />
+            <YAxis
+              tick={AXIS_TICK}
+              tickLine={false}
+              axisLine={false}
+              width={56}
+              tickFormatter={(v: number) => formatMoneyShort(v)}
+            />
+            <Tooltip
+              content={({ active, payload }) => {
+                const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
+                return p ? (
+                  <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
+                    <TooltipRow
+                      color={CHART_COLORS.stock}
+                      label="At cost"
+                      value={formatMoneyShort(p.value_cost)}
+                    />
+                    <TooltipRow color={CHART_COLORS.stock} label="Units" value={formatNumber(p.units)} />
+                  </TooltipBox>
+                ) : null;
+              }}
+            />
+            <Line
+              dataKey="value_cost"
+              stroke={CHART_COLORS.stock}
+              strokeWidth={2}
+              dot={false}
+              isAnimationActive={false}
+            />
+          </ComposedChart>
+        </ChartFrame>
+      ) : (
+        <ChartFrame
+          testId="stock-value-category-chart"
+          label="Stock value at cost per week by category"
+          height={220}
+          empty={series.length ? undefined : "No product category holds stock."}
+        >
+          <ComposedChart
+            responsive
+            style={{ width: "100%", height: 220 }}
+            data={merged}
+            margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+          >
+            <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
+            <XAxis
+              dataKey="week_end"
+              tick={AXIS_TICK}
+              tickLine={false}
+              tickFormatter={(w: string) => formatMonth(dayMs(w))}
+              minTickGap={28}
+            />
+            <YAxis
+              tick={AXIS_TICK}
+              tickLine={false}
+              axisLine={false}
+              width={56}
+              tickFormatter={(v: number) => formatMoneyShort(v)}
+            />
+            <Tooltip
+              content={({ active, payload }) => {
+                const p = active
+                  ? (payload?.[0]?.payload as Record<string, number | string> | undefined)
+                  : undefined;
+                return p ? (
+                  <TooltipBox title={`Week ending ${formatDay(String(p.week_end))}`}>
+                    {series.map((s, i) => (
+                      <TooltipRow
+                        key={s.id}
+                        color={SERIES_COLORS[i % SERIES_COLORS.length]!}
+                        label={s.name}
+                        value={formatMoneyShort(Number(p[`c${s.id}`] ?? 0))}
+                      />
+                    ))}
+                  </TooltipBox>
+                ) : null;
+              }}
+            />
+            {series.map((s, i) => (
+              <Line
+                key={s.id}
+                dataKey={`c${s.id}`}
+                stroke={SERIES_COLORS[i % SERIES_COLORS.length]}
+                strokeWidth={2}
+                dot={false}
+                isAnimationActive={false}
+              />
+            ))}
+          </ComposedChart>
+          <div className="mt-2 flex flex-wrap gap-x-3 gap-y-1 text-xs">
+            {series.map((s, i) => (
+              <span key={s.id} className="inline-flex items-center gap-1">
+                <span
+                  className="inline-block size-2 rounded-full"
+                  style={{ background: SERIES_COLORS[i % SERIES_COLORS.length] }}
+                />
+                {link(s.href, s.name)}
+              </span>
+            ))}
+          </div>
+        </ChartFrame>
+      )}
     </ChartCard>
   );
 }

@@ -18,6 +18,7 @@ import {
   sellThrough,
   stockByCategory,
   stockValue,
+  stockValueByCategory,
 } from "./analytics.service.ts";
 import { getOverview } from "./overview.service.ts";
 
@@ -42,6 +43,9 @@ export const analyticsRouter = router({
   stockValue: analyticsProcedure
     .input(stockValueInput)
     .query(async ({ ctx, input }) => (await stockValue(ctx.db, ctx.user, input.weeks)).data),
+  stockValueByCategory: analyticsProcedure
+    .input(stockValueInput)
+    .query(async ({ ctx, input }) => (await stockValueByCategory(ctx.db, ctx.user, input.weeks)).data),
   cover: analyticsProcedure.query(async ({ ctx }) => (await coverDistribution(ctx.db, ctx.user)).data),
   aging: analyticsProcedure.query(async ({ ctx }) => (await aging(ctx.db, ctx.user)).data),
   deadStock: analyticsProcedure

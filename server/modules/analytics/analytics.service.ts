@@ -239,6 +239,48 @@ export function stockValue(db: Database, user: PermissionHolder, weeks: number) 
   );
 }
 
+/** Stock value at cost per week end of each top-level product category (the stored series), the last N weeks. */
+export function stockValueByCategory(db: Database, user: PermissionHolder, weeks: number) {
+  return chart<{ id: number; name: string; points: StockValuePoint[]; href: string | null }>(
+    db,
+    user,
+    `stock_value_by_category|${weeks}`,
+    async ({ d0 }) => {
+      const rows = await runner(db)<{ id: number; name: string; week_end: string; value_cost: number }>(
+        `SELECT s.key AS id, c.name, to_char(s.week_end, 'YYYY-MM-DD') AS week_end, s.value_cost::float8 AS value_cost
+         FROM stock_value_weekly s JOIN categories c ON c.id = s.key
+         WHERE s.dim = 'category' AND s.week_end >= $1::date - 7 * $2::int
+         ORDER BY s.key, s.week_end`,
+        [d0, weeks],
+      );
+      const byId = new Map<
+        number,
+        { id: number; name: string; points: StockValuePoint[]; href: string | null }
+      >();
+      for (const r of rows) {
+        let e = byId.get(r.id);
+        if (!e) {
+          e = { id: r.id, name: r.name, points: [], href: `/products?category=${r.id}` };
+          byId.set(r.id, e);
+        }
+        e.points.push({ week_end: r.week_end, value_cost: r.value_cost });
+      }
+      const all = [...byId.values()].sort(
+        (a, b) =>
+          (b.points.at(-1)?.value_cost ?? 0) - (a.points.at(-1)?.value_cost ?? 0) ||
+          a.name.localeCompare(b.name),
+      );
+      return {
+        data: { period: null, rows: all.slice(0, 8), extra: { categories: all.length } },
+        table: {
+          columns: ["category", "id", "week_end", "value_cost"],
+          rows: all.flatMap((e) => e.points.map((p) => [e.name, e.id, p.week_end, p.value_cost])),
+        },
+      };
+    },
+  );
+}
+
 /** Per top-level product category: stock value today, the period's cost of goods sold, and the yearly turnover. */
 export function stockByCategory(db: Database, user: PermissionHolder, input: PeriodQuery) {
   return chart<StockCategoryRow>(db, user, `stock_by_category|${JSON.stringify(input)}`, async ({ d0 }) => {
@@ -562,6 +604,8 @@ export async function analyticsTable(
       return (await stockByCategory(db, user, q)).table;
     case "stock_value":
       return (await stockValue(db, user, q.weeks)).table;
+    case "stock_value_by_category":
+      return (await stockValueByCategory(db, user, q.weeks)).table;
     case "cover":
       return (await coverDistribution(db, user)).table;
     case "aging":

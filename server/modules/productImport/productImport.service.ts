@@ -387,19 +387,20 @@ async function loadRowInputs(db: Database, importId: number, rowIds?: number[]):
 }
 
 /** Rows with errors, and rows with warnings only, among `rowIds` (live rows). */
-async function rowKinds(tx: SqlConnection, importId: number, rowIds: number[]) {
-  const [n] = await tx.query<{ errors: number; warnings: number }>(
-    `SELECT count(*) FILTER (WHERE error_count > 0)::int AS errors,
-            count(*) FILTER (WHERE error_count = 0 AND warning_count > 0)::int AS warnings
-       FROM product_import_rows WHERE import_id = $1 AND row_id = ANY($2::int[]) AND NOT deleted`,
+async function rowKinds(tx: SqlConnection, importId: number, rowIds: number[], lock = false) {
+  // With `lock`, the rows stay locked to the end of the transaction (in row_id order; every writer
+  // takes an import's rows before its product_imports row): an edit of the same rows running at
+  // once waits, then reads the counts this one leaves.
+  const rows = await tx.query<{ error_count: number; warning_count: number; deleted: boolean }>(
+    `SELECT error_count, warning_count, deleted FROM product_import_rows
+      WHERE import_id = $1 AND row_id = ANY($2::int[]) ORDER BY row_id ${lock ? "FOR UPDATE" : ""}`,
     [importId, rowIds],
   );
-  return { errors: n?.errors ?? 0, warnings: n?.warnings ?? 0 };
-}
-
-/** Holds the import's row for the rest of the transaction: its counts change one writer at a time. */
-async function lockImport(tx: SqlConnection, importId: number) {
-  await tx.query(`SELECT id FROM product_imports WHERE id = $1 FOR UPDATE`, [importId]);
+  const live = rows.filter((r) => !r.deleted);
+  return {
+    errors: live.filter((r) => r.error_count > 0).length,
+    warnings: live.filter((r) => r.error_count === 0 && r.warning_count > 0).length,
+  };
 }
 
 /**
@@ -414,7 +415,6 @@ export async function recheckAll(db: Database, imp: ImportRecord): Promise<Compu
   const changed = computed.filter((c, i) => c.hash !== inputs[i]!.hash);
   await withConnection(db, (conn) =>
     conn.transaction(async (tx) => {
-      await lockImport(tx, imp.id);
       await storeCheckedRows(tx, imp.id, changed);
       if (changed.length) await tx.execute(RECOUNT_SQL, [imp.id]);
       await tx.execute(IMPORT_COUNTS_SQL, [imp.id]);
@@ -474,9 +474,8 @@ async function recheckRows(
     await withConnection(db, (conn) =>
       conn.transaction(async (tx) => {
         // The import's counts move by what these rows' counts did (no recount of every row).
-        await lockImport(tx, imp.id);
         const ids = changed.map((c) => c.rowId);
-        const before = await rowKinds(tx, imp.id, ids);
+        const before = await rowKinds(tx, imp.id, ids, true);
         await storeCheckedRows(tx, imp.id, changed);
         await tx.execute(RECOUNT_ROWS_SQL, [imp.id, ids]);
         const after = await rowKinds(tx, imp.id, ids);
