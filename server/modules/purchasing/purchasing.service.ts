@@ -604,14 +604,16 @@ function poFilter(input: ReturnType<typeof poListInput.parse>, asOf: string) {
     const like = add(`%${likeEscape(t)}%`);
     const parts = [
       `u.number ILIKE ${like}`,
-      `EXISTS (SELECT 1 FROM vendors vv WHERE vv.id = u.vendor_id AND vv.name ILIKE ${like})`,
+      `u.vendor_id IN (SELECT vv.id FROM vendors vv WHERE vv.name ILIKE ${like})`,
     ];
     const prod = `SELECT pp.pid FROM products pp WHERE pp.title ILIKE ${like} OR pp.sku ILIKE ${like}${
       /^\d{1,9}$/.test(t) ? ` OR pp.pid = ${add(Number(t))}` : ""
     }`;
+    // Uncorrelated: each set of PO ids is worked out once (products by their trigram indexes, lines
+    // by pid) and hashed, where a correlated EXISTS inside the OR ran once per purchase order.
     parts.push(
-      `(u.source = 'imported' AND EXISTS (SELECT 1 FROM po_lines sl WHERE sl.po_id = u.sort_id AND sl.pid IN (${prod})))`,
-      `(u.source = 'app' AND EXISTS (SELECT 1 FROM app_po_lines sl WHERE sl.po_id = u.sort_id AND sl.pid IN (${prod})))`,
+      `(u.source = 'imported' AND u.sort_id IN (SELECT sl.po_id FROM po_lines sl WHERE sl.pid IN (${prod})))`,
+      `(u.source = 'app' AND u.sort_id IN (SELECT sl.po_id FROM app_po_lines sl WHERE sl.pid IN (${prod})))`,
     );
     where.push(`(${parts.join(" OR ")})`);
   }
