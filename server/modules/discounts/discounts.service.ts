@@ -75,20 +75,26 @@ async function loadScope(
   scope: DiscountScope,
   exclude: readonly number[] = [],
 ): Promise<{ products: ScopeProduct[]; skipped: number }> {
-  const rows = await q(db)<ScopeProduct & { excluded: boolean }>(
+  // Two steps: the scope's pids, then their figures by primary key. In one statement the planner,
+  // seeing "any scope" conditions, joined every product's figures (50k) before picking the scope's.
+  const scoped = await q(db)<{ pid: number }>(
     `WITH RECURSIVE cats(id) AS (
        SELECT id FROM categories WHERE id = $2::int
        UNION
        SELECT c.id FROM categories c JOIN cats ON c.parent_id = cats.id
-     ),
-     scope AS (
-       SELECT p.pid FROM products p
-       WHERE ($1::int[] IS NULL OR p.pid = ANY($1::int[]))
-         AND ($2::int IS NULL OR EXISTS (SELECT 1 FROM product_categories pc JOIN cats ON cats.id = pc.category_id WHERE pc.pid = p.pid))
-         AND ($3::int IS NULL OR p.brand_id = $3::int)
-         AND ($4::int IS NULL OR p.vendor_id = $4::int)
      )
-     SELECT p.pid, p.title, p.sku,
+     SELECT p.pid FROM products p
+     WHERE ($1::int[] IS NULL OR p.pid = ANY($1::int[]))
+       AND ($2::int IS NULL OR EXISTS (SELECT 1 FROM product_categories pc JOIN cats ON cats.id = pc.category_id WHERE pc.pid = p.pid))
+       AND ($3::int IS NULL OR p.brand_id = $3::int)
+       AND ($4::int IS NULL OR p.vendor_id = $4::int)`,
+    scope.pids?.length ? scope.pids : null,
+    scope.category_id ?? null,
+    scope.brand_id ?? null,
+    scope.vendor_id ?? null,
+  );
+  const rows = await q(db)<ScopeProduct & { excluded: boolean }>(
+    `SELECT p.pid, p.title, p.sku,
        (SELECT c.name FROM product_categories pc JOIN categories c ON c.id = pc.category_id
         WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1) AS category,
        p.price::float8 AS price, p.regular_price::float8 AS regular_price, p.cost_price::float8 AS cost,
@@ -98,18 +104,15 @@ async function loadScope(
        to_char(f.week_start, 'YYYY-MM-DD') AS forecast_start, f.weekly,
        e.source AS elasticity_source, e.elasticity, e.ci_low, e.ci_high, e.price_changes,
        ec.name AS elasticity_category,
-       p.pid = ANY($5::int[]) AS excluded
-     FROM scope s
-     JOIN products p ON p.pid = s.pid
+       p.pid = ANY($2::int[]) AS excluded
+     FROM products p
      LEFT JOIN product_metrics m ON m.pid = p.pid
      LEFT JOIN product_forecasts f ON f.pid = p.pid
      LEFT JOIN product_elasticities e ON e.pid = p.pid
      LEFT JOIN categories ec ON ec.id = e.category_id
+     WHERE p.pid = ANY($1::int[])
      ORDER BY p.pid`,
-    scope.pids?.length ? scope.pids : null,
-    scope.category_id ?? null,
-    scope.brand_id ?? null,
-    scope.vendor_id ?? null,
+    scoped.map((r) => r.pid),
     [...exclude],
   );
   const kept = rows.filter((r) => !r.excluded && r.price > 0);

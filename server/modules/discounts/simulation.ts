@@ -60,12 +60,14 @@ const TAIL_WEEKS = 4;
 
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
-/** Baseline demand of day `day` (units), from the weekly forecast; flat past its end. */
-function demandOf(p: ScopeProduct, day: string): number {
+/**
+ * Baseline demand (units) of the day `offset` days after the product's forecast start, from the
+ * weekly forecast; flat past its end. Days between the calculation and the forecast's first week
+ * (if it starts later: a negative offset) take week 1's rate.
+ */
+function demandAt(p: ScopeProduct, offset: number): number {
   if (!p.weekly || !p.forecast_start || p.weekly.length === 0) return 0;
-  // Days between the calculation and the forecast's first week (if it starts later) take week 1's rate.
-  const offset = Math.max(0, daysBetween(p.forecast_start, day));
-  const w = Math.floor(offset / 7);
+  const w = Math.floor(Math.max(0, offset) / 7);
   if (w < p.weekly.length) return Math.max(0, p.weekly[w]!) / 7;
   const tail = p.weekly.slice(-TAIL_WEEKS);
   return Math.max(0, tail.reduce((a, b) => a + b, 0) / tail.length) / 7;
@@ -101,6 +103,9 @@ function walk(
   const startIdx = daysBetween(first, s.starts_on);
   const endIdx = daysBetween(first, s.ends_on);
   const poIdx = p.next_po_date ? Math.max(0, daysBetween(first, p.next_po_date)) : -1;
+  // Day i of the walk is `first` + i: its offset from the forecast's start, and its date only where
+  // one is reported (date arithmetic per product and day was most of a simulation's CPU).
+  const fromForecastStart = p.forecast_start ? daysBetween(p.forecast_start, first) : 0;
   let stock = Math.max(0, p.on_hand);
   let units = 0;
   let lost = 0;
@@ -109,8 +114,7 @@ function walk(
   let after = 0;
   for (let i = 0; i < days; i++) {
     if (i === poIdx) stock += Math.max(0, p.on_order);
-    const day = addDays(first, i);
-    const base = demandOf(p, day);
+    const base = demandAt(p, fromForecastStart + i);
     const inScenario = i >= startIdx && i <= endIdx;
     const demand = inScenario ? base * uplift : base;
     const sale = Math.min(demand, stock);
@@ -119,7 +123,7 @@ function walk(
       units += sale;
       lost += demand - sale;
     }
-    if (stockout === null && demand > 0 && stock <= 1e-9 && i >= startIdx) stockout = day;
+    if (stockout === null && demand > 0 && stock <= 1e-9 && i >= startIdx) stockout = addDays(first, i);
     if (i === endIdx) stockEnd = stock;
     if (i > endIdx && i <= endIdx + 7) after += base;
     if (i >= chartOffset) {
