@@ -28,6 +28,8 @@ export interface PipelineHarness {
   events: ProgressEvent[];
   /** Starts a run and waits for its end; answers the final event. */
   run(type: "update" | "reset"): Promise<ProgressEvent>;
+  /** The final event of a run (waits for it: the bus may deliver it after the run has ended). */
+  final(runId: number): Promise<ProgressEvent>;
   close(): Promise<void>;
 }
 
@@ -56,25 +58,29 @@ export async function pipeline(
   await ops.init();
   const events: ProgressEvent[] = [];
   ops.onProgress((e) => events.push(e));
-  return {
+  const harness: PipelineHarness = {
     ops,
     bus,
     events,
     async run(type) {
       const { run_id } = await ops.start(type, null);
       await ops.idle();
+      return harness.final(run_id);
+    },
+    async final(runId) {
       // The bus may deliver asynchronously (NOTIFY): wait for the final event of this run.
       const until = Date.now() + 10_000;
       while (Date.now() < until) {
-        const last = events.findLast((e) => e.run_id === run_id && e.status !== "running");
+        const last = events.findLast((e) => e.run_id === runId && e.status !== "running");
         if (last) return last;
         await new Promise((r) => setTimeout(r, 20));
       }
-      throw new Error(`run ${run_id} sent no final event`);
+      throw new Error(`run ${runId} sent no final event`);
     },
     async close() {
       await ops.close();
       await bus.close();
     },
   };
+  return harness;
 }

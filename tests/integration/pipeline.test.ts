@@ -473,7 +473,7 @@ describe(`cancel and concurrency (${testBackend})`, () => {
       }
       await q.ops.cancel("update");
       await q.ops.idle();
-      const final = q.events.findLast((e) => e.run_id === run_id)!;
+      const final = await q.final(run_id);
       expect(final).toMatchObject({
         status: "cancelled",
         operation: "Full update cancelled",
@@ -505,7 +505,7 @@ describe(`cancel and concurrency (${testBackend})`, () => {
       // "Update brands" has committed nothing yet: it is inside the run's transaction.
       await q.ops.cancel();
       await q.ops.idle();
-      expect(q.events.findLast((e) => e.run_id === run_id)).toMatchObject({ status: "cancelled" });
+      expect(await q.final(run_id)).toMatchObject({ status: "cancelled" });
       expect((await tdb.db.prisma.brand.findUniqueOrThrow({ where: { id: 1 } })).name).toBe("Paper Co");
     } finally {
       await q.close();
@@ -527,7 +527,7 @@ describe(`cancel and concurrency (${testBackend})`, () => {
         await q.ops.cancel("reset");
         await q.ops.idle();
         expect(Date.now() - asked).toBeLessThan(5_000);
-        expect(q.events.findLast((e) => e.run_id === run_id)).toMatchObject({
+        expect(await q.final(run_id)).toMatchObject({
           status: "cancelled",
           operation: "Full reset cancelled",
         });
