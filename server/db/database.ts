@@ -7,7 +7,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
+import { from as copyFrom, to as copyTo } from "pg-copy-streams";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import lockfile from "proper-lockfile";
 import { PrismaClient } from "./generated/client.ts";
@@ -34,6 +34,13 @@ export interface SqlConnection {
    * line. Errors are CopyError with the 1-based line of the input.
    */
   copyCsv(opts: CopyCsvOptions): Promise<number>;
+  /**
+   * Runs `COPY (query) TO STDOUT` (the statement is given whole, with its options, e.g.
+   * `(FORMAT binary)`) and yields its output in chunks as they arrive: a result of millions of rows
+   * read in constant memory (PostgreSQL), or at once (PGlite, in-process). COPY takes no
+   * parameters: the statement must hold its values as literals the caller built.
+   */
+  copyOut(copySql: string): AsyncIterable<Buffer>;
   /** Gives the connection back; `destroy` closes it instead (its session state is unknown). */
   release(destroy?: boolean): Promise<void>;
 }
@@ -298,6 +305,9 @@ function openPostgres(url: string, max: number): Database {
           }
           return Number(stream.rowCount ?? 0);
         },
+        copyOut(sql) {
+          return client.query(copyTo(sql)) as AsyncIterable<Buffer>;
+        },
         async release(destroy) {
           // A connection that failed (terminated by the server, network lost) is closed, never reused.
           client.release(destroy || connectionLost(client) ? true : undefined);
@@ -385,6 +395,11 @@ function pgliteConnection(pg: PgliteQueryable, inTransaction = false): SqlConnec
         onProgress?.(bytes);
       }
       return rows;
+    },
+    async *copyOut(sql) {
+      // PGlite writes COPY output to a Blob: TO STDOUT becomes TO '/dev/blob'.
+      const res = await pg.query(sql.replace(/\bTO\s+STDOUT\b/i, "TO '/dev/blob'"));
+      if (res.blob) yield Buffer.from(await res.blob.arrayBuffer());
     },
     async release() {},
   };

@@ -3,6 +3,7 @@
 // products (module stock_series). Pages read these tables and never aggregate order lines themselves.
 // The tables are keyed by a dimension (dim, key) so that further breakdowns add rows, not tables.
 import { isMerchandiseSql } from "../../shared/metrics.ts";
+import { readBinaryCopy } from "../db/binary-copy.ts";
 import { PRODUCT_CATEGORY_TYPES_SQL } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
 import { setLocal, utcDay, utcMidnight } from "./planning/context.ts";
@@ -55,93 +56,240 @@ export const CATEGORY_SETS_SQL = (p: string) => `
   ANALYZE ${p}_pcs;
   DROP TABLE ${p}_up, ${p}_pcats, ${p}_sets;`;
 
+/** Money in whole units of 1/`scale` (integers) as a decimal text with `places` places, rounded half away from zero. */
+export function scaledToDecimal(value: number, scale: number, places: number): string {
+  const unit = scale / 10 ** places; // e.g. cogs in 1/10,000 shown in cents: 100
+  const a = Math.abs(value);
+  // Exact integer division (a < 2^53): the quotient from floating point, corrected by the rest.
+  let q = Math.floor(a / unit);
+  let r = a - q * unit;
+  if (r < 0) {
+    q -= 1;
+    r += unit;
+  } else if (r >= unit) {
+    q += 1;
+    r -= unit;
+  }
+  if (2 * r >= unit && unit > 1) q += 1;
+  const div = 10 ** places;
+  const whole = Math.floor(q / div);
+  const frac = q - whole * div;
+  const text = places > 0 ? `${whole}.${String(frac).padStart(places, "0")}` : String(whole);
+  return value < 0 && q !== 0 ? `-${text}` : text;
+}
+
+/** The measures of a dimension's day cell (sales_daily's columns, money in integers). */
+const UNITS = 0;
+const REVENUE_C = 1;
+const COSTED_C = 2;
+const COGS_M = 3;
+const RET_UNITS = 4;
+const RET_C = 5;
+const MEASURES = 6;
+
 export const salesSeriesModule: CalcModule = {
   name: "sales_series",
   tables: ["sales_daily"],
   // Reads only imported tables: a Full Reset on PostgreSQL runs it on its second connection.
   beside: true,
   async run({ conn, asOf }) {
-    // The day expression has no statistics, so the planner guesses millions of groups where there
-    // are a few hundred thousand: more hash memory lets it pick one hashed pass over the lines
-    // instead of sorting them once per grouping.
-    const restore = await setLocal(conn, { jit: "off", work_mem: "128MB", hash_mem_multiplier: "8" });
     await conn.exec("TRUNCATE sales_daily");
-    const { start } = salesWindow(asOf);
-    // Category rows (rolled up the tree, each product once per category) without a second pass
-    // over the lines: products with the same set of categories (their linked product categories
-    // and every ancestor) share a set id cs; the pass groups by (day, cs) as well, and each set's
-    // rows are then added to every category of the set (a few hundred sets × days, not lines).
+    const { start, first } = salesWindow(asOf);
+    const days = SALES_SERIES_DAYS;
+    // Every merchandise product linked to a product category gets its category set (the linked
+    // categories and their ancestors, product categories only, §11): a line adds to each category of
+    // its product's set once, so a category counts each product once however many of its
+    // sub-categories the product is in.
     await conn.exec(CATEGORY_SETS_SQL("ss"));
-    // One pass over the window's order lines, each joined to its product's brand, vendor, category
-    // set and cost and added to four groupings at once: the day; the day and brand; the day and
-    // vendor; the day and category set. GROUPING bits: brand_id 4, vendor_id 2, cs 1.
-    // Revenue is quantity × price − discount as in §1. Money is summed in whole cents (int8; costs
-    // in 1/10,000, the cost price's scale), exactly: each line's amount becomes cents once, and the
-    // four groupings' sums and the category sets' expansion below add integers, where numeric sums
-    // cost several times more per line (20 sums per line here).
-    await conn.query(
-      `CREATE TEMP TABLE ss_sales ON COMMIT DROP AS
-       SELECT day, brand_id, vendor_id, cs, GROUPING(brand_id, vendor_id, cs) AS g,
-         COALESCE(SUM(quantity) FILTER (WHERE done AND merch), 0)::int AS units,
-         COALESCE(SUM(amount_c) FILTER (WHERE done AND merch), 0)::int8 AS revenue_c,
-         COALESCE(SUM(amount_c) FILTER (WHERE done), 0)::int8 AS takings_c,
-         COALESCE(SUM(amount_c) FILTER (WHERE done AND merch AND cost_m IS NOT NULL), 0)::int8 AS costed_revenue_c,
-         COALESCE(SUM(quantity * cost_m) FILTER (WHERE done AND merch), 0)::int8 AS cogs_m,
-         COALESCE(SUM(quantity) FILTER (WHERE NOT done AND merch), 0)::int AS returned_units,
-         COALESCE(SUM(amount_c) FILTER (WHERE NOT done AND merch), 0)::int8 AS returned_value_c
-       FROM (
-         SELECT (l.order_date AT TIME ZONE 'UTC')::date AS day, p.brand_id, p.vendor_id, c.cs,
-           l.status = 'completed' AS done, l.quantity,
-           ((l.quantity * l.price - l.discount) * 100)::int8 AS amount_c, p.cost_m, p.merch
-         FROM order_lines l
-         JOIN (
-           SELECT pid, brand_id, vendor_id, (cost_price * 10000)::int8 AS cost_m, ${isMerchandiseSql("products")} AS merch
-           FROM products
-         ) p ON p.pid = l.pid
-         LEFT JOIN ss_pcs c ON c.pid = l.pid
-         WHERE l.status IN ('completed', 'returned')
-           AND l.order_date >= $1::timestamptz AND l.order_date <= $2::timestamptz
-       ) x
-       GROUP BY GROUPING SETS ((day), (day, brand_id), (day, vendor_id), (day, cs))`,
-      [start, asOf],
+    // Per product: brand, vendor, category set, cost in 1/10,000 (the cost price's scale, exact in a
+    // double), merchandise or not.
+    const products = await conn.query<{
+      pid: number;
+      brand_id: number | null;
+      vendor_id: number | null;
+      cs: number | null;
+      cost_m: number | null;
+      merch: boolean;
+    }>(
+      `SELECT p.pid, p.brand_id, p.vendor_id, c.cs, (p.cost_price * 10000)::int8::float8 AS cost_m,
+         ${isMerchandiseSql("p")} AS merch
+       FROM products p LEFT JOIN ss_pcs c ON c.pid = p.pid`,
     );
-    // Orders per day: distinct order numbers with a completed line (an order's lines share its day).
-    await conn.query(
-      `CREATE TEMP TABLE ss_orders ON COMMIT DROP AS
-       SELECT day, count(*)::int AS n FROM (
-         SELECT DISTINCT (order_date AT TIME ZONE 'UTC')::date AS day, order_number FROM order_lines
-         WHERE status = 'completed' AND order_date >= $1::timestamptz AND order_date <= $2::timestamptz
-       ) o GROUP BY day`,
-      [start, asOf],
+    const members = await conn.query<{ cs: number; category_id: number }>(
+      "SELECT cs, category_id FROM ss_cs_members ORDER BY cs, category_id",
     );
-    const active = "(units <> 0 OR revenue_c <> 0 OR returned_units <> 0 OR returned_value_c <> 0)";
-    // Cents back to amounts (exact); the cost of goods has four decimals and is rounded to cents.
-    const money = (c: string) => `${c}::numeric / 100`;
-    const cols = `${money("revenue_c")}, ${money("revenue_c")}, ${money("costed_revenue_c")},
-      round(cogs_m::numeric / 10000, 2), 0, returned_units, ${money("returned_value_c")}`;
-    const rows = await conn.execute(
-      `INSERT INTO sales_daily (dim, key, day, units, revenue, takings, costed_revenue, cogs, orders, returned_units, returned_value)
-       SELECT 'total', 0, t.day, t.units, ${money("t.revenue_c")}, ${money("t.takings_c")}, ${money("t.costed_revenue_c")},
-         round(t.cogs_m::numeric / 10000, 2), COALESCE(o.n, 0), t.returned_units, ${money("t.returned_value_c")}
-       FROM ss_sales t LEFT JOIN ss_orders o ON o.day = t.day
-       WHERE t.g = 7
-       UNION ALL
-       SELECT 'brand', brand_id, day, units, ${cols} FROM ss_sales WHERE g = 3 AND brand_id IS NOT NULL AND ${active}
-       UNION ALL
-       SELECT 'vendor', vendor_id, day, units, ${cols} FROM ss_sales WHERE g = 5 AND vendor_id IS NOT NULL AND ${active}
-       UNION ALL
-       SELECT 'category', category_id, day, units, ${cols} FROM (
-         SELECT u.category_id, s.day, SUM(s.units)::int AS units, SUM(s.revenue_c)::int8 AS revenue_c,
-           SUM(s.costed_revenue_c)::int8 AS costed_revenue_c, SUM(s.cogs_m)::int8 AS cogs_m,
-           SUM(s.returned_units)::int AS returned_units, SUM(s.returned_value_c)::int8 AS returned_value_c
-         FROM ss_sales s JOIN ss_cs_members u ON u.cs = s.cs
-         WHERE s.g = 6
-         GROUP BY u.category_id, s.day
-       ) c WHERE ${active}`,
+    await conn.exec("DROP TABLE ss_pcs, ss_cs_members");
+
+    // Dense indexes: products, brands, vendors, categories; each category set as a list of
+    // category indexes.
+    const dense = () => {
+      const ids: number[] = [];
+      const index = new Map<number, number>();
+      const of = (id: number) => {
+        let i = index.get(id);
+        if (i === undefined) {
+          i = ids.length;
+          index.set(id, i);
+          ids.push(id);
+        }
+        return i;
+      };
+      return { ids, of };
+    };
+    const brands = dense();
+    const vendors = dense();
+    const categories = dense();
+    const sets = new Map<number, number[]>();
+    for (const m of members) {
+      let list = sets.get(m.cs);
+      if (!list) sets.set(m.cs, (list = []));
+      list.push(categories.of(m.category_id));
+    }
+    const productIndex = new Map<number, number>();
+    const n = products.length;
+    const brandOf = new Int32Array(n);
+    const vendorOf = new Int32Array(n);
+    const costOf = new Float64Array(n);
+    const merchOf = new Uint8Array(n);
+    const setOf: (number[] | undefined)[] = new Array(n);
+    products.forEach((p, i) => {
+      productIndex.set(p.pid, i);
+      brandOf[i] = p.brand_id === null ? -1 : brands.of(p.brand_id);
+      vendorOf[i] = p.vendor_id === null ? -1 : vendors.of(p.vendor_id);
+      costOf[i] = p.cost_m === null ? Number.NaN : Number(p.cost_m);
+      merchOf[i] = p.merch ? 1 : 0;
+      setOf[i] = p.cs === null ? undefined : sets.get(p.cs);
+    });
+
+    // Cells: [key index × days + day] × MEASURES. The total also keeps takings (every completed
+    // line, merchandise or not), its orders, and whether the day had any line at all.
+    const brandCells = new Float64Array(brands.ids.length * days * MEASURES);
+    const vendorCells = new Float64Array(vendors.ids.length * days * MEASURES);
+    const categoryCells = new Float64Array(categories.ids.length * days * MEASURES);
+    const totalCells = new Float64Array(days * MEASURES);
+    const takings = new Float64Array(days);
+    const hasLine = new Uint8Array(days);
+    const orders: Set<string>[] = Array.from({ length: days }, () => new Set<string>());
+    const add = (cells: Float64Array, at: number, done: boolean, q: number, amount: number, cost: number) => {
+      if (done) {
+        cells[at + UNITS] = cells[at + UNITS]! + q;
+        cells[at + REVENUE_C] = cells[at + REVENUE_C]! + amount;
+        if (!Number.isNaN(cost)) {
+          cells[at + COSTED_C] = cells[at + COSTED_C]! + amount;
+          cells[at + COGS_M] = cells[at + COGS_M]! + q * cost;
+        }
+      } else {
+        cells[at + RET_UNITS] = cells[at + RET_UNITS]! + q;
+        cells[at + RET_C] = cells[at + RET_C]! + amount;
+      }
+    };
+
+    // One pass over the window's completed and returned lines, streamed as binary rows: product,
+    // day (0 = the window's first), completed or not, quantity, amount in cents (quantity × price −
+    // discount, §1: exact, the prices have two decimals) and, for completed lines, the order number.
+    // Each line is added to its day in total, and in its brand, vendor and categories when the
+    // product is merchandise. (Grouping these in SQL took four hashed or sorted passes over the
+    // 3M lines of the large demo set and about 20 s of CPU; this pass is about a fifth of it.)
+    const literal = (d: Date) => `'${d.toISOString()}'::timestamptz`;
+    await readBinaryCopy(
+      conn.copyOut(
+        `COPY (
+           SELECT pid, ((order_date AT TIME ZONE 'UTC')::date - DATE '${first}')::int4,
+             (status = 'completed')::int4, quantity, ((quantity * price - discount) * 100)::int8,
+             CASE WHEN status = 'completed' THEN order_number END
+           FROM order_lines
+           WHERE status IN ('completed', 'returned')
+             AND order_date >= ${literal(start)} AND order_date <= ${literal(asOf)}
+         ) TO STDOUT (FORMAT binary)`,
+      ),
+      ["int4", "int4", "int4", "int4", "int8", "text"],
+      (row) => {
+        const i = productIndex.get(row[0] as number);
+        const d = row[1] as number;
+        if (i === undefined || d < 0 || d >= days) return; // (a line's product is always imported)
+        const done = row[2] === 1;
+        const q = row[3] as number;
+        const amount = row[4] as number;
+        hasLine[d] = 1;
+        if (done) {
+          takings[d] = takings[d]! + amount;
+          orders[d]!.add(row[5] as string);
+        }
+        if (!merchOf[i]) return;
+        const cost = costOf[i]!;
+        add(totalCells, d * MEASURES, done, q, amount, cost);
+        const b = brandOf[i]!;
+        if (b >= 0) add(brandCells, (b * days + d) * MEASURES, done, q, amount, cost);
+        const v = vendorOf[i]!;
+        if (v >= 0) add(vendorCells, (v * days + d) * MEASURES, done, q, amount, cost);
+        const set = setOf[i];
+        if (set) for (const c of set) add(categoryCells, (c * days + d) * MEASURES, done, q, amount, cost);
+      },
     );
-    await conn.exec("DROP TABLE ss_sales, ss_orders, ss_pcs, ss_cs_members");
-    await restore();
-    return rows;
+
+    // The rows, as CSV for COPY: a total row for every day with a line, and a row per brand, vendor
+    // and category for each day it sold or had a return (merchandise).
+    const dayText = Array.from({ length: days }, (_, d) => utcDay(new Date(start.getTime() + d * DAY_MS)));
+    const money = (c: number) => scaledToDecimal(c, 100, 2);
+    const cellText = (cells: Float64Array, at: number, takingsC: number, orderCount: number) =>
+      `${cells[at + UNITS]},${money(cells[at + REVENUE_C]!)},${money(takingsC)},${money(cells[at + COSTED_C]!)},` +
+      `${scaledToDecimal(cells[at + COGS_M]!, 10_000, 2)},${orderCount},${cells[at + RET_UNITS]},${money(cells[at + RET_C]!)}`;
+    const active = (cells: Float64Array, at: number) =>
+      cells[at + UNITS] !== 0 ||
+      cells[at + REVENUE_C] !== 0 ||
+      cells[at + RET_UNITS] !== 0 ||
+      cells[at + RET_C] !== 0;
+    function* lines(): Generator<string> {
+      for (let d = 0; d < days; d++) {
+        if (hasLine[d])
+          yield `total,0,${dayText[d]},${cellText(totalCells, d * MEASURES, takings[d]!, orders[d]!.size)}\n`;
+      }
+      for (const [dim, cells, ids] of [
+        ["brand", brandCells, brands.ids],
+        ["vendor", vendorCells, vendors.ids],
+        ["category", categoryCells, categories.ids],
+      ] as const) {
+        for (let k = 0; k < ids.length; k++) {
+          for (let d = 0; d < days; d++) {
+            const at = (k * days + d) * MEASURES;
+            if (active(cells, at))
+              yield `${dim},${ids[k]},${dayText[d]},${cellText(cells, at, cells[at + REVENUE_C]!, 0)}\n`;
+          }
+        }
+      }
+    }
+    async function* chunks(): AsyncGenerator<Buffer> {
+      let parts: string[] = [];
+      let size = 0;
+      for (const line of lines()) {
+        parts.push(line);
+        size += line.length;
+        if (size >= 1 << 20) {
+          yield Buffer.from(parts.join(""));
+          parts = [];
+          size = 0;
+        }
+      }
+      if (parts.length) yield Buffer.from(parts.join(""));
+    }
+    return conn.copyCsv({
+      table: "sales_daily",
+      columns: [
+        "dim",
+        "key",
+        "day",
+        "units",
+        "revenue",
+        "takings",
+        "costed_revenue",
+        "cogs",
+        "orders",
+        "returned_units",
+        "returned_value",
+      ],
+      source: chunks(),
+      header: false,
+    });
   },
 };
 

@@ -729,6 +729,7 @@ describe(`planning rules (${testBackend})`, () => {
           },
           transaction: (fn) => tx.transaction(fn),
           copyCsv: (opts) => tx.copyCsv(opts),
+          copyOut: (sql) => tx.copyOut(sql),
           release: (destroy) => tx.release(destroy),
         };
         await module.run({ conn: spy, asOf });
