@@ -141,8 +141,8 @@ export const salesSeriesModule: CalcModule = {
     const categories = dense();
     const sets = new Map<number, number[]>();
     for (const m of members) {
-      let list = sets.get(m.cs);
-      if (!list) sets.set(m.cs, (list = []));
+      const list = sets.get(m.cs) ?? [];
+      if (list.length === 0) sets.set(m.cs, list);
       list.push(categories.of(m.category_id));
     }
     const productIndex = new Map<number, number>();
