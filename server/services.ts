@@ -51,7 +51,10 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     dataOps,
     images: config.imageS3 ? new S3ImageStorage(config.imageS3) : new DiskImageStorage(config.imageDir),
     sessions: new SessionWatch(db),
-    ai: new AiValidation(db, config, { bus, log: (err) => log?.error(err, "AI validation: a call record was not stored") }),
+    ai: new AiValidation(db, config, {
+      bus,
+      log: (err) => log?.error(err, "AI validation: a call record was not stored"),
+    }),
   };
 }
 

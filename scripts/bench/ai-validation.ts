@@ -14,8 +14,8 @@
 // and the app's CPU time per call. The last line is one JSON object with the figures.
 import { spawn } from "node:child_process";
 import os from "node:os";
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../server/config.ts";
 import {

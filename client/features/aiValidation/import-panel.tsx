@@ -75,7 +75,8 @@ export function ImportAiPanel({ importId, onChanged }: { importId: number; onCha
   const runId = running?.batch_id ?? null;
   const written = running?.written ?? null;
   const doneNow = running?.done ?? null;
-  const moveKey = runId === null ? null : `${runId}:${written ?? ""}:${written === null ? (doneNow ?? 0) : ""}`;
+  const moveKey =
+    runId === null ? null : `${runId}:${written ?? ""}:${written === null ? (doneNow ?? 0) : ""}`;
   const lastKey = useRef<string | null>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: only when the run's counts move
   useEffect(() => {

@@ -187,8 +187,9 @@ export class AiValidation {
    * (prompt assembly, the client, HTTP, parsing, results, the queued call record), `model_ms` the
    * HTTP exchange as the client saw it, `server_ms` the endpoint's own time as it reported it.
    */
-  observe: ((t: { total_ms: number; model_ms: number; server_ms: number | null; wait_ms: number }) => void) | null =
-    null;
+  observe:
+    | ((t: { total_ms: number; model_ms: number; server_ms: number | null; wait_ms: number }) => void)
+    | null = null;
 
   constructor(
     private readonly db: Database,
@@ -359,7 +360,8 @@ export class AiValidation {
     const contexts = await this.templateContexts(ctx, new Set(rows.map(companyOf)));
     // The layers every row of a company shares are assembled once, not once per row or call.
     const builders = new Map<string | null, LayerBuilder>();
-    for (const [company, context] of contexts) builders.set(company, new LayerBuilder(prompts, context, model));
+    for (const [company, context] of contexts)
+      builders.set(company, new LayerBuilder(prompts, context, model));
     const planned = rows.map((row) => {
       const company = companyOf(row);
       return { row, company, key: sha256(builders.get(company)!.keyText(row)) };
@@ -609,7 +611,9 @@ export class AiValidation {
         await this.db.prisma.aiValidationBatch
           .update({
             where: { id: stored.id },
-            data: { error: `Some calls are not stored yet: ${err instanceof Error ? err.message : String(err)}` },
+            data: {
+              error: `Some calls are not stored yet: ${err instanceof Error ? err.message : String(err)}`,
+            },
           })
           .catch(() => {});
       });

@@ -54,7 +54,16 @@ const TEXT = [
   "response_raw",
   "error",
 ];
-const INT = ["id", "batch_id", "import_id", "replay_of", "template_id", "latency_ms", "tokens_in", "tokens_out"];
+const INT = [
+  "id",
+  "batch_id",
+  "import_id",
+  "replay_of",
+  "template_id",
+  "latency_ms",
+  "tokens_in",
+  "tokens_out",
+];
 const MORE_INT = ["fields_checked", "issues_found", "created_by"];
 const JSONB = ["prompt_versions", "layers", "request", "attempts", "timings"];
 
@@ -247,7 +256,8 @@ export class CallWriter {
         (err) => refused.push(["AI cache entry not stored", err]),
       );
     if (stored === 0) return null;
-    for (const [what, err] of refused) this.log(new Error(`${what}: ${err instanceof Error ? err.message : err}`));
+    for (const [what, err] of refused)
+      this.log(new Error(`${what}: ${err instanceof Error ? err.message : err}`));
     this.failures = 0;
     return refused;
   }

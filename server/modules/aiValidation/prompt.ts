@@ -214,7 +214,11 @@ export class LayerBuilder {
   }
 
   /** The layers, versions and messages of one call over `rows`. */
-  build(rows: readonly RowInput[]): { layers: PromptLayer[]; versions: PromptVersions; messages: ChatMessage[] } {
+  build(rows: readonly RowInput[]): {
+    layers: PromptLayer[];
+    versions: PromptVersions;
+    messages: ChatMessage[];
+  } {
     const part = this.fixedFor(rows);
     const content = rowLayer(rows);
     const layers = [...part.layers, { key: "row" as const, label: LAYER_LABELS.row, content }];
