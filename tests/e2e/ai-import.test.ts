@@ -118,6 +118,13 @@ describe("AI check of an import in Chromium", () => {
       ...houseStyle(req),
       delayMs: rowsOf(req.body).some((r) => r.row_id === 1) ? 0 : SLOW_MS,
     }));
+    // A slow network for the run's status (what the page watches to read the grid again): the
+    // page's first look at the run then comes after row 1 was answered and written, the case that
+    // used to leave the cell waiting for the other rows.
+    await page.route(/aiValidation\.importStatus/, async (route) => {
+      await new Promise((r) => setTimeout(r, 700));
+      await route.continue();
+    });
     try {
       const clicked = Date.now();
       await panel.getByRole("button", { name: "Run AI check" }).click();
@@ -131,6 +138,7 @@ describe("AI check of an import in Chromium", () => {
       await panel.getByTestId("ai-last-run").waitFor({ timeout: 60_000 });
     } finally {
       model.behave(houseStyle);
+      await page.unroute(/aiValidation\.importStatus/);
     }
     const suggestions = panel.getByTestId("ai-suggestion");
     await expect.poll(() => suggestions.count()).toBeGreaterThan(0);
