@@ -51,13 +51,16 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     dataOps,
     images: config.imageS3 ? new S3ImageStorage(config.imageS3) : new DiskImageStorage(config.imageDir),
     sessions: new SessionWatch(db),
-    ai: new AiValidation(db, config, { bus }),
+    ai: new AiValidation(db, config, {
+      bus,
+      log: (err) => log?.error(err, "AI validation: a call record was not stored"),
+    }),
   };
 }
 
 export async function closeServices(services: AppServices): Promise<void> {
   services.sessions.close();
-  services.ai.close();
+  await services.ai.close();
   await services.dataOps.close();
   await services.bus.close();
 }

@@ -131,20 +131,24 @@ export async function startFakeModel(): Promise<FakeModel> {
         server.close(() => resolve());
       }),
   };
-  const send = (res: http.ServerResponse, reply: Reply) => {
+  // Like OpenAI, the answer says how long the server took with it (`openai-processing-ms`: from
+  // the request read to the answer sent, the test's delay included).
+  const send = (res: http.ServerResponse, reply: Reply, since?: number) => {
     const status = reply.status ?? 200;
-    if (reply.json !== undefined) {
-      res.writeHead(status, { "content-type": "application/json", ...reply.headers });
-      res.end(JSON.stringify(reply.json));
-    } else {
-      res.writeHead(status, { "content-type": "text/plain", ...reply.headers });
-      res.end(reply.text ?? "");
-    }
+    const body = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? "");
+    const headers: Record<string, string> = {
+      "content-type": reply.json !== undefined ? "application/json" : "text/plain",
+      ...(since !== undefined ? { "openai-processing-ms": (performance.now() - since).toFixed(3) } : {}),
+      ...reply.headers,
+    };
+    res.writeHead(status, headers);
+    res.end(body);
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
+      const since = performance.now();
       const raw = Buffer.concat(chunks).toString("utf8");
       const path = (req.url ?? "").split("?")[0]!;
       let body: ChatBody | null = null;
@@ -170,11 +174,11 @@ export async function startFakeModel(): Promise<FakeModel> {
         const reply = behaviour({ body, n: chatCount, path, headers: req.headers });
         const delay = (reply.delayMs ?? 0) + fake.latencyMs;
         if (delay > 0) {
-          const t = setTimeout(() => !res.destroyed && send(res, reply), delay);
+          const t = setTimeout(() => !res.destroyed && send(res, reply, since), delay);
           res.on("close", () => clearTimeout(t));
           return;
         }
-        return send(res, reply);
+        return send(res, reply, since);
       }
       send(res, {
         status: 404,

@@ -324,11 +324,13 @@ describe(`AI validation of an import (${testBackend})`, () => {
       await expect
         .poll(async () => ai((await rows())[0]!).map((f) => f.suggestion), { timeout: 10_000 })
         .toEqual(["Teal Stapler"]);
-      // The run is still going; row 4 has not changed.
-      const status = await (
-        await fetch(`${t.url}/api/product-imports/${imp.id}/ai-validate`, { headers: h })
-      ).json();
-      expect(status.running).toMatchObject({ status: "running", done: 1, total: 2 });
+      // The run is still going; row 4 has not changed. The progress says one row's verdicts are
+      // in the rows (what the page watches to read the grid again).
+      const running = async () =>
+        (await (await fetch(`${t.url}/api/product-imports/${imp.id}/ai-validate`, { headers: h })).json())
+          .running;
+      await expect.poll(running, { timeout: 5_000 }).toMatchObject({ written: 1 });
+      expect(await running()).toMatchObject({ status: "running", done: 1, total: 2, written: 1 });
       expect(ai((await rows())[3]!)).toEqual(before4);
       expect((await post("/ai-validate/cancel")).status).toBe(200);
       expect((await progress()).at(-1)).toMatchObject({ status: "cancelled", saved: true });

@@ -2,6 +2,7 @@
 // prompt layers and versions, each structured-output mode, caching, retries, cost, redaction,
 // the connection test, replay, retention and who may call what.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type CallRecord, CallWriter } from "../../server/modules/aiValidation/call-writer.ts";
 import { AI_NOT_CONFIGURED, type AiCallDetail } from "../../shared/ai-validation.ts";
 import { ADMIN, startTestApp, type TestApp } from "../helpers/app.ts";
 import { testBackend } from "../helpers/db.ts";
@@ -392,6 +393,70 @@ describe(`AI validation (${testBackend})`, () => {
     expect(await ai().purgeOld()).toBe(1);
     expect(await t.tdb.db.prisma.aiValidationCall.count()).toBe(kept - 1);
     expect((await get(`/api/ai-validation/runs/${r!.call_id}`)).statusCode).toBe(404);
+  });
+
+  it("stores every call of a run (and its cache entries) by the time its results are in", async () => {
+    const rows = Array.from({ length: 12 }, () => freshRow());
+    const results = await ai().validateRows(rows);
+    const ids = results.map((r) => r.call_id!);
+    expect(new Set(ids).size).toBe(12);
+    // Every call and cache entry is in the database once the results are (no wait for a flush).
+    const stored = await t.tdb.db.prisma.aiValidationCall.findMany({ where: { id: { in: ids } } });
+    expect(stored.map((c) => c.id).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+    expect(stored.every((c) => c.status === "ok" && c.layers !== null)).toBe(true);
+    const again = await ai().validateRows(rows);
+    expect(again.every((r) => r.status === "cached")).toBe(true);
+  });
+
+  it("keeps the calls a write would lose to one record the database refuses, and names that one", async () => {
+    const logged: string[] = [];
+    const writer = new CallWriter(t.tdb.db, { log: (e) => logged.push(String(e)) });
+    const record = (tokens: number): CallRecord => ({
+      kind: "test",
+      batch_id: null,
+      import_id: null,
+      row_ids: [1],
+      replay_of: null,
+      company: null,
+      product_type: null,
+      template_id: null,
+      prompt_versions: {},
+      base_url: "http://127.0.0.1/v1",
+      model: "writer-test",
+      mode: "json_object",
+      status: "ok",
+      latency_ms: 1,
+      tokens_in: tokens,
+      tokens_out: 1,
+      cost: 0,
+      fields_checked: 1,
+      issues_found: 0,
+      layers: [],
+      request: {},
+      // PostgreSQL holds no NUL in text: it is dropped, not the record.
+      response_raw: "an answer with a \u0000 in it",
+      verdicts: null,
+      error: null,
+      attempts: [],
+      timings: {},
+      created_by: null,
+    });
+    const good = [await writer.nextId(), await writer.nextId(), await writer.nextId()];
+    const bad = await writer.nextId();
+    writer.add({ ...record(10), id: good[0]! });
+    writer.add({ ...record(2 ** 40), id: bad }); // out of the int column's range
+    writer.add({ ...record(10), id: good[1]! }, [
+      { key: `writer-test-${bad}`, verdict: {}, call_id: good[1]! },
+    ]);
+    writer.add({ ...record(10), id: good[2]! });
+    await writer.drain();
+    const stored = await t.tdb.db.prisma.aiValidationCall.findMany({
+      where: { model: "writer-test", id: { in: [...good, bad] } },
+    });
+    expect(stored.map((c) => c.id).sort((a, b) => a - b)).toEqual(good);
+    expect(stored[0]!.responseRaw).toBe("an answer with a  in it");
+    expect(await t.tdb.db.prisma.aiValidationCache.count({ where: { key: `writer-test-${bad}` } })).toBe(1);
+    expect(logged).toEqual([expect.stringMatching(new RegExp(`AI call ${bad} not stored: .*out of range`))]);
   });
 
   it("lets only the right users see runs and test the connection", async () => {

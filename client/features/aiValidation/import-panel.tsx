@@ -67,19 +67,28 @@ export function ImportAiPanel({ importId, onChanged }: { importId: number; onCha
     seen.current = lastRun;
   }, [loaded, lastRun]);
 
-  // During a run the verdicts go into the rows as they arrive: the grid reads them as the count grows.
+  // During a run the verdicts go into the rows as they arrive: the grid reads them again whenever
+  // the run's `written` count (rows whose verdicts are in the rows) moves. A run on another
+  // instance tells no `written`: there the done count moves, and the grid is read once more a
+  // moment later (the rows are written just after). The first state seen counts as a move when it
+  // already holds verdicts (a row answered before the page's first look at the run).
+  const runId = running?.batch_id ?? null;
+  const written = running?.written ?? null;
   const doneNow = running?.done ?? null;
-  const lastDone = useRef<number | null>(null);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: only when the done count moves
+  const moveKey =
+    runId === null ? null : `${runId}:${written ?? ""}:${written === null ? (doneNow ?? 0) : ""}`;
+  const lastKey = useRef<string | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only when the run's counts move
   useEffect(() => {
-    const grew = doneNow !== null && lastDone.current !== null && doneNow > lastDone.current;
-    lastDone.current = doneNow;
-    if (!grew) return;
+    if (moveKey === null || moveKey === lastKey.current) return;
+    const first = lastKey.current === null || !lastKey.current.startsWith(`${runId}:`);
+    lastKey.current = moveKey;
+    if (first && !(written ?? doneNow)) return;
     onChanged?.();
-    // The rows are written just after the count moves: read them once more a moment later.
+    if (written !== null) return;
     const again = setTimeout(() => onChanged?.(), 1000);
     return () => clearTimeout(again);
-  }, [doneNow]);
+  }, [moveKey]);
 
   if (!status.data) return null;
   if (!configured)

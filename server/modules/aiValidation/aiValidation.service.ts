@@ -33,10 +33,11 @@ import type { Prisma } from "../../db/generated/client.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import type { ProgressBus } from "../../jobs/progress-bus.ts";
 import { getFieldOptions } from "../templates/templates.service.ts";
-import { CallWriter } from "./call-writer.ts";
-import { type ModelCallResult, ModelClient } from "./model-client.ts";
+import { type CallRecord, CallWriter } from "./call-writer.ts";
+import { type ChatMessage, type ModelCallResult, ModelClient } from "./model-client.ts";
 import {
   buildLayers,
+  LayerBuilder,
   layersToMessages,
   loadPromptSet,
   type PromptSet,
@@ -78,6 +79,8 @@ export interface BatchProgress {
   cost: number;
   /** Set on the last event of an import's run: the verdicts are in the import's rows. */
   saved?: boolean;
+  /** An import's run: rows whose verdicts are written into the import's rows so far. */
+  written?: number;
 }
 
 export interface Estimate {
@@ -100,19 +103,34 @@ export interface Batch {
   events: EventEmitter<{ progress: [BatchProgress] }>;
   results: Promise<RowResult[]>;
   cancel(): void;
+  /** Tells the listeners of a change to `progress` (at most every PROGRESS_MS while running). */
+  changed(): void;
 }
 
-/** Counts a slot for each call in flight; callers beyond the limit wait in order. */
+/** The least time between two progress events of a run (the last change is always told). */
+const PROGRESS_MS = 100;
+
+/**
+ * Counts a slot for each call in flight; callers beyond the limit wait in order. A freed slot goes
+ * to the next caller on `setImmediate`, after the I/O already waiting: answers that arrived
+ * together are each finished (parsed, delivered) before new requests are built and sent, instead
+ * of the last of them waiting behind the others' next requests.
+ */
 class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   constructor(private readonly limit: number) {}
   async acquire(): Promise<() => void> {
     if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
+    else this.active++;
+    let released = false;
     return () => {
-      this.active--;
-      this.waiting.shift()?.();
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      // The slot passes to the waiter as is (active unchanged), or is freed.
+      if (next) setImmediate(next);
+      else this.active--;
     };
   }
 }
@@ -143,6 +161,8 @@ export interface AiValidationOptions {
    * LISTEN/NOTIFY, as the data operations' progress) and takes their cancel requests.
    */
   bus?: ProgressBus;
+  /** Where a call record the database refused is reported. */
+  log?: (err: unknown) => void;
 }
 
 /** A run's progress as the database holds it: what another instance than the one running it sees. */
@@ -155,14 +175,21 @@ export interface StoredBatch {
 export class AiValidation {
   readonly client: ModelClient | null;
   private readonly slots: Semaphore;
-  private readonly writer: CallWriter;
+  readonly writer: CallWriter;
   private readonly batches = new Map<number, Batch>();
   private readonly retention: NodeJS.Timeout;
   private readonly firstSweep: NodeJS.Timeout;
   private readonly bus: ProgressBus | null;
   private readonly offCancel: () => void;
-  /** Told of each stored call's timings (the bench reads the app's own share from it). */
-  observe: ((t: CallTimings & { store_ms: number }) => void) | null = null;
+  /**
+   * Told of each validation call's timings once its verdicts are delivered (the bench reads the
+   * app's own share from it): `total_ms` from the call's slot to its rows' results handed on
+   * (prompt assembly, the client, HTTP, parsing, results, the queued call record), `model_ms` the
+   * HTTP exchange as the client saw it, `server_ms` the endpoint's own time as it reported it.
+   */
+  observe:
+    | ((t: { total_ms: number; model_ms: number; server_ms: number | null; wait_ms: number }) => void)
+    | null = null;
 
   constructor(
     private readonly db: Database,
@@ -176,7 +203,7 @@ export class AiValidation {
         })
       : null;
     this.slots = new Semaphore(config.ai?.concurrency ?? 1);
-    this.writer = new CallWriter(db);
+    this.writer = new CallWriter(db, { log: opts.log });
     this.retention = setInterval(() => void this.purgeOld().catch(() => {}), 3_600_000);
     this.retention.unref();
     this.firstSweep = setTimeout(() => void this.purgeOld().catch(() => {}), 10_000);
@@ -242,11 +269,20 @@ export class AiValidation {
     };
   }
 
-  close(): void {
+  /** Cancels the runs in progress and stores what their calls queued (waits at most `maxMs`). */
+  async close(maxMs = 10_000): Promise<void> {
     clearInterval(this.retention);
     clearTimeout(this.firstSweep);
     this.offCancel();
     for (const b of this.batches.values()) b.cancel();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.batches.values()].map((b) => b.results)).then(() => this.writer.drain()),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, maxMs);
+      }),
+    ]).catch(() => {});
+    clearTimeout(timer);
   }
 
   getBatch(id: number): Batch | undefined {
@@ -322,14 +358,15 @@ export class AiValidation {
     };
     const prompts = await loadPromptSet(this.db);
     const contexts = await this.templateContexts(ctx, new Set(rows.map(companyOf)));
+    // The layers every row of a company shares are assembled once, not once per row or call.
+    const builders = new Map<string | null, LayerBuilder>();
+    for (const [company, context] of contexts)
+      builders.set(company, new LayerBuilder(prompts, context, model));
     const planned = rows.map((row) => {
       const company = companyOf(row);
-      const { layers } = buildLayers(prompts, contexts.get(company)!, [row]);
-      const fixed = layers.filter((l) => l.key !== "row").map((l) => [l.key, l.content]);
-      const key = sha256(JSON.stringify({ model, layers: fixed, values: row.values }));
-      return { row, company, key };
+      return { row, company, key: sha256(builders.get(company)!.keyText(row)) };
     });
-    return { planned, prompts, contexts };
+    return { planned, builders };
   }
 
   async estimate(rows: readonly RowInput[], ctx: ValidationContext = {}): Promise<Estimate> {
@@ -345,19 +382,15 @@ export class AiValidation {
         cost: 0,
         model: null,
       };
-    const { planned, prompts, contexts } = await this.plan(rows, ctx, ai.model);
+    const { planned, builders } = await this.plan(rows, ctx, ai.model);
     const hits = await this.cachedKeys(planned.map((p) => p.key));
     const todo = planned.filter((p) => !hits.has(p.key));
     const groups = this.group(todo, ai.rowsPerCall);
     let tokensIn = 0;
     let tokensOut = 0;
     for (const g of groups) {
-      const { layers } = buildLayers(
-        prompts,
-        contexts.get(g[0]!.company)!,
-        g.map((p) => p.row),
-      );
-      const chars = layersToMessages(layers).reduce((n, m) => n + m.content.length, 0);
+      const { messages } = builders.get(g[0]!.company)!.build(g.map((p) => p.row));
+      const chars = messages.reduce((n, m) => n + m.content.length, 0);
       tokensIn += Math.ceil(chars / 4);
       tokensOut +=
         g.reduce((n, p) => n + Object.keys(p.row.values).length, 0) * EXPECTED_OUTPUT_TOKENS_PER_FIELD;
@@ -417,7 +450,7 @@ export class AiValidation {
     const ai = this.config.ai;
     const client = this.client;
     if (!ai || !client) throw badRequest(AI_NOT_CONFIGURED);
-    const { planned, prompts, contexts } = await this.plan(rows, ctx, ai.model);
+    const { planned, builders } = await this.plan(rows, ctx, ai.model);
     const stored = await this.db.prisma.aiValidationBatch.create({
       data: {
         importId: ctx.importId ?? null,
@@ -462,9 +495,12 @@ export class AiValidation {
       planned.filter((p) => !results.has(p.row.row_id)),
       ai.rowsPerCall,
     );
+    // Progress is told at most every PROGRESS_MS (the last change always), not once per call: each
+    // event goes to the SSE streams and, with several instances, out as a NOTIFY. The batch's row
+    // (what other instances read) is written at most every half second and at the end.
     let lastWrite = 0;
-    const emit = async (final = false) => {
-      events.emit("progress", { ...progress });
+    let progressTimer: NodeJS.Timeout | null = null;
+    const storeProgress = async (final: boolean) => {
       const now = Date.now();
       if (!final && now - lastWrite < 500) return;
       lastWrite = now;
@@ -484,19 +520,24 @@ export class AiValidation {
         })
         .catch(() => {});
     };
+    const emitNow = () => {
+      if (progressTimer) clearTimeout(progressTimer);
+      progressTimer = null;
+      events.emit("progress", { ...progress });
+    };
+    const changed = () => {
+      progressTimer ??= setTimeout(() => {
+        emitNow();
+        void storeProgress(false);
+      }, PROGRESS_MS);
+    };
 
     const runGroup = async (group: (typeof groups)[number]) => {
-      if (abort.signal.aborted) return;
       const company = group[0]!.company;
-      const { layers, versions } = buildLayers(
-        prompts,
-        contexts.get(company)!,
-        group.map((p) => p.row),
-      );
+      const builder = builders.get(company)!;
       const call = await this.call({
         kind: "validation",
-        layers,
-        versions,
+        build: () => builder.build(group.map((p) => p.row)),
         rowIds: group.map((p) => p.row.row_id),
         ctx: { ...ctx, company },
         batchId: stored.id,
@@ -531,20 +572,30 @@ export class AiValidation {
         }
         progress.done++;
       }
+      // The cache entries go with the call's record, in the writer's next statement.
+      this.writer.add(null, cacheRows);
       onResults?.(group.map((p) => results.get(p.row.row_id)!));
-      if (cacheRows.length)
-        await this.db.prisma.$executeRawUnsafe(
-          `INSERT INTO ai_validation_cache (key, verdict, call_id)
-           SELECT x.key, x.verdict, x.call_id FROM jsonb_to_recordset($1::jsonb) AS x(key text, verdict jsonb, call_id int)
-           ON CONFLICT (key) DO NOTHING`,
-          JSON.stringify(cacheRows),
-        );
-      await emit();
+      changed();
+      if (this.observe) {
+        const t = call.timings;
+        this.observe({
+          total_ms: performance.now() - call.started,
+          model_ms: t.model_ms,
+          server_ms: call.result.serverMs,
+          wait_ms: call.result.waitMs,
+        });
+      }
     };
 
     const finished = (async () => {
       try {
-        await Promise.all(groups.map(runGroup));
+        // As many workers as calls may run at once, each taking the next group when it is done
+        // (not a promise per group waiting for a slot from the start).
+        let next = 0;
+        const worker = async () => {
+          while (next < groups.length && !abort.signal.aborted) await runGroup(groups[next++]!);
+        };
+        await Promise.all(Array.from({ length: Math.min(groups.length, ai.concurrency) }, worker));
         progress.status = abort.signal.aborted ? "cancelled" : "done";
       } catch (err) {
         progress.status = "failed";
@@ -555,7 +606,19 @@ export class AiValidation {
           })
           .catch(() => {});
       }
-      await emit(true);
+      // Every call and cache entry of the run is stored before the run counts as ended.
+      await this.writer.drain().catch(async (err) => {
+        await this.db.prisma.aiValidationBatch
+          .update({
+            where: { id: stored.id },
+            data: {
+              error: `Some calls are not stored yet: ${err instanceof Error ? err.message : String(err)}`,
+            },
+          })
+          .catch(() => {});
+      });
+      emitNow();
+      await storeProgress(true);
       setTimeout(() => this.batches.delete(stored.id), 60_000).unref();
       return rows.map(
         (r) =>
@@ -576,6 +639,10 @@ export class AiValidation {
       events,
       results: finished,
       cancel: () => abort.abort(),
+      changed: () => {
+        if (progress.status === "running") changed();
+        else emitNow();
+      },
     };
     this.batches.set(stored.id, batch);
     if (this.bus) {
@@ -592,25 +659,34 @@ export class AiValidation {
     return (await this.startBatch(rows, ctx)).results;
   }
 
-  /** One model call, waiting for a slot, stored whatever happened. */
+  /**
+   * One model call, waiting for a slot (the prompt is assembled once it has one), recorded whatever
+   * happened. A run's calls queue their records for the writer's next statement and go on (the run
+   * waits for them at its end); `wait` stores it before answering (a replay, a connection test).
+   */
   private async call(args: {
     kind: AiCallKind;
-    layers: PromptLayer[];
-    versions: PromptVersions;
+    build: () => { layers: PromptLayer[]; versions: PromptVersions; messages?: ChatMessage[] };
     rowIds: number[];
     ctx: ValidationContext;
     batchId?: number | null;
     replayOf?: number | null;
     model?: string;
     signal?: AbortSignal;
-  }): Promise<{ id: number; result: ModelCallResult; cost: number; timings: CallTimings }> {
+    wait?: boolean;
+  }): Promise<{ id: number; result: ModelCallResult; cost: number; timings: CallTimings; started: number }> {
     const client = this.client!;
     const ai = this.config.ai!;
     const release = await this.slots.acquire();
     let result: ModelCallResult;
+    let layers: PromptLayer[];
+    let versions: PromptVersions;
     const t0 = performance.now();
     try {
-      result = await client.validate(layersToMessages(args.layers), args.rowIds, {
+      const built = args.build();
+      layers = built.layers;
+      versions = built.versions;
+      result = await client.validate(built.messages ?? layersToMessages(layers), args.rowIds, {
         model: args.model,
         signal: args.signal,
       });
@@ -627,8 +703,7 @@ export class AiValidation {
       model_ms: Math.round(result.modelMs * 10) / 10,
       overhead_ms: Math.max(0, Math.round((total - result.modelMs - result.waitMs) * 100) / 100),
     };
-    const storeStart = performance.now();
-    const id = await this.writer.write({
+    const record: CallRecord = {
       kind: args.kind,
       batch_id: args.batchId ?? null,
       import_id: args.ctx.importId ?? null,
@@ -637,7 +712,7 @@ export class AiValidation {
       company: args.ctx.company ?? null,
       product_type: args.ctx.productType ?? null,
       template_id: args.ctx.templateId ?? null,
-      prompt_versions: args.versions,
+      prompt_versions: versions,
       base_url: safeUrl(ai.baseUrl),
       model: args.model ?? ai.model,
       mode: result.ok ? result.mode : null,
@@ -648,7 +723,7 @@ export class AiValidation {
       cost,
       fields_checked: fields,
       issues_found: issues,
-      layers: args.layers,
+      layers,
       request: result.request,
       response_raw: result.responseRaw,
       verdicts: result.verdicts,
@@ -656,9 +731,14 @@ export class AiValidation {
       attempts: result.attempts,
       timings,
       created_by: args.ctx.userId ?? null,
-    });
-    this.observe?.({ ...timings, store_ms: performance.now() - storeStart });
-    return { id, result, cost, timings };
+    };
+    let id: number;
+    if (args.wait) id = await this.writer.write(record);
+    else {
+      id = await this.writer.nextId();
+      this.writer.add({ ...record, id });
+    }
+    return { id, result, cost, timings, started: t0 };
   }
 
   // ---- replay and connection test ----------------------------------------------------------
@@ -684,8 +764,8 @@ export class AiValidation {
     for (const key of Object.keys(edits)) delete versions[key as keyof PromptVersions];
     const call = await this.call({
       kind: "replay",
-      layers,
-      versions,
+      build: () => ({ layers, versions }),
+      wait: true,
       rowIds: original.rowIds,
       ctx: {
         importId: original.importId,
@@ -776,8 +856,8 @@ export class AiValidation {
     );
     const call = await this.call({
       kind: "test",
-      layers,
-      versions,
+      build: () => ({ layers, versions }),
+      wait: true,
       rowIds: [1],
       ctx: { userId },
     });

@@ -220,16 +220,26 @@ export async function startImportValidation(
   const valuesById = new Map(rows.map((r) => [r.row_id, r.values as Record<string, string>]));
   // Verdicts go into the rows as they arrive (one write at a time; what arrives meanwhile goes in
   // the next), so the grid's cells show them during a long run; the end of the run writes them all
-  // once more with the history.
+  // once more with the history. Each write done moves the progress's `written` count: the page
+  // reads the grid's rows again when it moves (the rows hold the verdicts by then).
   const pending = new Map<number, Omit<Finding, "source">[]>();
   let writing = false;
   let flushing: Promise<void> = Promise.resolve();
+  let written = 0;
+  let started: Awaited<ReturnType<typeof ai.startBatch>> | null = null;
   const flush = () => {
     if (writing || !pending.size) return;
     writing = true;
     const chunk = new Map(pending);
     pending.clear();
     flushing = saveValidationFindings(db, id, AI_STEP, chunk)
+      .then(() => {
+        written += chunk.size;
+        if (started && !ended) {
+          started.progress.written = written;
+          started.changed();
+        }
+      })
       .catch((err) => log?.(err))
       .finally(() => {
         writing = false;
@@ -246,6 +256,8 @@ export async function startImportValidation(
     flush();
   };
   const batch = await ai.startBatch(rows, ctx, onResults);
+  started = batch;
+  batch.progress.written = written;
   void batch.results
     .then(async (results) => {
       ended = true;

@@ -29,6 +29,12 @@ export interface ModelCallResult {
   modelMs: number;
   /** Time spent in back-off pauses between attempts. */
   waitMs: number;
+  /**
+   * The endpoint's own time for the answer, as it reports it (`openai-processing-ms`, sent by
+   * OpenAI and the tests' loopback model), summed over the attempts that reported it; null when
+   * none did.
+   */
+  serverMs: number | null;
 }
 
 export interface ModelClientOptions {
@@ -150,7 +156,29 @@ export class ModelClient {
     rowIds: readonly number[],
     opts: { model?: string; signal?: AbortSignal } = {},
   ): Promise<ModelCallResult> {
-    const model = opts.model ?? this.config.model;
+    // The call's own signal: the client adds a listener to the signal it is given and never takes
+    // it off, so a batch's one signal shared by a thousand calls would collect a thousand listeners
+    // (and Node's EventTarget scans them all on every add). The batch's signal reaches this one
+    // through a listener removed when the call ends.
+    const own = new AbortController();
+    const parent = opts.signal;
+    const forward = () => own.abort();
+    if (parent?.aborted) own.abort();
+    else parent?.addEventListener("abort", forward, { once: true });
+    try {
+      return await this.attempt(messages, rowIds, opts.model ?? this.config.model, own.signal);
+    } finally {
+      parent?.removeEventListener("abort", forward);
+    }
+  }
+
+  private async attempt(
+    messages: ChatMessage[],
+    rowIds: readonly number[],
+    model: string,
+    signal: AbortSignal,
+  ): Promise<ModelCallResult> {
+    const opts = { signal };
     let modeIndex = AI_MODES.indexOf(this.workingMode.get(model) ?? "json_schema");
     const attempts: CallAttempt[] = [];
     let tries = 0;
@@ -161,6 +189,7 @@ export class ModelClient {
     let lastRaw: string | null = null;
     let tokensIn = 0;
     let tokensOut = 0;
+    let serverMs: number | null = null;
     const done = (ok: boolean, extra: Partial<ModelCallResult>): ModelCallResult => ({
       ok,
       mode: null,
@@ -173,6 +202,7 @@ export class ModelClient {
       tokensOut,
       modelMs,
       waitMs,
+      serverMs,
       ...extra,
     });
 
@@ -191,6 +221,8 @@ export class ModelClient {
         const response = await this.client.chat.completions
           .create(request as unknown as ChatCompletionCreateParamsNonStreaming, { signal: opts.signal })
           .asResponse();
+        const processing = Number(response.headers.get("openai-processing-ms") ?? Number.NaN);
+        if (Number.isFinite(processing)) serverMs = (serverMs ?? 0) + processing;
         const raw = await response.text();
         attempt.ms = Math.round(performance.now() - started);
         modelMs += performance.now() - started;

@@ -145,3 +145,88 @@ export function layersToMessages(layers: readonly PromptLayer[]): ChatMessage[] 
     { role: "user", content: user.join("\n\n") },
   ];
 }
+
+/** What every call of one company's rows shares: assembled once per run, not once per call. */
+interface FixedPart {
+  /** The layers before the row layer. */
+  layers: PromptLayer[];
+  versions: PromptVersions;
+  /** The system message, ready. */
+  system: string;
+  /** The user message up to the rows' section title (with its trailing newline). */
+  userPrefix: string;
+  /**
+   * The cache key's text up to a row's values: `JSON.stringify({ model, layers, values })` is this
+   * + the values' JSON + "}" (the same key as before this was precomputed).
+   */
+  keyPrefix: string;
+}
+
+/**
+ * Builds the layers and messages of one company's calls in a run. The layers that are the same
+ * for every row (system, general, company, template) and the messages they make are built once
+ * per set of option fields the rows hold (the template layer lists only the options of fields a
+ * row has), so a call costs only its rows' JSON.
+ */
+export class LayerBuilder {
+  private readonly fixed = new Map<number, FixedPart>();
+
+  constructor(
+    private readonly set: PromptSet,
+    private readonly ctx: TemplateContext,
+    private readonly model: string,
+  ) {}
+
+  private fixedFor(rows: readonly RowInput[]): FixedPart {
+    let mask = 0;
+    OPTION_FIELDS.forEach(([, field], i) => {
+      if (rows.some((r) => field in r.values)) mask |= 1 << i;
+    });
+    let part = this.fixed.get(mask);
+    if (!part) {
+      const fields = new Set(OPTION_FIELDS.filter((_, i) => mask & (1 << i)).map(([, f]) => f));
+      const { layers, versions } = buildLayers(this.set, this.ctx, []);
+      const template = layers.find((l) => l.key === "template")!;
+      template.content = templateLayer(this.ctx, fields);
+      const fixedLayers = layers.filter((l) => l.key !== "row");
+      const [system, user] = layersToMessages([...fixedLayers, { key: "row", label: "", content: "\u0000" }]);
+      const userPrefix = user!.content.slice(0, user!.content.indexOf("\u0000"));
+      const keyJson = JSON.stringify({
+        model: this.model,
+        layers: fixedLayers.map((l) => [l.key, l.content]),
+        values: null,
+      });
+      part = {
+        layers: fixedLayers,
+        versions,
+        system: system!.content,
+        userPrefix,
+        keyPrefix: keyJson.slice(0, -"null}".length),
+      };
+      this.fixed.set(mask, part);
+    }
+    return part;
+  }
+
+  /** The cache key's text of one row (hash it): the fixed layers, the model and the row's values. */
+  keyText(row: RowInput): string {
+    return `${this.fixedFor([row]).keyPrefix}${JSON.stringify(row.values)}}`;
+  }
+
+  /** The layers, versions and messages of one call over `rows`. */
+  build(rows: readonly RowInput[]): {
+    layers: PromptLayer[];
+    versions: PromptVersions;
+    messages: ChatMessage[];
+  } {
+    const part = this.fixedFor(rows);
+    const content = rowLayer(rows);
+    const layers = [...part.layers, { key: "row" as const, label: LAYER_LABELS.row, content }];
+    const messages: ChatMessage[] = [
+      { role: "system", content: part.system },
+      // Never blank: every row's line holds its row_id.
+      { role: "user", content: `${part.userPrefix}${content}` },
+    ];
+    return { layers, versions: part.versions, messages };
+  }
+}
