@@ -25,8 +25,14 @@ import {
 import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors.ts";
 import { isProductCategorySql } from "../config/category-types.ts";
-import { loadGlobalSettingValues, resolvePlanningParameters } from "../config/planning-parameters.ts";
-import { promotionAdjustmentSql, stoppedReorderSql } from "../discounts/promotion-layer.ts";
+import {
+  loadGlobalSettingValues,
+  resolvePlanningParameters,
+} from "../config/planning-parameters.ts";
+import {
+  promotionAdjustmentSql,
+  stoppedReorderSql,
+} from "../discounts/promotion-layer.ts";
 import {
   type AccuracyRow,
   addDays,
@@ -42,7 +48,8 @@ import {
 
 type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
 const runner = (db: Database): Query => {
-  return <T>(sql: string, params: unknown[] = []) => db.prisma.$queryRawUnsafe<T[]>(sql, ...params);
+  return <T>(sql: string, params: unknown[] = []) =>
+    db.prisma.$queryRawUnsafe<T[]>(sql, ...params);
 };
 
 /** Text for LIKE: wildcards in the search are matched literally. */
@@ -52,11 +59,15 @@ const zeroCounts = <K extends string>(keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
 /** A jsonb count object ({"critical": 3, …}) with every key present. */
-function counts<K extends string>(keys: readonly K[], value: unknown): Record<K, number> {
+function counts<K extends string>(
+  keys: readonly K[],
+  value: unknown,
+): Record<K, number> {
   const out = zeroCounts(keys);
   const obj = typeof value === "string" ? JSON.parse(value) : value;
   if (obj && typeof obj === "object")
-    for (const k of keys) out[k] = Number((obj as Record<string, unknown>)[k] ?? 0) || 0;
+    for (const k of keys)
+      out[k] = Number((obj as Record<string, unknown>)[k] ?? 0) || 0;
   return out;
 }
 
@@ -98,16 +109,83 @@ const PRODUCT_ROW_SELECT = `
 
 /** What the filters and sorts read (products only when they need it); names join the page's rows. */
 const fromFor = (sql: string) =>
-  /\bp\./.test(sql) ? "FROM product_metrics m JOIN products p ON p.pid = m.pid" : "FROM product_metrics m";
+  /\bp\./.test(sql)
+    ? "FROM product_metrics m JOIN products p ON p.pid = m.pid"
+    : "FROM product_metrics m";
 
-const PAGE_CACHE_SIZE = 2000;
-const pageCaches = new WeakMap<Database, Map<string, { version: string; page: ProductMetricsPage }>>();
+/**
+ * What the product list keeps between requests, per database and calculation (the timestamp the
+ * run writes to calculate_status in the transaction that swaps its tables in): per filter set and
+ * sort, the matching pids in that order, and per filter set the status counts. Any page is then a
+ * slice of the ordering and one primary-key read, which also reads the calculation's timestamp in
+ * the same statement (one snapshot): a page is answered only from an ordering of that calculation.
+ */
+interface Versioned<T> {
+  version: string;
+  value: T;
+}
+interface ListCache {
+  orderings: Map<string, Promise<Versioned<Int32Array>>>;
+  /** pids held by `orderings`, per key and in all (emptied beyond ORDERING_CACHE_PIDS) */
+  sizes: Map<string, number>;
+  pids: number;
+  chips: Map<
+    string,
+    Promise<Versioned<{ status: string | null; n: number }[]>>
+  >;
+}
+const ORDERING_CACHE_PIDS = 4_000_000;
+const CHIP_CACHE_SIZE = 500;
+const listCaches = new WeakMap<Database, ListCache>();
+const listCacheOf = (db: Database): ListCache => {
+  let cache = listCaches.get(db);
+  if (!cache) {
+    cache = {
+      orderings: new Map(),
+      sizes: new Map(),
+      pids: 0,
+      chips: new Map(),
+    };
+    listCaches.set(db, cache);
+  }
+  return cache;
+};
+const CALCULATION_VERSION =
+  "(SELECT max(last_calculation_timestamp)::text FROM calculate_status)";
 
-/** Status counts per filter set (SQL and parameters), valid for one calculation (its timestamp). */
-const statusCountCaches = new WeakMap<
-  Database,
-  Map<string, { version: string; chips: { status: string | null; n: number }[] }>
->();
+/**
+ * The cached value under `key` if it is of `version` (or of any calculation when `version` is
+ * undefined); else computes it, once for all the requests asking at the same time. A value of no
+ * calculation (none has run yet) is not kept.
+ */
+async function versioned<T>(
+  map: Map<string, Promise<Versioned<T>>>,
+  key: string,
+  version: string | undefined,
+  compute: () => Promise<Versioned<T>>,
+  kept?: (v: Versioned<T>) => void,
+): Promise<Versioned<T>> {
+  const known = map.get(key);
+  if (known) {
+    const v = await known.catch(() => null);
+    if (v && (version === undefined || v.version === version)) return v;
+    if (map.get(key) === known) map.delete(key);
+  }
+  // Another request may have started it while this one waited.
+  const again = map.get(key);
+  if (again) return again;
+  const computing = compute();
+  map.set(key, computing);
+  try {
+    const v = await computing;
+    if (!v.version && map.get(key) === computing) map.delete(key);
+    else kept?.(v);
+    return v;
+  } catch (err) {
+    if (map.get(key) === computing) map.delete(key);
+    throw err;
+  }
+}
 
 /** D0 of a product_metrics row: the UTC day its figures are as of. */
 const METRICS_D0 = "(m.calculated_at AT TIME ZONE 'UTC')::date";
@@ -117,13 +195,21 @@ const METRICS_D0 = "(m.calculated_at AT TIME ZONE 'UTC')::date";
  * parameters added through `param`. The Dashboard's tiles count with these very conditions
  * (countProductMetrics), so a tile and the list it opens cannot disagree.
  */
-export function productFilterWhere(q: ProductMetricsListQuery, param: (v: unknown) => string): string[] {
+export function productFilterWhere(
+  q: ProductMetricsListQuery,
+  param: (v: unknown) => string,
+): string[] {
   const where: string[] = [];
   const search = q.search?.trim();
   if (search) {
     const like = param(`%${likeEscape(search)}%`);
-    const alternatives = [`p.title ILIKE ${like}`, `p.sku ILIKE ${like}`, `p.barcode ILIKE ${like}`];
-    if (/^\d{1,9}$/.test(search)) alternatives.push(`p.pid = ${param(Number(search))}::int`);
+    const alternatives = [
+      `p.title ILIKE ${like}`,
+      `p.sku ILIKE ${like}`,
+      `p.barcode ILIKE ${like}`,
+    ];
+    if (/^\d{1,9}$/.test(search))
+      alternatives.push(`p.pid = ${param(Number(search))}::int`);
     where.push(`(${alternatives.join(" OR ")})`);
   }
   if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
@@ -196,17 +282,7 @@ export async function listProductMetrics(
 ): Promise<ProductMetricsPage> {
   const q = productMetricsListInput.parse(input);
   const query = runner(db);
-  // Every figure here comes from the last calculation: a page is kept until the next one commits
-  // (its timestamp in calculate_status, one index read), per database, at most PAGE_CACHE_SIZE pages.
-  const [calculated] = await query<{ v: string | null }>(
-    "SELECT max(last_calculation_timestamp)::text AS v FROM calculate_status",
-  );
-  const version = calculated?.v ?? "";
-  const pages = pageCaches.get(db) ?? new Map<string, { version: string; page: ProductMetricsPage }>();
-  pageCaches.set(db, pages);
-  const pageKey = JSON.stringify(q);
-  const kept = version ? pages.get(pageKey) : undefined;
-  if (kept && kept.version === version) return kept.page;
+  const cache = listCacheOf(db);
   const params: unknown[] = [];
   const param = (v: unknown) => {
     params.push(v);
@@ -217,60 +293,139 @@ export async function listProductMetrics(
   const chipParams = [...params];
   if (q.status) where.push(`m.status = ANY(${param(q.status)}::text[])`);
   const rowWhere = where.length ? `WHERE ${where.join(" AND ")}` : "";
-
   const dir = q.dir === "asc" ? "ASC" : "DESC";
   const order = `ORDER BY ${PRODUCT_SORT_SQL[q.sort]} ${dir} NULLS LAST, m.pid ASC`;
-  const limit = param(q.pageSize);
-  const offset = param((q.page - 1) * q.pageSize);
 
   // The names of the vendor / brand filtered by (for the filter's chip).
   const filterNames =
     q.vendorId || q.brandId || q.category
-      ? query<{ vendor_name: string | null; brand_name: string | null; category_name: string | null }>(
+      ? query<{
+          vendor_name: string | null;
+          brand_name: string | null;
+          category_name: string | null;
+        }>(
           `SELECT (SELECT name FROM vendors WHERE id = $1::int) AS vendor_name,
                   (SELECT name FROM brands WHERE id = $2::int) AS brand_name,
                   (SELECT name FROM categories WHERE id = $3::int) AS category_name`,
           [q.vendorId ?? null, q.brandId ?? null, q.category ?? null],
         )
       : Promise.resolve([]);
-  // The chips count over every filter but status; the total is one of them (or their sum). They
-  // change only when a run commits its calculations: kept per filter set and calculation.
-  const chipKey = `${chipWhere}|${JSON.stringify(chipParams)}`;
-  const statusCountCache = statusCountCaches.get(db) ?? new Map();
-  statusCountCaches.set(db, statusCountCache);
-  const chipsOf = async () => {
-    const known = version ? statusCountCache.get(chipKey) : undefined;
-    if (known && known.version === version) return known.chips;
-    const chips = await query<{ status: string | null; n: number }>(
-      `SELECT m.status, count(*)::int AS n ${fromFor(chipWhere)} ${chipWhere} GROUP BY m.status`,
-      chipParams,
+
+  // The filter set's pids in the sort's order (one sort over the matching rows, per calculation).
+  const orderingKey = `${rowWhere}|${JSON.stringify(params)}|${order}`;
+  const orderingOf = (version: string | undefined) =>
+    versioned(
+      cache.orderings,
+      orderingKey,
+      version,
+      async () => {
+        const [r] = await query<{
+          version: string | null;
+          pids: number[] | null;
+        }>(
+          `SELECT ${CALCULATION_VERSION} AS version,
+             (SELECT array_agg(m.pid ${order}) ${fromFor(rowWhere + order)} ${rowWhere}) AS pids`,
+          params,
+        );
+        return {
+          version: r?.version ?? "",
+          value: Int32Array.from(r?.pids ?? []),
+        };
+      },
+      (v) => {
+        cache.pids += v.value.length - (cache.sizes.get(orderingKey) ?? 0);
+        cache.sizes.set(orderingKey, v.value.length);
+        if (cache.pids > ORDERING_CACHE_PIDS) {
+          for (const key of [...cache.orderings.keys()])
+            if (key !== orderingKey) cache.orderings.delete(key);
+          cache.sizes.clear();
+          cache.sizes.set(orderingKey, v.value.length);
+          cache.pids = v.value.length;
+        }
+      },
     );
-    if (statusCountCache.size >= 500) statusCountCache.clear();
-    statusCountCache.set(chipKey, { version, chips });
-    return chips;
-  };
-  // The page's pids first (narrow rows, a top-N sort), then their columns and names.
-  const [rows, chips, [names]] = await Promise.all([
-    query<ProductMetricsRow>(
-      `SELECT ${PRODUCT_ROW_SELECT}
-       FROM (SELECT m.pid ${fromFor(rowWhere + order)} ${rowWhere} ${order} LIMIT ${limit}::int OFFSET ${offset}::int) pg
-       JOIN product_metrics m ON m.pid = pg.pid
-       JOIN products p ON p.pid = m.pid
-       LEFT JOIN vendors v ON v.id = p.vendor_id
-       LEFT JOIN brands b ON b.id = p.brand_id
-       ${order}`,
-      params,
-    ),
-    chipsOf(),
-    filterNames,
-  ]);
+  // The chips count over every filter but status; the total is one of them (or their sum).
+  const chipKey = `${chipWhere}|${JSON.stringify(chipParams)}`;
+  const chipsOf = (version: string | undefined) =>
+    versioned(
+      cache.chips,
+      chipKey,
+      version,
+      async () => {
+        const [r] = await query<{
+          version: string | null;
+          chips: { status: string | null; n: number }[] | null;
+        }>(
+          `SELECT ${CALCULATION_VERSION} AS version,
+             (SELECT json_agg(c) FROM (SELECT m.status, count(*)::int AS n ${fromFor(chipWhere)} ${chipWhere}
+                                       GROUP BY m.status) c) AS chips`,
+          chipParams,
+        );
+        return { version: r?.version ?? "", value: r?.chips ?? [] };
+      },
+      () => {
+        if (cache.chips.size > CHIP_CACHE_SIZE) {
+          for (const key of [...cache.chips.keys()])
+            if (key !== chipKey) cache.chips.delete(key);
+        }
+      },
+    );
+
+  // The page: a slice of the ordering, its rows read by primary key together with the calculation's
+  // timestamp (one statement, one snapshot). Should a calculation have committed since the ordering
+  // or the counts were taken, they are taken again for it.
+  const offset = (q.page - 1) * q.pageSize;
+  let want: string | undefined;
+  let rows: ProductMetricsRow[] = [];
+  let chips: { status: string | null; n: number }[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const [ordering, counted] = await Promise.all([
+      orderingOf(want),
+      chipsOf(want),
+    ]);
+    const pids = Array.from(
+      ordering.value.subarray(offset, offset + q.pageSize),
+    );
+    let version: string;
+    if (pids.length === 0) {
+      const [v] = await query<{ version: string | null }>(
+        `SELECT ${CALCULATION_VERSION} AS version`,
+      );
+      version = v?.version ?? "";
+      rows = [];
+    } else {
+      const read = await query<
+        ProductMetricsRow & { calc_version: string | null; ord: unknown }
+      >(
+        `SELECT ${CALCULATION_VERSION} AS calc_version, pg.ord, ${PRODUCT_ROW_SELECT}
+         FROM unnest($1::int[]) WITH ORDINALITY AS pg(pid, ord)
+         JOIN product_metrics m ON m.pid = pg.pid
+         JOIN products p ON p.pid = m.pid
+         LEFT JOIN vendors v ON v.id = p.vendor_id
+         LEFT JOIN brands b ON b.id = p.brand_id
+         ORDER BY pg.ord`,
+        [pids],
+      );
+      version = read[0]?.calc_version ?? "";
+      rows = read.map(({ calc_version: _v, ord: _o, ...row }) => row);
+    }
+    chips = counted.value;
+    if (ordering.version === version && counted.version === version) break;
+    if (attempt >= 10)
+      throw new Error("The product list could not be read consistently");
+    want = version;
+  }
+
+  const [names] = await filterNames;
   const status_counts = zeroCounts(PRODUCT_STATUSES);
   let total = 0;
   for (const c of chips) {
-    if (c.status && c.status in status_counts) status_counts[c.status as ProductStatus] = c.n;
-    if (!q.status || (c.status && (q.status as string[]).includes(c.status))) total += c.n;
+    if (c.status && c.status in status_counts)
+      status_counts[c.status as ProductStatus] = c.n;
+    if (!q.status || (c.status && (q.status as string[]).includes(c.status)))
+      total += c.n;
   }
-  const page: ProductMetricsPage = {
+  return {
     rows,
     total,
     page: q.page,
@@ -280,11 +435,6 @@ export async function listProductMetrics(
     ...(q.brandId ? { brand_name: names?.brand_name ?? null } : {}),
     ...(q.category ? { category_name: names?.category_name ?? null } : {}),
   };
-  if (version) {
-    if (pages.size >= PAGE_CACHE_SIZE) pages.clear();
-    pages.set(pageKey, { version, page });
-  }
-  return page;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,7 +564,9 @@ async function loadProduct(db: Database, pid: number): Promise<Loaded> {
   const row = rows[0];
   if (!row) throw notFound(`Product ${pid} not found`);
   if (!row.has_metrics)
-    throw notFound(`No metrics have been calculated for product ${pid} yet. Run a full update.`);
+    throw notFound(
+      `No metrics have been calculated for product ${pid} yet. Run a full update.`,
+    );
   const forecast = forecasts[0] ?? null;
   if (forecast) forecast.weekly = forecast.weekly.map(Number);
   return { row, forecast };
@@ -475,7 +627,10 @@ const LISTED_SAMPLES = 20;
  * − ordered. Counts and sums over every line; listed per level, the lines of one purchase order
  * with the same first receipt together, the first LISTED_SAMPLES such groups.
  */
-async function loadLeadTimeSamples(db: Database, row: ExplainRow): Promise<LeadTimeSamples> {
+async function loadLeadTimeSamples(
+  db: Database,
+  row: ExplainRow,
+): Promise<LeadTimeSamples> {
   const rows = await runner(db)<{
     n_own: number;
     s_own: number;
@@ -549,16 +704,29 @@ async function loadLeadTimeSamples(db: Database, row: ExplainRow): Promise<LeadT
         lines: r.lines,
       }));
   return {
-    product: { count: t?.n_own ?? 0, sum: t?.s_own ?? 0, sum_sq: t?.ss_own ?? 0, listed: listed("own") },
+    product: {
+      count: t?.n_own ?? 0,
+      sum: t?.s_own ?? 0,
+      sum_sq: t?.ss_own ?? 0,
+      listed: listed("own"),
+    },
     vendor:
       row.vendor_id === null
         ? null
-        : { count: t?.n_vend ?? 0, sum: t?.s_vend ?? 0, sum_sq: t?.ss_vend ?? 0, listed: listed("vendor") },
+        : {
+            count: t?.n_vend ?? 0,
+            sum: t?.s_vend ?? 0,
+            sum_sq: t?.ss_vend ?? 0,
+            listed: listed("vendor"),
+          },
   };
 }
 
 /** Units and revenue per window (7, 30, 90, 365 days, lifetime) from the order lines, up to asOf. */
-async function loadSalesWindows(db: Database, row: ExplainRow): Promise<SalesWindows> {
+async function loadSalesWindows(
+  db: Database,
+  row: ExplainRow,
+): Promise<SalesWindows> {
   const windows = [6, 29, 89, 364];
   const [w] = await runner(db)<Record<string, number | string | null>>(
     `SELECT ${windows
@@ -578,8 +746,14 @@ async function loadSalesWindows(db: Database, row: ExplainRow): Promise<SalesWin
     [row.pid, row.d0, row.calculated_at],
   );
   const at = (prefix: string) =>
-    [0, 1, 2, 3, 4].map((i) => Number(w?.[`${prefix}${i}`] ?? 0)) as SalesWindows["units"];
-  return { units: at("u"), revenue: at("r"), first_sold: (w?.first_sold as string | null) ?? null };
+    [0, 1, 2, 3, 4].map((i) =>
+      Number(w?.[`${prefix}${i}`] ?? 0),
+    ) as SalesWindows["units"];
+  return {
+    units: at("u"),
+    revenue: at("r"),
+    first_sold: (w?.first_sold as string | null) ?? null,
+  };
 }
 
 async function explainLoaded(
@@ -589,10 +763,11 @@ async function explainLoaded(
 ): Promise<MetricsExplanation> {
   const query = runner(db);
   const pid = row.pid;
-  const [openLines, moments, params, settings, windows, leadTimeSamples] = await Promise.all([
-    // Received = the receipts dated up to D0 (§1: later ones are not received yet).
-    query<OpenLine>(
-      `SELECT o.id AS po_id, to_char(o.date_ordered, 'YYYY-MM-DD') AS date_ordered,
+  const [openLines, moments, params, settings, windows, leadTimeSamples] =
+    await Promise.all([
+      // Received = the receipts dated up to D0 (§1: later ones are not received yet).
+      query<OpenLine>(
+        `SELECT o.id AS po_id, to_char(o.date_ordered, 'YYYY-MM-DD') AS date_ordered,
          to_char(o.date_expected, 'YYYY-MM-DD') AS date_expected, l.ordered_qty,
          COALESCE((SELECT sum(r.qty) FROM receivings r WHERE r.po_line_id = l.id AND r.received_date <= $2::date), 0)::int
            AS received_qty
@@ -600,12 +775,12 @@ async function explainLoaded(
        JOIN purchase_orders o ON o.id = l.po_id AND o.status IN ('ordered', 'partial')
        WHERE l.pid = $1::int
        ORDER BY o.date_ordered, o.id, l.id`,
-      [pid, row.d0],
-    ),
-    // Daily units of the 89 whole days before D0 (the days with sales; the others add 0 to both
-    // sums). D0 itself is cut at asOf, which is not stored: its units are what units_90d leaves.
-    query<SalesMoments>(
-      `SELECT COALESCE(sum(x), 0)::float8 AS sum_x, COALESCE(sum(x * x), 0)::float8 AS sum_x2
+        [pid, row.d0],
+      ),
+      // Daily units of the 89 whole days before D0 (the days with sales; the others add 0 to both
+      // sums). D0 itself is cut at asOf, which is not stored: its units are what units_90d leaves.
+      query<SalesMoments>(
+        `SELECT COALESCE(sum(x), 0)::float8 AS sum_x, COALESCE(sum(x * x), 0)::float8 AS sum_x2
        FROM (
          SELECT sum(quantity) AS x FROM order_lines
          WHERE pid = $1::int AND status = 'completed'
@@ -613,13 +788,13 @@ async function explainLoaded(
            AND order_date < ($2::date::timestamp AT TIME ZONE 'UTC')
          GROUP BY (order_date AT TIME ZONE 'UTC')::date
        ) s`,
-      [pid, row.d0],
-    ),
-    resolvePlanningParameters(db, [pid]),
-    loadGlobalSettingValues(db),
-    loadSalesWindows(db, row),
-    loadLeadTimeSamples(db, row),
-  ]);
+        [pid, row.d0],
+      ),
+      resolvePlanningParameters(db, [pid]),
+      loadGlobalSettingValues(db),
+      loadSalesWindows(db, row),
+      loadLeadTimeSamples(db, row),
+    ]);
   const before = moments[0] ?? { sum_x: 0, sum_x2: 0 };
   const onD0 = Math.max(0, row.units_90d - before.sum_x);
   // The days with a bulk order (§3): their units, as the stock history has them, so the
@@ -627,7 +802,8 @@ async function explainLoaded(
   const bulkDays = [
     ...new Set(
       (
-        (row as { demand_variability?: { bulk?: { day: string }[] } | null }).demand_variability?.bulk ?? []
+        (row as { demand_variability?: { bulk?: { day: string }[] } | null })
+          .demand_variability?.bulk ?? []
       ).map((b) => b.day),
     ),
   ];
@@ -645,7 +821,11 @@ async function explainLoaded(
     row,
     forecast,
     openLines,
-    sales: { sum_x: before.sum_x + onD0, sum_x2: before.sum_x2 + onD0 * onD0, by_day: byDay },
+    sales: {
+      sum_x: before.sum_x + onD0,
+      sum_x2: before.sum_x2 + onD0 * onD0,
+      by_day: byDay,
+    },
     params: params[0] ?? null,
     settings,
     windows,
@@ -657,13 +837,19 @@ async function explainLoaded(
 }
 
 /** metrics.explain: every figure of one product with its inputs and the formula filled in. */
-export async function explainProductMetrics(db: Database, pid: number): Promise<MetricsExplanation> {
+export async function explainProductMetrics(
+  db: Database,
+  pid: number,
+): Promise<MetricsExplanation> {
   const loaded = await loadProduct(db, pid);
   return explainLoaded(db, loaded, await loadExtras(db, loaded.row));
 }
 
 /** metrics.product: the explanation plus weekly history, forecast, backtest and stock runs. */
-export async function productMetricsDetail(db: Database, pid: number): Promise<ProductMetricsDetail> {
+export async function productMetricsDetail(
+  db: Database,
+  pid: number,
+): Promise<ProductMetricsDetail> {
   const loaded = await loadProduct(db, pid);
   const { row, forecast } = loaded;
   const extras = await loadExtras(db, row);
@@ -671,15 +857,25 @@ export async function productMetricsDetail(db: Database, pid: number): Promise<P
   const { history, accuracy, runs } = extras;
   const stock = runs.map((r) => ({ date: r.valid_from, stock: r.stock }));
   const last = runs.at(-1);
-  if (last && last.valid_to > last.valid_from) stock.push({ date: last.valid_to, stock: last.stock });
+  if (last && last.valid_to > last.valid_from)
+    stock.push({ date: last.valid_to, stock: last.stock });
   return {
     explanation,
     history,
     forecast: forecast
-      ? forecast.weekly.map((units, h) => ({ week_start: addDays(forecast.week_start, 7 * h), units }))
+      ? forecast.weekly.map((units, h) => ({
+          week_start: addDays(forecast.week_start, 7 * h),
+          units,
+        }))
       : [],
     forecast_method: forecast?.method ?? row.forecast_method ?? null,
-    accuracy: accuracy.map(({ method, weeks, wape, mape, bias }) => ({ method, weeks, wape, mape, bias })),
+    accuracy: accuracy.map(({ method, weeks, wape, mape, bias }) => ({
+      method,
+      weeks,
+      wape,
+      mape,
+      bias,
+    })),
     stock,
   };
 }
@@ -690,7 +886,11 @@ export async function productMetricsDetail(db: Database, pid: number): Promise<P
 const AGGREGATE_TABLES = {
   brand: { table: "brand_metrics", key: "brand_id", entity: "brands" },
   vendor: { table: "vendor_metrics", key: "vendor_id", entity: "vendors" },
-  category: { table: "category_metrics", key: "category_id", entity: "categories" },
+  category: {
+    table: "category_metrics",
+    key: "category_id",
+    entity: "categories",
+  },
 } as const;
 
 /**
@@ -762,7 +962,10 @@ const AGGREGATE_FLOATS = [
 ];
 
 /** metrics.aggregates: one page of brand, vendor or category rows (§11). */
-export async function listAggregates(db: Database, input: AggregateListInput): Promise<AggregatePage> {
+export async function listAggregates(
+  db: Database,
+  input: AggregateListInput,
+): Promise<AggregatePage> {
   const q = aggregateListInput.parse(input);
   const t = AGGREGATE_TABLES[q.kind];
   const params: unknown[] = [];
@@ -780,8 +983,10 @@ export async function listAggregates(db: Database, input: AggregateListInput): P
         : "";
   const search = q.search?.trim();
   const conditions: string[] = [];
-  if (search) conditions.push(`e.name ILIKE ${param(`%${likeEscape(search)}%`)}`);
-  if (q.kind === "category" && q.level !== undefined) conditions.push(`e.level = ${param(q.level)}::int`);
+  if (search)
+    conditions.push(`e.name ILIKE ${param(`%${likeEscape(search)}%`)}`);
+  if (q.kind === "category" && q.level !== undefined)
+    conditions.push(`e.level = ${param(q.level)}::int`);
   // Only product categories (product_category_types), also when the setting changed since the run.
   if (q.kind === "category") conditions.push(isProductCategorySql("e"));
   const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
