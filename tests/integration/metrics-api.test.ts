@@ -18,17 +18,8 @@ import {
   type ProductStatus,
 } from "../../shared/metrics.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
-import {
-  createTestDatabase,
-  type TestDatabase,
-  testBackend,
-} from "../helpers/db.ts";
-import {
-  copyFixture,
-  editFile,
-  type PipelineHarness,
-  pipeline,
-} from "../helpers/pipeline.ts";
+import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
+import { copyFixture, editFile, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
 const D0 = "2026-06-30"; // FIXTURE_AS_OF's UTC date
 
@@ -81,10 +72,8 @@ const statusOf = (pid: number): ProductStatus =>
       ? "discontinued"
       : (["reorder", "healthy", "overstocked"] as const)[pid % 3]!;
 const reorderValueOf = (pid: number) => (pid === 2001 ? 36 : (pid % 5) * 10.5);
-const abcOf = (pid: number) =>
-  pid === 2001 ? "A" : pid % 4 === 0 ? "A" : pid % 4 === 1 ? "B" : "C";
-const coverOf = (pid: number) =>
-  pid === 2001 ? 10 : pid % 2 === 0 ? null : pid % 7;
+const abcOf = (pid: number) => (pid === 2001 ? "A" : pid % 4 === 0 ? "A" : pid % 4 === 1 ? "B" : "C");
+const coverOf = (pid: number) => (pid === 2001 ? 10 : pid % 2 === 0 ? null : pid % 7);
 
 /**
  * 2001 sells 2 units on each of the last 54 days (at 10:00), 5 units on 2025-09-15; one cancelled
@@ -116,20 +105,11 @@ function sourceDir(): string {
         `${p.pid},${p.title},${p.sku},5000000000${p.sku.slice(3)},${p.brand},${p.vendor},,,2.00,,1.00,${p.pid % 9},1,1,,,,,,0,,0,true,true,false,2025-03-01T00:00:00Z,,`,
     ),
   ];
-  editFile(
-    dir,
-    "products.csv",
-    (t) => `${t.trimEnd()}\n${productRows.join("\n")}\n`,
-  );
+  editFile(dir, "products.csv", (t) => `${t.trimEnd()}\n${productRows.join("\n")}\n`);
   const lines = SALES_2001.map(
-    (s, i) =>
-      `${10_000 + i},SO-W${i},2001,${s.day}T${s.time ?? "10:00:00"}Z,${s.qty},3.00,0,${s.status}`,
+    (s, i) => `${10_000 + i},SO-W${i},2001,${s.day}T${s.time ?? "10:00:00"}Z,${s.qty},3.00,0,${s.status}`,
   );
-  editFile(
-    dir,
-    "order_lines.csv",
-    (t) => `${t.trimEnd()}\n${lines.join("\n")}\n`,
-  );
+  editFile(dir, "order_lines.csv", (t) => `${t.trimEnd()}\n${lines.join("\n")}\n`);
   // Vendor A's (10) lead-time samples: PO 500 of the fixture (2026-05-01 → 05-14, 13 days) and
   // PO 510 (2001's own, 17 days), 511 (first of two receipts, 18 days), 512 (18 days). Not samples:
   // PO 513 (ordered 2025-06-01, before D0 − 364 = 2025-07-01), PO 514 (its only receipt is after D0).
@@ -155,21 +135,9 @@ function sourceDir(): string {
     "104,5130,2025-06-11,5,0.60",
     "105,5140,2026-07-02,8,1.00",
   ];
-  editFile(
-    dir,
-    "purchase_orders.csv",
-    (t) => `${t.trimEnd()}\n${pos.join("\n")}\n`,
-  );
-  editFile(
-    dir,
-    "po_lines.csv",
-    (t) => `${t.trimEnd()}\n${poLines.join("\n")}\n`,
-  );
-  editFile(
-    dir,
-    "receivings.csv",
-    (t) => `${t.trimEnd()}\n${receipts.join("\n")}\n`,
-  );
+  editFile(dir, "purchase_orders.csv", (t) => `${t.trimEnd()}\n${pos.join("\n")}\n`);
+  editFile(dir, "po_lines.csv", (t) => `${t.trimEnd()}\n${poLines.join("\n")}\n`);
+  editFile(dir, "receivings.csv", (t) => `${t.trimEnd()}\n${receipts.join("\n")}\n`);
   return dir;
 }
 
@@ -184,9 +152,7 @@ function sourceDir(): string {
 //     Σ(t − t̄)·x = Σ(12.5 − k)·x_k = 14 × (12.5 + 11.5 + … + 6.5) + 10 × 5.5 = 14 × 66.5 + 55 = 986
 //     b = 986 ÷ 1462.5 = 0.674188
 //   F₁ = max(0, ℓ + 0.8 b) = 11.483524 + 0.539350 = 12.022875
-const L_2001 =
-  (14 * 5 * (1 - 0.8 ** 7) + 10 * 0.8 ** 7 + 5 * 0.8 ** 41) /
-  (5 * (1 - 0.8 ** 78));
+const L_2001 = (14 * 5 * (1 - 0.8 ** 7) + 10 * 0.8 ** 7 + 5 * 0.8 ** 41) / (5 * (1 - 0.8 ** 78));
 const F1_2001 = L_2001 + 0.8 * (986 / 1462.5);
 // Backtest, weeks t = 71 … 78 (k = 7 … 0; A = 10, then 14 × 7; ΣA = 108). Standard forecasts week
 // k = j − 1 from the weeks k ≥ j only (j = 8 … 1): ℓ = Σ_{k≥j} 0.8^(k−j)·x_k ÷ 5(1 − 0.8^(78−j)),
@@ -199,19 +165,12 @@ const F1_2001 = L_2001 + 0.8 * (986 / 1462.5);
 // weeks before each): F = mean of x at t − 53 … t − 51 = weeks k + 51 … k + 53, all 0 (the only
 // older sale is at k = 41): Σ|A − F| = 108, WAPE = MAPE = 1, bias = −1.
 const STANDARD_F_2001 = [
-  0.000633825404410375, 2.068883391963673, 4.559038590241403, 6.561555820270759,
-  8.172431084524753, 9.468461173190004, 10.511083510869069, 11.349448032414074,
+  0.000633825404410375, 2.068883391963673, 4.559038590241403, 6.561555820270759, 8.172431084524753,
+  9.468461173190004, 10.511083510869069, 11.349448032414074,
 ];
 const ACTUAL_2001 = [10, 14, 14, 14, 14, 14, 14, 14];
-const ABS_2001 = ACTUAL_2001.reduce(
-  (s, a, i) => s + Math.abs(a - STANDARD_F_2001[i]!),
-  0,
-);
-const MAPE_2001 =
-  ACTUAL_2001.reduce(
-    (s, a, i) => s + Math.abs(a - STANDARD_F_2001[i]!) / a,
-    0,
-  ) / 8;
+const ABS_2001 = ACTUAL_2001.reduce((s, a, i) => s + Math.abs(a - STANDARD_F_2001[i]!), 0);
+const MAPE_2001 = ACTUAL_2001.reduce((s, a, i) => s + Math.abs(a - STANDARD_F_2001[i]!) / a, 0) / 8;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -230,8 +189,7 @@ describe(`metrics API (${testBackend})`, () => {
     return {
       status: res.statusCode,
       data: body.result?.data?.json as T,
-      error: body.error?.json as
-        { message: string; data: { code: string } } | undefined,
+      error: body.error?.json as { message: string; data: { code: string } } | undefined,
     };
   };
   const list = async (input: Record<string, unknown>) => {
@@ -239,8 +197,7 @@ describe(`metrics API (${testBackend})`, () => {
     expect(r.error).toBeUndefined();
     return r.data;
   };
-  const sql = (text: string, ...params: unknown[]) =>
-    t.tdb.db.prisma.$executeRawUnsafe(text, ...params);
+  const sql = (text: string, ...params: unknown[]) => t.tdb.db.prisma.$executeRawUnsafe(text, ...params);
 
   beforeAll(async () => {
     t = await startTestApp();
@@ -332,13 +289,9 @@ describe(`metrics API (${testBackend})`, () => {
     expect(first.total).toBe(28);
     expect(first.page).toBe(1);
     expect(first.pageSize).toBe(10);
-    expect(first.rows.map((r) => r.pid)).toEqual(
-      byReorderValueDesc.slice(0, 10).map((p) => p.pid),
-    );
+    expect(first.rows.map((r) => r.pid)).toEqual(byReorderValueDesc.slice(0, 10).map((p) => p.pid));
     const third = await list({ pageSize: 10, page: 3 });
-    expect(third.rows.map((r) => r.pid)).toEqual(
-      byReorderValueDesc.slice(20).map((p) => p.pid),
-    );
+    expect(third.rows.map((r) => r.pid)).toEqual(byReorderValueDesc.slice(20).map((p) => p.pid));
     expect(third.total).toBe(28);
     const past = await list({ pageSize: 10, page: 4 });
     expect(past.rows).toEqual([]);
@@ -381,9 +334,7 @@ describe(`metrics API (${testBackend})`, () => {
   });
 
   it("sorts by a whitelisted column either way, nulls last", async () => {
-    const titles = [...PRODUCTS].sort((a, b) =>
-      a.title.toLowerCase() < b.title.toLowerCase() ? -1 : 1,
-    );
+    const titles = [...PRODUCTS].sort((a, b) => (a.title.toLowerCase() < b.title.toLowerCase() ? -1 : 1));
     const asc = await list({ sort: "title", dir: "asc", pageSize: 50 });
     expect(asc.rows.map((r) => r.title)).toEqual(titles.map((p) => p.title));
 
@@ -395,38 +346,22 @@ describe(`metrics API (${testBackend})`, () => {
     const withCover = PRODUCTS.filter((p) => coverOf(p.pid) !== null).sort(
       (a, b) => coverOf(a.pid)! - coverOf(b.pid)! || a.pid - b.pid,
     );
-    const withoutCover = PRODUCTS.filter((p) => coverOf(p.pid) === null).sort(
-      (a, b) => a.pid - b.pid,
-    );
-    expect(cover.rows.map((r) => r.pid)).toEqual(
-      [...withCover, ...withoutCover].map((p) => p.pid),
-    );
+    const withoutCover = PRODUCTS.filter((p) => coverOf(p.pid) === null).sort((a, b) => a.pid - b.pid);
+    expect(cover.rows.map((r) => r.pid)).toEqual([...withCover, ...withoutCover].map((p) => p.pid));
     const coverDesc = await list({
       sort: "days_of_cover",
       dir: "desc",
       pageSize: 50,
     });
-    expect(
-      coverDesc.rows.slice(-withoutCover.length).map((r) => r.days_of_cover),
-    ).toEqual(withoutCover.map(() => null));
+    expect(coverDesc.rows.slice(-withoutCover.length).map((r) => r.days_of_cover)).toEqual(
+      withoutCover.map(() => null),
+    );
 
     const status = await list({ sort: "status", dir: "asc", pageSize: 50 });
-    const order = [
-      "critical",
-      "reorder",
-      "healthy",
-      "overstocked",
-      "new",
-      "discontinued",
-      "excluded",
-    ];
+    const order = ["critical", "reorder", "healthy", "overstocked", "new", "discontinued", "excluded"];
     expect(status.rows.map((r) => r.pid)).toEqual(
       [...PRODUCTS]
-        .sort(
-          (a, b) =>
-            order.indexOf(statusOf(a.pid)) - order.indexOf(statusOf(b.pid)) ||
-            a.pid - b.pid,
-        )
+        .sort((a, b) => order.indexOf(statusOf(a.pid)) - order.indexOf(statusOf(b.pid)) || a.pid - b.pid)
         .map((p) => p.pid),
     );
   });
@@ -443,14 +378,11 @@ describe(`metrics API (${testBackend})`, () => {
   });
 
   it("searches title, SKU and barcode (any case, wildcards literal) and a number as the pid", async () => {
-    const pids = async (search: string) =>
-      (await list({ search, pageSize: 50 })).rows.map((r) => r.pid);
+    const pids = async (search: string) => (await list({ search, pageSize: 50 })).rows.map((r) => r.pid);
     expect((await pids("item 1")).sort()).toEqual(
       BULK.filter((p) => /Item 1/.test(p.title)).map((p) => p.pid),
     );
-    expect((await pids("bk-2")).sort()).toEqual([
-      2020, 2021, 2022, 2023, 2024, 2025,
-    ]);
+    expect((await pids("bk-2")).sort()).toEqual([2020, 2021, 2022, 2023, 2024, 2025]);
     expect(await pids("4000000000001")).toEqual([2001]);
     expect(await pids("2001")).toEqual([2001]);
     expect(await pids("%")).toEqual([]);
@@ -502,22 +434,17 @@ describe(`metrics API (${testBackend})`, () => {
 
     const abcA = await list({ abc: "A", brandId: 2, pageSize: 50 });
     expect(abcA.rows.map((r) => r.pid).sort()).toEqual(
-      PRODUCTS.filter((p) => p.brand === 2 && abcOf(p.pid) === "A").map(
-        (p) => p.pid,
-      ),
+      PRODUCTS.filter((p) => p.brand === 2 && abcOf(p.pid) === "A").map((p) => p.pid),
     );
   });
 
   it("answers from the new calculation at once after it commits (no kept page, ordering or count)", async () => {
     // Pages, orderings and status counts the list keeps of the current calculation.
-    const pageOf = (input: Record<string, unknown>) =>
-      list({ pageSize: 10, ...input });
+    const pageOf = (input: Record<string, unknown>) => list({ pageSize: 10, ...input });
     const before = await pageOf({ page: 2 });
     await pageOf({ page: 1 });
     await pageOf({ status: "healthy" });
-    expect(before.rows.map((r) => r.pid)).toEqual(
-      byReorderValueDesc.slice(10, 20).map((p) => p.pid),
-    );
+    expect(before.rows.map((r) => r.pid)).toEqual(byReorderValueDesc.slice(10, 20).map((p) => p.pid));
     const last = byReorderValueDesc.at(-1)!.pid;
     const moved = before.rows[0]!.pid;
     const values = await t.tdb.db.prisma.$queryRawUnsafe<
@@ -531,28 +458,19 @@ describe(`metrics API (${testBackend})`, () => {
     // comes first, page 2's first product becomes healthy and moves to the end.
     const commit = (sqls: [string, ...unknown[]][]) =>
       t.tdb.db.prisma.$transaction(async (tx) => {
-        for (const [text, ...params] of sqls)
-          await tx.$executeRawUnsafe(text, ...params);
+        for (const [text, ...params] of sqls) await tx.$executeRawUnsafe(text, ...params);
         await tx.$executeRawUnsafe(
           `UPDATE calculate_status SET last_calculation_timestamp = last_calculation_timestamp + interval '1 second'`,
         );
       });
     try {
       await commit([
-        [
-          "UPDATE product_metrics SET reorder_value = 1000 WHERE pid = $1",
-          last,
-        ],
-        [
-          "UPDATE product_metrics SET reorder_value = -1, status = 'healthy' WHERE pid = $1",
-          moved,
-        ],
+        ["UPDATE product_metrics SET reorder_value = 1000 WHERE pid = $1", last],
+        ["UPDATE product_metrics SET reorder_value = -1, status = 'healthy' WHERE pid = $1", moved],
       ]);
       const expected = [
         last,
-        ...byReorderValueDesc
-          .map((p) => p.pid)
-          .filter((pid) => pid !== last && pid !== moved),
+        ...byReorderValueDesc.map((p) => p.pid).filter((pid) => pid !== last && pid !== moved),
         moved,
       ];
       const after = await pageOf({ page: 2 });
@@ -562,11 +480,8 @@ describe(`metrics API (${testBackend})`, () => {
         reorder_value: 1000,
       });
       const healthy = await pageOf({ status: "healthy", pageSize: 50 });
-      const wasHealthy =
-        values.find((v) => v.pid === moved)!.status === "healthy";
-      expect(healthy.total).toBe(
-        before.status_counts.healthy + (wasHealthy ? 0 : 1),
-      );
+      const wasHealthy = values.find((v) => v.pid === moved)!.status === "healthy";
+      expect(healthy.total).toBe(before.status_counts.healthy + (wasHealthy ? 0 : 1));
       expect(healthy.rows.at(-1)).toMatchObject({
         pid: moved,
         status: "healthy",
@@ -625,16 +540,14 @@ describe(`metrics API (${testBackend})`, () => {
     reorder_qty:
       "need = F(H) + SS − (on hand + on order) = 56.42 + 8 − (12 + 0) = 52.42 → ⌈52.42⌉ = 53, MOQ 24 → 53, case 12 → 60",
     reorder_value: "60 × $0.60 = $36.00",
-    overstock_qty:
-      "max(0, 12 − ⌈8 + 1.2/day × 180 days⌉) = max(0, 12 − 224) = 0",
+    overstock_qty: "max(0, 12 − ⌈8 + 1.2/day × 180 days⌉) = max(0, 12 − 224) = 0",
     overstock_value: "0 × $0.60 = $0.00",
     days_of_cover: "12 ÷ 1.2/day = 10 days",
     stockout_date: "D0 + ⌈12 ÷ 1.2/day⌉ = 2026-06-30 + 10 days = 2026-07-10",
     status:
       "not discontinued; not excluded; not new (history 546 days ≥ 30); d = 1.2/day > 0 and the stock-out date 2026-07-10 is 10 days after D0 (< 14) → critical",
     abc_class: "basis revenue_30d = 90 > 0; share before = 0.25 < 0.8 → A",
-    margin_365d:
-      "cogs = 113 × $0.60 = $67.80; ($339.00 − $67.80) ÷ $339.00 = $271.20 ÷ $339.00 = 0.8",
+    margin_365d: "cogs = 113 × $0.60 = $67.80; ($339.00 − $67.80) ÷ $339.00 = $271.20 ÷ $339.00 = 0.8",
     sell_through_30d: "60 ÷ (60 + 12) = 0.8333",
     avg_stock_units_365:
       "Σ max(S(d), 0) over 2025-07-01 … 2026-06-30 = 20 × 76 + 0 × 4 + 22 × 224 + 14 × 60 + 12 × 1 = 7300; 7300 ÷ 365 = 20",
@@ -662,12 +575,8 @@ describe(`metrics API (${testBackend})`, () => {
       d0: D0,
     });
     expect(Number.isNaN(Date.parse(data.as_of))).toBe(false);
-    expect(data.figures.map((f) => f.key)).toEqual(
-      Object.keys(expectedSubstituted),
-    );
-    expect(Object.keys(expectedSubstituted)).toEqual([
-      ...EXPLAINED_FIGURE_KEYS,
-    ]);
+    expect(data.figures.map((f) => f.key)).toEqual(Object.keys(expectedSubstituted));
+    expect(Object.keys(expectedSubstituted)).toEqual([...EXPLAINED_FIGURE_KEYS]);
     for (const f of data.figures) {
       expect(f.substituted, f.key).toBe(expectedSubstituted[f.key]);
       expect(f.section, f.key).toMatch(/^§\d+$/);
@@ -759,9 +668,7 @@ describe(`metrics API (${testBackend})`, () => {
   });
 
   it("answers the same explanation over REST, with the cookie or the bearer token", async () => {
-    const viaTrpc = (
-      await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 })
-    ).data;
+    const viaTrpc = (await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 })).data;
     const bearer = await t.app.inject({
       url: "/api/products/2001/metrics/explain",
       headers: { authorization: `Bearer ${token}` },
@@ -805,9 +712,7 @@ describe(`metrics API (${testBackend})`, () => {
     });
     const detail = await trpc("metrics.product", { pid: 3001 });
     expect(detail.error?.data.code).toBe("NOT_FOUND");
-    expect((await trpc("metrics.explain", { pid: 0 })).error?.data.code).toBe(
-      "BAD_REQUEST",
-    );
+    expect((await trpc("metrics.explain", { pid: 0 })).error?.data.code).toBe("BAD_REQUEST");
   });
 
   it("needs access:products", async () => {
@@ -816,23 +721,14 @@ describe(`metrics API (${testBackend})`, () => {
       headers: { authorization: `Bearer ${brandsOnly}` },
     });
     expect(rest.statusCode).toBe(403);
-    expect(
-      (await trpc("metrics.explain", { pid: 2001 }, brandsOnly)).error?.data
-        .code,
-    ).toBe("FORBIDDEN");
-    expect(
-      (await t.app.inject({ url: "/api/products/2001/metrics/explain" }))
-        .statusCode,
-    ).toBe(401);
+    expect((await trpc("metrics.explain", { pid: 2001 }, brandsOnly)).error?.data.code).toBe("FORBIDDEN");
+    expect((await t.app.inject({ url: "/api/products/2001/metrics/explain" })).statusCode).toBe(401);
   });
 
   // --- detail
 
   it("detail: 104 weeks of history summing to the product's sales, forecast, backtest, stock runs", async () => {
-    const { data, error } = await trpc<ProductMetricsDetail>(
-      "metrics.product",
-      { pid: 2001 },
-    );
+    const { data, error } = await trpc<ProductMetricsDetail>("metrics.product", { pid: 2001 });
     expect(error).toBeUndefined();
     expect(data.explanation.figures).toHaveLength(FIGURES);
     const { history } = data;
@@ -840,30 +736,22 @@ describe(`metrics API (${testBackend})`, () => {
     expect(history[0]!.week_start).toBe(addDays(D0, -727));
     expect(history.at(-1)).toEqual({ week_start: "2026-06-24", units: 14 });
     for (let i = 1; i < history.length; i++)
-      expect(history[i]!.week_start).toBe(
-        addDays(history[i - 1]!.week_start, 7),
-      );
-    const completed = SALES_2001.filter(
-      (s) => s.status === "completed" && !s.afterAsOf,
-    );
-    expect(history.reduce((s, w) => s + w.units, 0)).toBe(
-      completed.reduce((s, l) => s + l.qty, 0),
-    );
+      expect(history[i]!.week_start).toBe(addDays(history[i - 1]!.week_start, 7));
+    const completed = SALES_2001.filter((s) => s.status === "completed" && !s.afterAsOf);
+    expect(history.reduce((s, w) => s + w.units, 0)).toBe(completed.reduce((s, l) => s + l.qty, 0));
     const september = history.find(
-      (w) =>
-        w.week_start <= "2025-09-15" && "2025-09-15" < addDays(w.week_start, 7),
+      (w) => w.week_start <= "2025-09-15" && "2025-09-15" < addDays(w.week_start, 7),
     );
     expect(september?.units).toBe(5);
     // The week of the cancelled line holds only the completed ones (2 a day).
     const june20 = history.find(
-      (w) =>
-        w.week_start <= "2026-06-20" && "2026-06-20" < addDays(w.week_start, 7),
+      (w) => w.week_start <= "2026-06-20" && "2026-06-20" < addDays(w.week_start, 7),
     );
     expect(june20?.units).toBe(14);
     // Same total as the calculation's lifetime units (module product_metrics).
-    const [row] = await t.tdb.db.prisma.$queryRawUnsafe<
-      { total_sold: number }[]
-    >("SELECT total_sold FROM product_metrics WHERE pid = 2001");
+    const [row] = await t.tdb.db.prisma.$queryRawUnsafe<{ total_sold: number }[]>(
+      "SELECT total_sold FROM product_metrics WHERE pid = 2001",
+    );
     expect(row!.total_sold).toBe(113);
 
     expect(data.forecast).toHaveLength(13);
@@ -920,9 +808,7 @@ describe(`metrics API (${testBackend})`, () => {
     });
     const ss = data.figures.find((f) => f.key === "safety_stock")!;
     expect(ss.value).toBe(5);
-    expect(ss.substituted).toBe(
-      "⌈1.6449 × √(7 × 1.1489² + 1.2² × 0²)⌉ = ⌈4.9999⌉ = 5",
-    );
+    expect(ss.substituted).toBe("⌈1.6449 × √(7 × 1.1489² + 1.2² × 0²)⌉ = ⌈4.9999⌉ = 5");
     expect(ss.note ?? "").not.toMatch(/changed since/);
   });
 
@@ -951,18 +837,14 @@ describe(`metrics API (${testBackend})`, () => {
 
   it("says so instead of showing the forecast working or backtest when they no longer follow from the history", async () => {
     await sql("UPDATE product_forecasts SET weekly[1] = 9.5 WHERE pid = 2001");
-    await sql(
-      "UPDATE product_forecast_accuracy SET wape = 0.3 WHERE pid = 2001 AND method = 'standard'",
-    );
+    await sql("UPDATE product_forecast_accuracy SET wape = 0.3 WHERE pid = 2001 AND method = 'standard'");
     try {
       const { data } = await trpc<MetricsExplanation>("metrics.explain", {
         pid: 2001,
       });
       const week1 = data.figures.find((f) => f.key === "forecast_week_1")!;
       expect(week1.value).toBe(9.5);
-      expect(week1.substituted).toBe(
-        "F₁ = 9.5 as stored (the working is left out: see the note)",
-      );
+      expect(week1.substituted).toBe("F₁ = 9.5 as stored (the working is left out: see the note)");
       expect(week1.note).toBe(
         "Recomputed from the weekly sales history, week 1 comes to 12.0229 but the calculation stored 9.5: data or settings changed since it ran; the next full update recalculates it.",
       );
@@ -975,10 +857,7 @@ describe(`metrics API (${testBackend})`, () => {
         "Recomputed from the weekly sales history, the backtest gives standard: ΣA 108, WAPE 0.5121, MAPE 0.5295, bias -0.5121; seasonal: ΣA 108, WAPE 1, MAPE 1, bias -1 but the calculation stored standard: ΣA 108, WAPE 0.3, MAPE 0.5295, bias -0.5121; seasonal: ΣA 108, WAPE 1, MAPE 1, bias -1: data or settings changed since it ran; the next full update recalculates it. The stored figures are shown (Σ|A − F| = WAPE × ΣA, Σ(F − A) = bias × ΣA).",
       );
     } finally {
-      await sql(
-        "UPDATE product_forecasts SET weekly[1] = $1::float8 WHERE pid = 2001",
-        F1_2001,
-      );
+      await sql("UPDATE product_forecasts SET weekly[1] = $1::float8 WHERE pid = 2001", F1_2001);
       await sql(
         "UPDATE product_forecast_accuracy SET wape = $1 WHERE pid = 2001 AND method = 'standard'",
         ABS_2001 / 108,
@@ -1010,16 +889,9 @@ describe(`metrics API (${testBackend})`, () => {
     );
 
     const admin = (await t.login("admin")).token;
-    const brands = await trpc<AggregatePage>(
-      "metrics.aggregates",
-      { kind: "brand", pageSize: 10 },
-      admin,
-    );
+    const brands = await trpc<AggregatePage>("metrics.aggregates", { kind: "brand", pageSize: 10 }, admin);
     expect(brands.data.total).toBe(2);
-    expect(brands.data.rows.map((r) => r.name)).toEqual([
-      "Ink Works",
-      "Paper Co",
-    ]); // revenue_30d desc
+    expect(brands.data.rows.map((r) => r.name)).toEqual(["Ink Works", "Paper Co"]); // revenue_30d desc
     expect(brands.data.rows[1]).toMatchObject({
       id: 1,
       product_count: 3,
@@ -1046,11 +918,7 @@ describe(`metrics API (${testBackend})`, () => {
       total: 1,
       rows: [{ id: 1, name: "Paper Co" }],
     });
-    const vendors = await trpc<AggregatePage>(
-      "metrics.aggregates",
-      { kind: "vendor" },
-      admin,
-    );
+    const vendors = await trpc<AggregatePage>("metrics.aggregates", { kind: "vendor" }, admin);
     expect(vendors.data.rows).toEqual([
       expect.objectContaining({
         id: 10,
@@ -1060,11 +928,7 @@ describe(`metrics API (${testBackend})`, () => {
         fill_rate: 0.9,
       }),
     ]);
-    const categories = await trpc<AggregatePage>(
-      "metrics.aggregates",
-      { kind: "category" },
-      admin,
-    );
+    const categories = await trpc<AggregatePage>("metrics.aggregates", { kind: "category" }, admin);
     expect(categories.data.rows).toEqual([
       expect.objectContaining({
         id: 101,
@@ -1082,11 +946,7 @@ describe(`metrics API (${testBackend})`, () => {
       }),
     ]);
     // Categories of one level (the top ones for a chart that does not count a product twice).
-    const top = await trpc<AggregatePage>(
-      "metrics.aggregates",
-      { kind: "category", level: 1 },
-      admin,
-    );
+    const top = await trpc<AggregatePage>("metrics.aggregates", { kind: "category", level: 1 }, admin);
     expect(top.data).toMatchObject({ total: 1, rows: [{ id: 100 }] });
     const level2 = await trpc<AggregatePage>(
       "metrics.aggregates",
@@ -1094,14 +954,9 @@ describe(`metrics API (${testBackend})`, () => {
       admin,
     );
     expect(level2.data).toMatchObject({ total: 0, rows: [] });
-    expect(
-      (await trpc("metrics.aggregates", { kind: "brand", level: 1 }, admin))
-        .status,
-    ).toBe(400);
+    expect((await trpc("metrics.aggregates", { kind: "brand", level: 1 }, admin)).status).toBe(400);
     // The tree: each parent before its children, siblings by name (Z→A with desc, parents still first).
-    await sql(
-      `INSERT INTO category_metrics (category_id, ${cols}) VALUES (200, ${vals(1, 1)})`,
-    );
+    await sql(`INSERT INTO category_metrics (category_id, ${cols}) VALUES (200, ${vals(1, 1)})`);
     const treeIds = async (dir: string, search?: string) =>
       (
         await trpc<AggregatePage>(
@@ -1115,54 +970,32 @@ describe(`metrics API (${testBackend})`, () => {
     await sql(
       `INSERT INTO categories (id, parent_id, name, type, level) VALUES (300, NULL, 'Albums', 10, 1)`,
     );
-    await sql(
-      `INSERT INTO category_metrics (category_id, ${cols}) VALUES (300, ${vals(1, 1)})`,
-    );
+    await sql(`INSERT INTO category_metrics (category_id, ${cols}) VALUES (300, ${vals(1, 1)})`);
     expect(await treeIds("asc")).toEqual([300, 100, 101]); // Albums, Paper, Paper › Cardstock
     expect(await treeIds("desc")).toEqual([100, 101, 300]);
     expect(await treeIds("asc", "a")).toEqual([300, 100, 101]);
     expect(await treeIds("asc", "card")).toEqual([101]);
     await sql("DELETE FROM category_metrics WHERE category_id = 300");
     await sql("DELETE FROM categories WHERE id = 300");
-    expect(
-      (
-        await trpc(
-          "metrics.aggregates",
-          { kind: "vendor", sort: "tree" },
-          admin,
-        )
-      ).status,
-    ).toBe(400);
+    expect((await trpc("metrics.aggregates", { kind: "vendor", sort: "tree" }, admin)).status).toBe(400);
     // Vendors also sort by their delivery performance (nulls last either way); the others do not.
     await sql(
       `INSERT INTO vendor_metrics (vendor_id, ${cols}, lead_time_samples, lead_time_mean, lead_time_std, on_time_rate, fill_rate)
        VALUES (11, ${vals(1, 20)}, 0, NULL, NULL, NULL, 0.95)`,
     );
     const vendorIds = async (sort: string, dir: string) =>
-      (
-        await trpc<AggregatePage>(
-          "metrics.aggregates",
-          { kind: "vendor", sort, dir },
-          admin,
-        )
-      ).data.rows.map((r) => r.id);
+      (await trpc<AggregatePage>("metrics.aggregates", { kind: "vendor", sort, dir }, admin)).data.rows.map(
+        (r) => r.id,
+      );
     expect(await vendorIds("fill_rate", "asc")).toEqual([10, 11]);
     expect(await vendorIds("fill_rate", "desc")).toEqual([11, 10]);
     expect(await vendorIds("on_time_rate", "asc")).toEqual([10, 11]);
     expect(await vendorIds("on_time_rate", "desc")).toEqual([10, 11]);
     expect(await vendorIds("lead_time_mean", "desc")).toEqual([10, 11]);
-    const wrongKind = await trpc(
-      "metrics.aggregates",
-      { kind: "brand", sort: "fill_rate" },
-      admin,
-    );
+    const wrongKind = await trpc("metrics.aggregates", { kind: "brand", sort: "fill_rate" }, admin);
     expect(wrongKind.status).toBe(400);
     // access:brands alone opens brands, not vendors.
-    const denied = await trpc(
-      "metrics.aggregates",
-      { kind: "vendor" },
-      brandsOnly,
-    );
+    const denied = await trpc("metrics.aggregates", { kind: "vendor" }, brandsOnly);
     expect(denied.error?.data.code).toBe("FORBIDDEN");
   });
 });
@@ -1194,9 +1027,7 @@ describe(`metrics.explain over a Full Reset of the worked fixture (${testBackend
          ('Northwind Paper', NULL, 28),
          ('Local Goods', 7, 20)`,
     );
-    p = await pipeline(tdb.db, () =>
-      path.resolve("tests/fixtures/source-planning"),
-    );
+    p = await pipeline(tdb.db, () => path.resolve("tests/fixtures/source-planning"));
     expect(await p.run("reset")).toMatchObject({
       status: "complete",
       error: null,
@@ -1209,19 +1040,14 @@ describe(`metrics.explain over a Full Reset of the worked fixture (${testBackend
 
   it("recomputes every figure of every product as the modules stored it", async () => {
     const pids = (
-      await tdb.db.prisma.$queryRawUnsafe<{ pid: number }[]>(
-        "SELECT pid FROM products ORDER BY pid",
-      )
+      await tdb.db.prisma.$queryRawUnsafe<{ pid: number }[]>("SELECT pid FROM products ORDER BY pid")
     ).map((r) => r.pid);
     expect(pids).toHaveLength(13);
     for (const pid of pids) {
       const e = await explainProductMetrics(tdb.db, pid);
       expect(e.d0).toBe("2026-06-30");
       expect(e.figures.map((f) => f.key)).toEqual([...EXPLAINED_FIGURE_KEYS]);
-      for (const f of e.figures)
-        expect
-          .soft(f.note ?? "", `${pid} ${f.key}`)
-          .not.toMatch(/changed since/);
+      for (const f of e.figures) expect.soft(f.note ?? "", `${pid} ${f.key}`).not.toMatch(/changed since/);
       const week1 = e.figures.find((f) => f.key === "forecast_week_1")!;
       if (pid === 1007) {
         // Excluded by its setting: no forecast, no backtest.
@@ -1231,11 +1057,8 @@ describe(`metrics.explain over a Full Reset of the worked fixture (${testBackend
         });
         continue;
       }
-      const { recomputed_f1: recomputed, stored_f1: stored } =
-        week1.inputs as Record<string, number>;
-      expect
-        .soft(Math.abs(recomputed! - stored!), `${pid} F₁`)
-        .toBeLessThanOrEqual(1e-6);
+      const { recomputed_f1: recomputed, stored_f1: stored } = week1.inputs as Record<string, number>;
+      expect.soft(Math.abs(recomputed! - stored!), `${pid} F₁`).toBeLessThanOrEqual(1e-6);
       expect.soft(week1.value, `${pid} F₁`).toBe(stored);
       expect.soft(week1.substituted, `${pid} F₁`).toMatch(/^n = /);
     }
@@ -1243,9 +1066,7 @@ describe(`metrics.explain over a Full Reset of the worked fixture (${testBackend
 
   it("works out §12's figures: 1002's seasonal week 1, 1009's vendor samples, 1003's days out of stock", async () => {
     const fig = async (pid: number, key: string) =>
-      (await explainProductMetrics(tdb.db, pid)).figures.find(
-        (f) => f.key === key,
-      )!;
+      (await explainProductMetrics(tdb.db, pid)).figures.find((f) => f.key === key)!;
     // §12.7: base₁ = mean of weeks k = 52, 51, 50 (10 each), g = 720 ÷ 600 = 1.2 → 12.
     expect((await fig(1002, "forecast_week_1")).substituted).toBe(
       "n = ⌊728 ÷ 7⌋ = 104 weeks; base₁ = mean of the weeks 2025-06-25 … 2025-07-01 (10), 2025-07-02 … 2025-07-08 (10), 2025-07-09 … 2025-07-15 (10) = (10 + 10 + 10) ÷ 3 = 10; g = Σ of the last 52 weeks ÷ Σ of the 52 before = 720 ÷ 600 = 1.2; F₁ = base₁ × g = 10 × 1.2 = 12",

@@ -25,14 +25,8 @@ import {
 import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors.ts";
 import { isProductCategorySql } from "../config/category-types.ts";
-import {
-  loadGlobalSettingValues,
-  resolvePlanningParameters,
-} from "../config/planning-parameters.ts";
-import {
-  promotionAdjustmentSql,
-  stoppedReorderSql,
-} from "../discounts/promotion-layer.ts";
+import { loadGlobalSettingValues, resolvePlanningParameters } from "../config/planning-parameters.ts";
+import { promotionAdjustmentSql, stoppedReorderSql } from "../discounts/promotion-layer.ts";
 import {
   type AccuracyRow,
   addDays,
@@ -48,8 +42,7 @@ import {
 
 type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
 const runner = (db: Database): Query => {
-  return <T>(sql: string, params: unknown[] = []) =>
-    db.prisma.$queryRawUnsafe<T[]>(sql, ...params);
+  return <T>(sql: string, params: unknown[] = []) => db.prisma.$queryRawUnsafe<T[]>(sql, ...params);
 };
 
 /** Text for LIKE: wildcards in the search are matched literally. */
@@ -59,15 +52,11 @@ const zeroCounts = <K extends string>(keys: readonly K[]) =>
   Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
 
 /** A jsonb count object ({"critical": 3, …}) with every key present. */
-function counts<K extends string>(
-  keys: readonly K[],
-  value: unknown,
-): Record<K, number> {
+function counts<K extends string>(keys: readonly K[], value: unknown): Record<K, number> {
   const out = zeroCounts(keys);
   const obj = typeof value === "string" ? JSON.parse(value) : value;
   if (obj && typeof obj === "object")
-    for (const k of keys)
-      out[k] = Number((obj as Record<string, unknown>)[k] ?? 0) || 0;
+    for (const k of keys) out[k] = Number((obj as Record<string, unknown>)[k] ?? 0) || 0;
   return out;
 }
 
@@ -109,9 +98,7 @@ const PRODUCT_ROW_SELECT = `
 
 /** What the filters and sorts read (products only when they need it); names join the page's rows. */
 const fromFor = (sql: string) =>
-  /\bp\./.test(sql)
-    ? "FROM product_metrics m JOIN products p ON p.pid = m.pid"
-    : "FROM product_metrics m";
+  /\bp\./.test(sql) ? "FROM product_metrics m JOIN products p ON p.pid = m.pid" : "FROM product_metrics m";
 
 /**
  * What the product list keeps between requests, per database and calculation (the timestamp the
@@ -129,10 +116,7 @@ interface ListCache {
   /** pids held by `orderings`, per key and in all (emptied beyond ORDERING_CACHE_PIDS) */
   sizes: Map<string, number>;
   pids: number;
-  chips: Map<
-    string,
-    Promise<Versioned<{ status: string | null; n: number }[]>>
-  >;
+  chips: Map<string, Promise<Versioned<{ status: string | null; n: number }[]>>>;
 }
 const ORDERING_CACHE_PIDS = 4_000_000;
 const CHIP_CACHE_SIZE = 500;
@@ -150,8 +134,7 @@ const listCacheOf = (db: Database): ListCache => {
   }
   return cache;
 };
-const CALCULATION_VERSION =
-  "(SELECT max(last_calculation_timestamp)::text FROM calculate_status)";
+const CALCULATION_VERSION = "(SELECT max(last_calculation_timestamp)::text FROM calculate_status)";
 
 /**
  * The cached value under `key` if it is of `version` (or of any calculation when `version` is
@@ -195,21 +178,13 @@ const METRICS_D0 = "(m.calculated_at AT TIME ZONE 'UTC')::date";
  * parameters added through `param`. The Dashboard's tiles count with these very conditions
  * (countProductMetrics), so a tile and the list it opens cannot disagree.
  */
-export function productFilterWhere(
-  q: ProductMetricsListQuery,
-  param: (v: unknown) => string,
-): string[] {
+export function productFilterWhere(q: ProductMetricsListQuery, param: (v: unknown) => string): string[] {
   const where: string[] = [];
   const search = q.search?.trim();
   if (search) {
     const like = param(`%${likeEscape(search)}%`);
-    const alternatives = [
-      `p.title ILIKE ${like}`,
-      `p.sku ILIKE ${like}`,
-      `p.barcode ILIKE ${like}`,
-    ];
-    if (/^\d{1,9}$/.test(search))
-      alternatives.push(`p.pid = ${param(Number(search))}::int`);
+    const alternatives = [`p.title ILIKE ${like}`, `p.sku ILIKE ${like}`, `p.barcode ILIKE ${like}`];
+    if (/^\d{1,9}$/.test(search)) alternatives.push(`p.pid = ${param(Number(search))}::int`);
     where.push(`(${alternatives.join(" OR ")})`);
   }
   if (q.abc) where.push(`m.abc_class = ${param(q.abc)}`);
@@ -336,8 +311,7 @@ export async function listProductMetrics(
         cache.pids += v.value.length - (cache.sizes.get(orderingKey) ?? 0);
         cache.sizes.set(orderingKey, v.value.length);
         if (cache.pids > ORDERING_CACHE_PIDS) {
-          for (const key of [...cache.orderings.keys()])
-            if (key !== orderingKey) cache.orderings.delete(key);
+          for (const key of [...cache.orderings.keys()]) if (key !== orderingKey) cache.orderings.delete(key);
           cache.sizes.clear();
           cache.sizes.set(orderingKey, v.value.length);
           cache.pids = v.value.length;
@@ -365,8 +339,7 @@ export async function listProductMetrics(
       },
       () => {
         if (cache.chips.size > CHIP_CACHE_SIZE) {
-          for (const key of [...cache.chips.keys()])
-            if (key !== chipKey) cache.chips.delete(key);
+          for (const key of [...cache.chips.keys()]) if (key !== chipKey) cache.chips.delete(key);
         }
       },
     );
@@ -379,24 +352,15 @@ export async function listProductMetrics(
   let rows: ProductMetricsRow[] = [];
   let chips: { status: string | null; n: number }[] = [];
   for (let attempt = 0; ; attempt++) {
-    const [ordering, counted] = await Promise.all([
-      orderingOf(want),
-      chipsOf(want),
-    ]);
-    const pids = Array.from(
-      ordering.value.subarray(offset, offset + q.pageSize),
-    );
+    const [ordering, counted] = await Promise.all([orderingOf(want), chipsOf(want)]);
+    const pids = Array.from(ordering.value.subarray(offset, offset + q.pageSize));
     let version: string;
     if (pids.length === 0) {
-      const [v] = await query<{ version: string | null }>(
-        `SELECT ${CALCULATION_VERSION} AS version`,
-      );
+      const [v] = await query<{ version: string | null }>(`SELECT ${CALCULATION_VERSION} AS version`);
       version = v?.version ?? "";
       rows = [];
     } else {
-      const read = await query<
-        ProductMetricsRow & { calc_version: string | null; ord: unknown }
-      >(
+      const read = await query<ProductMetricsRow & { calc_version: string | null; ord: unknown }>(
         `SELECT ${CALCULATION_VERSION} AS calc_version, pg.ord, ${PRODUCT_ROW_SELECT}
          FROM unnest($1::int[]) WITH ORDINALITY AS pg(pid, ord)
          JOIN product_metrics m ON m.pid = pg.pid
@@ -411,8 +375,7 @@ export async function listProductMetrics(
     }
     chips = counted.value;
     if (ordering.version === version && counted.version === version) break;
-    if (attempt >= 10)
-      throw new Error("The product list could not be read consistently");
+    if (attempt >= 10) throw new Error("The product list could not be read consistently");
     want = version;
   }
 
@@ -420,10 +383,8 @@ export async function listProductMetrics(
   const status_counts = zeroCounts(PRODUCT_STATUSES);
   let total = 0;
   for (const c of chips) {
-    if (c.status && c.status in status_counts)
-      status_counts[c.status as ProductStatus] = c.n;
-    if (!q.status || (c.status && (q.status as string[]).includes(c.status)))
-      total += c.n;
+    if (c.status && c.status in status_counts) status_counts[c.status as ProductStatus] = c.n;
+    if (!q.status || (c.status && (q.status as string[]).includes(c.status))) total += c.n;
   }
   return {
     rows,
@@ -564,9 +525,7 @@ async function loadProduct(db: Database, pid: number): Promise<Loaded> {
   const row = rows[0];
   if (!row) throw notFound(`Product ${pid} not found`);
   if (!row.has_metrics)
-    throw notFound(
-      `No metrics have been calculated for product ${pid} yet. Run a full update.`,
-    );
+    throw notFound(`No metrics have been calculated for product ${pid} yet. Run a full update.`);
   const forecast = forecasts[0] ?? null;
   if (forecast) forecast.weekly = forecast.weekly.map(Number);
   return { row, forecast };
@@ -627,10 +586,7 @@ const LISTED_SAMPLES = 20;
  * − ordered. Counts and sums over every line; listed per level, the lines of one purchase order
  * with the same first receipt together, the first LISTED_SAMPLES such groups.
  */
-async function loadLeadTimeSamples(
-  db: Database,
-  row: ExplainRow,
-): Promise<LeadTimeSamples> {
+async function loadLeadTimeSamples(db: Database, row: ExplainRow): Promise<LeadTimeSamples> {
   const rows = await runner(db)<{
     n_own: number;
     s_own: number;
@@ -723,10 +679,7 @@ async function loadLeadTimeSamples(
 }
 
 /** Units and revenue per window (7, 30, 90, 365 days, lifetime) from the order lines, up to asOf. */
-async function loadSalesWindows(
-  db: Database,
-  row: ExplainRow,
-): Promise<SalesWindows> {
+async function loadSalesWindows(db: Database, row: ExplainRow): Promise<SalesWindows> {
   const windows = [6, 29, 89, 364];
   const [w] = await runner(db)<Record<string, number | string | null>>(
     `SELECT ${windows
@@ -746,9 +699,7 @@ async function loadSalesWindows(
     [row.pid, row.d0, row.calculated_at],
   );
   const at = (prefix: string) =>
-    [0, 1, 2, 3, 4].map((i) =>
-      Number(w?.[`${prefix}${i}`] ?? 0),
-    ) as SalesWindows["units"];
+    [0, 1, 2, 3, 4].map((i) => Number(w?.[`${prefix}${i}`] ?? 0)) as SalesWindows["units"];
   return {
     units: at("u"),
     revenue: at("r"),
@@ -763,11 +714,10 @@ async function explainLoaded(
 ): Promise<MetricsExplanation> {
   const query = runner(db);
   const pid = row.pid;
-  const [openLines, moments, params, settings, windows, leadTimeSamples] =
-    await Promise.all([
-      // Received = the receipts dated up to D0 (§1: later ones are not received yet).
-      query<OpenLine>(
-        `SELECT o.id AS po_id, to_char(o.date_ordered, 'YYYY-MM-DD') AS date_ordered,
+  const [openLines, moments, params, settings, windows, leadTimeSamples] = await Promise.all([
+    // Received = the receipts dated up to D0 (§1: later ones are not received yet).
+    query<OpenLine>(
+      `SELECT o.id AS po_id, to_char(o.date_ordered, 'YYYY-MM-DD') AS date_ordered,
          to_char(o.date_expected, 'YYYY-MM-DD') AS date_expected, l.ordered_qty,
          COALESCE((SELECT sum(r.qty) FROM receivings r WHERE r.po_line_id = l.id AND r.received_date <= $2::date), 0)::int
            AS received_qty
@@ -775,12 +725,12 @@ async function explainLoaded(
        JOIN purchase_orders o ON o.id = l.po_id AND o.status IN ('ordered', 'partial')
        WHERE l.pid = $1::int
        ORDER BY o.date_ordered, o.id, l.id`,
-        [pid, row.d0],
-      ),
-      // Daily units of the 89 whole days before D0 (the days with sales; the others add 0 to both
-      // sums). D0 itself is cut at asOf, which is not stored: its units are what units_90d leaves.
-      query<SalesMoments>(
-        `SELECT COALESCE(sum(x), 0)::float8 AS sum_x, COALESCE(sum(x * x), 0)::float8 AS sum_x2
+      [pid, row.d0],
+    ),
+    // Daily units of the 89 whole days before D0 (the days with sales; the others add 0 to both
+    // sums). D0 itself is cut at asOf, which is not stored: its units are what units_90d leaves.
+    query<SalesMoments>(
+      `SELECT COALESCE(sum(x), 0)::float8 AS sum_x, COALESCE(sum(x * x), 0)::float8 AS sum_x2
        FROM (
          SELECT sum(quantity) AS x FROM order_lines
          WHERE pid = $1::int AND status = 'completed'
@@ -788,13 +738,13 @@ async function explainLoaded(
            AND order_date < ($2::date::timestamp AT TIME ZONE 'UTC')
          GROUP BY (order_date AT TIME ZONE 'UTC')::date
        ) s`,
-        [pid, row.d0],
-      ),
-      resolvePlanningParameters(db, [pid]),
-      loadGlobalSettingValues(db),
-      loadSalesWindows(db, row),
-      loadLeadTimeSamples(db, row),
-    ]);
+      [pid, row.d0],
+    ),
+    resolvePlanningParameters(db, [pid]),
+    loadGlobalSettingValues(db),
+    loadSalesWindows(db, row),
+    loadLeadTimeSamples(db, row),
+  ]);
   const before = moments[0] ?? { sum_x: 0, sum_x2: 0 };
   const onD0 = Math.max(0, row.units_90d - before.sum_x);
   // The days with a bulk order (§3): their units, as the stock history has them, so the
@@ -802,8 +752,7 @@ async function explainLoaded(
   const bulkDays = [
     ...new Set(
       (
-        (row as { demand_variability?: { bulk?: { day: string }[] } | null })
-          .demand_variability?.bulk ?? []
+        (row as { demand_variability?: { bulk?: { day: string }[] } | null }).demand_variability?.bulk ?? []
       ).map((b) => b.day),
     ),
   ];
@@ -837,19 +786,13 @@ async function explainLoaded(
 }
 
 /** metrics.explain: every figure of one product with its inputs and the formula filled in. */
-export async function explainProductMetrics(
-  db: Database,
-  pid: number,
-): Promise<MetricsExplanation> {
+export async function explainProductMetrics(db: Database, pid: number): Promise<MetricsExplanation> {
   const loaded = await loadProduct(db, pid);
   return explainLoaded(db, loaded, await loadExtras(db, loaded.row));
 }
 
 /** metrics.product: the explanation plus weekly history, forecast, backtest and stock runs. */
-export async function productMetricsDetail(
-  db: Database,
-  pid: number,
-): Promise<ProductMetricsDetail> {
+export async function productMetricsDetail(db: Database, pid: number): Promise<ProductMetricsDetail> {
   const loaded = await loadProduct(db, pid);
   const { row, forecast } = loaded;
   const extras = await loadExtras(db, row);
@@ -857,8 +800,7 @@ export async function productMetricsDetail(
   const { history, accuracy, runs } = extras;
   const stock = runs.map((r) => ({ date: r.valid_from, stock: r.stock }));
   const last = runs.at(-1);
-  if (last && last.valid_to > last.valid_from)
-    stock.push({ date: last.valid_to, stock: last.stock });
+  if (last && last.valid_to > last.valid_from) stock.push({ date: last.valid_to, stock: last.stock });
   return {
     explanation,
     history,
@@ -962,10 +904,7 @@ const AGGREGATE_FLOATS = [
 ];
 
 /** metrics.aggregates: one page of brand, vendor or category rows (§11). */
-export async function listAggregates(
-  db: Database,
-  input: AggregateListInput,
-): Promise<AggregatePage> {
+export async function listAggregates(db: Database, input: AggregateListInput): Promise<AggregatePage> {
   const q = aggregateListInput.parse(input);
   const t = AGGREGATE_TABLES[q.kind];
   const params: unknown[] = [];
@@ -983,10 +922,8 @@ export async function listAggregates(
         : "";
   const search = q.search?.trim();
   const conditions: string[] = [];
-  if (search)
-    conditions.push(`e.name ILIKE ${param(`%${likeEscape(search)}%`)}`);
-  if (q.kind === "category" && q.level !== undefined)
-    conditions.push(`e.level = ${param(q.level)}::int`);
+  if (search) conditions.push(`e.name ILIKE ${param(`%${likeEscape(search)}%`)}`);
+  if (q.kind === "category" && q.level !== undefined) conditions.push(`e.level = ${param(q.level)}::int`);
   // Only product categories (product_category_types), also when the setting changed since the run.
   if (q.kind === "category") conditions.push(isProductCategorySql("e"));
   const where = conditions.length ? `WHERE ${conditions.join(" AND ")}` : "";
