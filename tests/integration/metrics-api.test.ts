@@ -51,13 +51,7 @@ const BULK: P[] = Array.from({ length: 24 }, (_, i) => {
   };
 });
 const PRODUCTS: P[] = [
-  {
-    pid: 1001,
-    title: "Cardstock 12x12 - Blue",
-    sku: "CS-1",
-    vendor: 10,
-    brand: 1,
-  },
+  { pid: 1001, title: "Cardstock 12x12 - Blue", sku: "CS-1", vendor: 10, brand: 1 },
   { pid: 1002, title: "Ink Pad Black", sku: "IP-1", vendor: 11, brand: 2 },
   { pid: 1003, title: "Discontinued Glue", sku: "GL-1", vendor: 10, brand: 1 },
   { pid: 2001, title: "Explained Widget", sku: "EW-1", vendor: 10, brand: 1 },
@@ -79,18 +73,8 @@ const coverOf = (pid: number) => (pid === 2001 ? 10 : pid % 2 === 0 ? null : pid
  * 2001 sells 2 units on each of the last 54 days (at 10:00), 5 units on 2025-09-15; one cancelled
  * line, and one on D0 after asOf (12:00), which is not a sale yet.
  */
-const SALES_2001: {
-  day: string;
-  time?: string;
-  qty: number;
-  status: string;
-  afterAsOf?: boolean;
-}[] = [
-  ...Array.from({ length: 54 }, (_, k) => ({
-    day: addDays(D0, -k),
-    qty: 2,
-    status: "completed",
-  })),
+const SALES_2001: { day: string; time?: string; qty: number; status: string; afterAsOf?: boolean }[] = [
+  ...Array.from({ length: 54 }, (_, k) => ({ day: addDays(D0, -k), qty: 2, status: "completed" })),
   { day: "2025-09-15", qty: 5, status: "completed" },
   { day: "2026-06-20", qty: 40, status: "cancelled" },
   { day: D0, time: "18:00:00", qty: 100, status: "completed", afterAsOf: true },
@@ -338,21 +322,13 @@ describe(`metrics API (${testBackend})`, () => {
     const asc = await list({ sort: "title", dir: "asc", pageSize: 50 });
     expect(asc.rows.map((r) => r.title)).toEqual(titles.map((p) => p.title));
 
-    const cover = await list({
-      sort: "days_of_cover",
-      dir: "asc",
-      pageSize: 50,
-    });
+    const cover = await list({ sort: "days_of_cover", dir: "asc", pageSize: 50 });
     const withCover = PRODUCTS.filter((p) => coverOf(p.pid) !== null).sort(
       (a, b) => coverOf(a.pid)! - coverOf(b.pid)! || a.pid - b.pid,
     );
     const withoutCover = PRODUCTS.filter((p) => coverOf(p.pid) === null).sort((a, b) => a.pid - b.pid);
     expect(cover.rows.map((r) => r.pid)).toEqual([...withCover, ...withoutCover].map((p) => p.pid));
-    const coverDesc = await list({
-      sort: "days_of_cover",
-      dir: "desc",
-      pageSize: 50,
-    });
+    const coverDesc = await list({ sort: "days_of_cover", dir: "desc", pageSize: 50 });
     expect(coverDesc.rows.slice(-withoutCover.length).map((r) => r.days_of_cover)).toEqual(
       withoutCover.map(() => null),
     );
@@ -367,9 +343,7 @@ describe(`metrics API (${testBackend})`, () => {
   });
 
   it("refuses sort keys outside the whitelist and out-of-range page sizes", async () => {
-    const bad = await trpc("metrics.products", {
-      sort: "pid; DROP TABLE products",
-    });
+    const bad = await trpc("metrics.products", { sort: "pid; DROP TABLE products" });
     expect(bad.error?.data.code).toBe("BAD_REQUEST");
     expect(bad.error?.message).toMatch(/^sort: /);
     const small = await trpc("metrics.products", { pageSize: 5 });
@@ -419,16 +393,8 @@ describe(`metrics API (${testBackend})`, () => {
     // The filter's name comes with the page (for its chip), even when no row matches.
     expect(v.vendor_name).toBe("Vendor, B");
     expect(v).not.toHaveProperty("brand_name");
-    const none = await list({
-      vendorId: 11,
-      brandId: 2,
-      search: "no such product",
-    });
-    expect(none).toMatchObject({
-      total: 0,
-      vendor_name: "Vendor, B",
-      brand_name: "Ink Works",
-    });
+    const none = await list({ vendorId: 11, brandId: 2, search: "no such product" });
+    expect(none).toMatchObject({ total: 0, vendor_name: "Vendor, B", brand_name: "Ink Works" });
     expect((await list({ vendorId: 999 })).vendor_name).toBeNull();
     expect(await list({})).not.toHaveProperty("vendor_name");
 
@@ -563,9 +529,7 @@ describe(`metrics API (${testBackend})`, () => {
   const FIGURES = Object.keys(expectedSubstituted).length;
 
   it("explains every figure of a product with the stored inputs filled in (tRPC)", async () => {
-    const { data, error } = await trpc<MetricsExplanation>("metrics.explain", {
-      pid: 2001,
-    });
+    const { data, error } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 });
     expect(error).toBeUndefined();
     expect(data).toMatchObject({
       pid: 2001,
@@ -600,10 +564,7 @@ describe(`metrics API (${testBackend})`, () => {
       },
       section: "§6",
     });
-    expect(fig("reorder_point")).toMatchObject({
-      value: 25,
-      formula: "ROP = ⌈d × L + SS⌉",
-    });
+    expect(fig("reorder_point")).toMatchObject({ value: 25, formula: "ROP = ⌈d × L + SS⌉" });
     expect(fig("safety_stock")).toMatchObject({
       value: 8,
       inputs: { method: "statistical", z_score: 1.6449 },
@@ -650,16 +611,10 @@ describe(`metrics API (${testBackend})`, () => {
       backtest: "standard",
     });
     expect(fig("forecast_week_1").value).toBeCloseTo(12.022875, 6);
-    expect(fig("forecast_week_1").inputs).toMatchObject({
-      method: "standard",
-      n: 78,
-    });
+    expect(fig("forecast_week_1").inputs).toMatchObject({ method: "standard", n: 78 });
     expect(fig("forecast_week_1").inputs.level).toBeCloseTo(L_2001, 9);
     expect(fig("forecast_week_1").inputs.recomputed_f1).toBeCloseTo(F1_2001, 9);
-    expect(fig("lead_time_measured").inputs).toMatchObject({
-      own_samples: 1,
-      vendor_samples: 4,
-    });
+    expect(fig("lead_time_measured").inputs).toMatchObject({ own_samples: 1, vendor_samples: 4 });
     // The backtest's weeks, each with its actual and both forecasts.
     expect(fig("backtest").inputs).toMatchObject({
       "week 2026-05-06 … 2026-05-12": "A 10, standard 0.0006, seasonal 0",
@@ -676,10 +631,7 @@ describe(`metrics API (${testBackend})`, () => {
     expect(bearer.statusCode).toBe(200);
     expect(bearer.json()).toEqual(viaTrpc);
     const { cookie } = await t.login("planner");
-    const viaCookie = await t.app.inject({
-      url: "/api/products/2001/metrics/explain",
-      headers: { cookie },
-    });
+    const viaCookie = await t.app.inject({ url: "/api/products/2001/metrics/explain", headers: { cookie } });
     expect(viaCookie.statusCode).toBe(200);
     expect(viaCookie.json().figures).toHaveLength(FIGURES);
   });
@@ -706,10 +658,7 @@ describe(`metrics API (${testBackend})`, () => {
     expect(bad.json().error).toMatch(/^pid: /);
 
     const viaTrpc = await trpc("metrics.explain", { pid: 999999 });
-    expect(viaTrpc.error).toMatchObject({
-      message: "Product 999999 not found",
-      data: { code: "NOT_FOUND" },
-    });
+    expect(viaTrpc.error).toMatchObject({ message: "Product 999999 not found", data: { code: "NOT_FOUND" } });
     const detail = await trpc("metrics.product", { pid: 3001 });
     expect(detail.error?.data.code).toBe("NOT_FOUND");
     expect((await trpc("metrics.explain", { pid: 0 })).error?.data.code).toBe("BAD_REQUEST");
@@ -761,13 +710,7 @@ describe(`metrics API (${testBackend})`, () => {
     expect(data.forecast_method).toBe("standard");
     expect(data.accuracy).toEqual([
       { method: "seasonal", weeks: 8, wape: 1, mape: 1, bias: -1 },
-      {
-        method: "standard",
-        weeks: 8,
-        wape: ABS_2001 / 108,
-        mape: MAPE_2001,
-        bias: -ABS_2001 / 108,
-      },
+      { method: "standard", weeks: 8, wape: ABS_2001 / 108, mape: MAPE_2001, bias: -ABS_2001 / 108 },
     ]);
     expect(data.stock).toEqual([
       { date: "2025-07-01", stock: 20 },
@@ -781,9 +724,7 @@ describe(`metrics API (${testBackend})`, () => {
   it("an explanation notes a figure whose stored inputs changed since the calculation", async () => {
     await sql("UPDATE products SET stock_quantity = 5 WHERE pid = 2001");
     try {
-      const { data } = await trpc<MetricsExplanation>("metrics.explain", {
-        pid: 2001,
-      });
+      const { data } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 });
       const onHand = data.figures.find((f) => f.key === "on_hand")!;
       expect(onHand.value).toBe(12);
       expect(onHand.substituted).toBe("max(5, 0) = 5");
@@ -803,9 +744,7 @@ describe(`metrics API (${testBackend})`, () => {
          safety_stock = 5
        WHERE pid = 2002`,
     );
-    const { data } = await trpc<MetricsExplanation>("metrics.explain", {
-      pid: 2002,
-    });
+    const { data } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2002 });
     const ss = data.figures.find((f) => f.key === "safety_stock")!;
     expect(ss.value).toBe(5);
     expect(ss.substituted).toBe("⌈1.6449 × √(7 × 1.1489² + 1.2² × 0²)⌉ = ⌈4.9999⌉ = 5");
@@ -824,9 +763,7 @@ describe(`metrics API (${testBackend})`, () => {
          gross_profit_365d = -3143, margin_365d = round(-3143.00 / 4000.00, 4)
        WHERE pid = 2004`,
     );
-    const { data } = await trpc<MetricsExplanation>("metrics.explain", {
-      pid: 2004,
-    });
+    const { data } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2004 });
     const margin = data.figures.find((f) => f.key === "margin_365d")!;
     expect(margin.value).toBe(-0.7858);
     expect(margin.substituted).toBe(
@@ -839,9 +776,7 @@ describe(`metrics API (${testBackend})`, () => {
     await sql("UPDATE product_forecasts SET weekly[1] = 9.5 WHERE pid = 2001");
     await sql("UPDATE product_forecast_accuracy SET wape = 0.3 WHERE pid = 2001 AND method = 'standard'");
     try {
-      const { data } = await trpc<MetricsExplanation>("metrics.explain", {
-        pid: 2001,
-      });
+      const { data } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 });
       const week1 = data.figures.find((f) => f.key === "forecast_week_1")!;
       expect(week1.value).toBe(9.5);
       expect(week1.substituted).toBe("F₁ = 9.5 as stored (the working is left out: see the note)");
@@ -914,10 +849,7 @@ describe(`metrics API (${testBackend})`, () => {
       { kind: "brand", sort: "name", dir: "asc", search: "paper" },
       brandsOnly,
     );
-    expect(byName.data).toMatchObject({
-      total: 1,
-      rows: [{ id: 1, name: "Paper Co" }],
-    });
+    expect(byName.data).toMatchObject({ total: 1, rows: [{ id: 1, name: "Paper Co" }] });
     const vendors = await trpc<AggregatePage>("metrics.aggregates", { kind: "vendor" }, admin);
     expect(vendors.data.rows).toEqual([
       expect.objectContaining({
@@ -930,20 +862,8 @@ describe(`metrics API (${testBackend})`, () => {
     ]);
     const categories = await trpc<AggregatePage>("metrics.aggregates", { kind: "category" }, admin);
     expect(categories.data.rows).toEqual([
-      expect.objectContaining({
-        id: 101,
-        name: "Cardstock",
-        parent_id: 100,
-        parent_name: "Paper",
-        level: 2,
-      }),
-      expect.objectContaining({
-        id: 100,
-        name: "Paper",
-        parent_id: null,
-        parent_name: null,
-        level: 1,
-      }),
+      expect.objectContaining({ id: 101, name: "Cardstock", parent_id: 100, parent_name: "Paper", level: 2 }),
+      expect.objectContaining({ id: 100, name: "Paper", parent_id: null, parent_name: null, level: 1 }),
     ]);
     // Categories of one level (the top ones for a chart that does not count a product twice).
     const top = await trpc<AggregatePage>("metrics.aggregates", { kind: "category", level: 1 }, admin);
@@ -1028,10 +948,7 @@ describe(`metrics.explain over a Full Reset of the worked fixture (${testBackend
          ('Local Goods', 7, 20)`,
     );
     p = await pipeline(tdb.db, () => path.resolve("tests/fixtures/source-planning"));
-    expect(await p.run("reset")).toMatchObject({
-      status: "complete",
-      error: null,
-    });
+    expect(await p.run("reset")).toMatchObject({ status: "complete", error: null });
   }, 120_000);
   afterAll(async () => {
     await p?.close();
@@ -1051,10 +968,7 @@ describe(`metrics.explain over a Full Reset of the worked fixture (${testBackend
       const week1 = e.figures.find((f) => f.key === "forecast_week_1")!;
       if (pid === 1007) {
         // Excluded by its setting: no forecast, no backtest.
-        expect(week1).toMatchObject({
-          value: null,
-          substituted: "excluded → no forecast",
-        });
+        expect(week1).toMatchObject({ value: null, substituted: "excluded → no forecast" });
         continue;
       }
       const { recomputed_f1: recomputed, stored_f1: stored } = week1.inputs as Record<string, number>;

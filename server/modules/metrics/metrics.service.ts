@@ -124,12 +124,7 @@ const listCaches = new WeakMap<Database, ListCache>();
 const listCacheOf = (db: Database): ListCache => {
   let cache = listCaches.get(db);
   if (!cache) {
-    cache = {
-      orderings: new Map(),
-      sizes: new Map(),
-      pids: 0,
-      chips: new Map(),
-    };
+    cache = { orderings: new Map(), sizes: new Map(), pids: 0, chips: new Map() };
     listCaches.set(db, cache);
   }
   return cache;
@@ -274,11 +269,7 @@ export async function listProductMetrics(
   // The names of the vendor / brand filtered by (for the filter's chip).
   const filterNames =
     q.vendorId || q.brandId || q.category
-      ? query<{
-          vendor_name: string | null;
-          brand_name: string | null;
-          category_name: string | null;
-        }>(
+      ? query<{ vendor_name: string | null; brand_name: string | null; category_name: string | null }>(
           `SELECT (SELECT name FROM vendors WHERE id = $1::int) AS vendor_name,
                   (SELECT name FROM brands WHERE id = $2::int) AS brand_name,
                   (SELECT name FROM categories WHERE id = $3::int) AS category_name`,
@@ -294,18 +285,12 @@ export async function listProductMetrics(
       orderingKey,
       version,
       async () => {
-        const [r] = await query<{
-          version: string | null;
-          pids: number[] | null;
-        }>(
+        const [r] = await query<{ version: string | null; pids: number[] | null }>(
           `SELECT ${CALCULATION_VERSION} AS version,
              (SELECT array_agg(m.pid ${order}) ${fromFor(rowWhere + order)} ${rowWhere}) AS pids`,
           params,
         );
-        return {
-          version: r?.version ?? "",
-          value: Int32Array.from(r?.pids ?? []),
-        };
+        return { version: r?.version ?? "", value: Int32Array.from(r?.pids ?? []) };
       },
       (v) => {
         cache.pids += v.value.length - (cache.sizes.get(orderingKey) ?? 0);
@@ -660,21 +645,11 @@ async function loadLeadTimeSamples(db: Database, row: ExplainRow): Promise<LeadT
         lines: r.lines,
       }));
   return {
-    product: {
-      count: t?.n_own ?? 0,
-      sum: t?.s_own ?? 0,
-      sum_sq: t?.ss_own ?? 0,
-      listed: listed("own"),
-    },
+    product: { count: t?.n_own ?? 0, sum: t?.s_own ?? 0, sum_sq: t?.ss_own ?? 0, listed: listed("own") },
     vendor:
       row.vendor_id === null
         ? null
-        : {
-            count: t?.n_vend ?? 0,
-            sum: t?.s_vend ?? 0,
-            sum_sq: t?.ss_vend ?? 0,
-            listed: listed("vendor"),
-          },
+        : { count: t?.n_vend ?? 0, sum: t?.s_vend ?? 0, sum_sq: t?.ss_vend ?? 0, listed: listed("vendor") },
   };
 }
 
@@ -700,11 +675,7 @@ async function loadSalesWindows(db: Database, row: ExplainRow): Promise<SalesWin
   );
   const at = (prefix: string) =>
     [0, 1, 2, 3, 4].map((i) => Number(w?.[`${prefix}${i}`] ?? 0)) as SalesWindows["units"];
-  return {
-    units: at("u"),
-    revenue: at("r"),
-    first_sold: (w?.first_sold as string | null) ?? null,
-  };
+  return { units: at("u"), revenue: at("r"), first_sold: (w?.first_sold as string | null) ?? null };
 }
 
 async function explainLoaded(
@@ -770,11 +741,7 @@ async function explainLoaded(
     row,
     forecast,
     openLines,
-    sales: {
-      sum_x: before.sum_x + onD0,
-      sum_x2: before.sum_x2 + onD0 * onD0,
-      by_day: byDay,
-    },
+    sales: { sum_x: before.sum_x + onD0, sum_x2: before.sum_x2 + onD0 * onD0, by_day: byDay },
     params: params[0] ?? null,
     settings,
     windows,
@@ -805,19 +772,10 @@ export async function productMetricsDetail(db: Database, pid: number): Promise<P
     explanation,
     history,
     forecast: forecast
-      ? forecast.weekly.map((units, h) => ({
-          week_start: addDays(forecast.week_start, 7 * h),
-          units,
-        }))
+      ? forecast.weekly.map((units, h) => ({ week_start: addDays(forecast.week_start, 7 * h), units }))
       : [],
     forecast_method: forecast?.method ?? row.forecast_method ?? null,
-    accuracy: accuracy.map(({ method, weeks, wape, mape, bias }) => ({
-      method,
-      weeks,
-      wape,
-      mape,
-      bias,
-    })),
+    accuracy: accuracy.map(({ method, weeks, wape, mape, bias }) => ({ method, weeks, wape, mape, bias })),
     stock,
   };
 }
@@ -828,11 +786,7 @@ export async function productMetricsDetail(db: Database, pid: number): Promise<P
 const AGGREGATE_TABLES = {
   brand: { table: "brand_metrics", key: "brand_id", entity: "brands" },
   vendor: { table: "vendor_metrics", key: "vendor_id", entity: "vendors" },
-  category: {
-    table: "category_metrics",
-    key: "category_id",
-    entity: "categories",
-  },
+  category: { table: "category_metrics", key: "category_id", entity: "categories" },
 } as const;
 
 /**
