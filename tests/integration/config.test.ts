@@ -362,6 +362,38 @@ describe(`forecasting configuration (${testBackend})`, () => {
       expect(plain.total).toBe(120);
     });
 
+    it("answers an import of the products at once (no kept list of pids from before it)", async () => {
+      const before = await list("?page=3&pageSize=50");
+      // An import commits: the products and their sync timestamp in one transaction.
+      const importing = (sql: string) =>
+        t.tdb.db.prisma.$transaction(async (tx) => {
+          await tx.$executeRawUnsafe(sql);
+          await tx.$executeRawUnsafe(
+            `INSERT INTO sync_status (table_name, last_sync_timestamp) VALUES ('products', now())
+             ON CONFLICT (table_name) DO UPDATE SET last_sync_timestamp =
+               GREATEST(now(), sync_status.last_sync_timestamp + interval '1 second')`,
+          );
+        });
+      await importing(
+        `INSERT INTO products (pid, title, price, stock_quantity, created_at) VALUES (1000, 'Imported First', 1, 0, now())`,
+      );
+      try {
+        const after = await list("?page=3&pageSize=50");
+        expect(after.total).toBe(before.total + 1);
+        expect(after.items.map((i) => i.pid)).toEqual([
+          before.items[0]!.pid - 1,
+          ...before.items.map((i) => i.pid),
+        ]);
+        expect((await list("?page=1&pageSize=50")).items[0]).toMatchObject({
+          pid: 1000,
+          product_name: "Imported First",
+        });
+      } finally {
+        await importing("DELETE FROM products WHERE pid = 1000");
+      }
+      expect(await list("?page=3&pageSize=50")).toEqual(before);
+    });
+
     it("searches by id (prefix) or by name (any case, wildcards literal)", async () => {
       // 100x by id, and "Widget 100" by name.
       expect((await list("?search=100")).items.map((i) => i.pid)).toEqual([

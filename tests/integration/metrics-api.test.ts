@@ -404,6 +404,70 @@ describe(`metrics API (${testBackend})`, () => {
     );
   });
 
+  it("answers from the new calculation at once after it commits (no kept page, ordering or count)", async () => {
+    // Pages, orderings and status counts the list keeps of the current calculation.
+    const pageOf = (input: Record<string, unknown>) => list({ pageSize: 10, ...input });
+    const before = await pageOf({ page: 2 });
+    await pageOf({ page: 1 });
+    await pageOf({ status: "healthy" });
+    expect(before.rows.map((r) => r.pid)).toEqual(byReorderValueDesc.slice(10, 20).map((p) => p.pid));
+    const last = byReorderValueDesc.at(-1)!.pid;
+    const moved = before.rows[0]!.pid;
+    const values = await t.tdb.db.prisma.$queryRawUnsafe<
+      { pid: number; reorder_value: number; status: string }[]
+    >(
+      "SELECT pid, reorder_value::float8 AS reorder_value, status FROM product_metrics WHERE pid IN ($1, $2)",
+      last,
+      moved,
+    );
+    // A calculation commits (its figures and its timestamp in one transaction): the last product
+    // comes first, page 2's first product becomes healthy and moves to the end.
+    const commit = (sqls: [string, ...unknown[]][]) =>
+      t.tdb.db.prisma.$transaction(async (tx) => {
+        for (const [text, ...params] of sqls) await tx.$executeRawUnsafe(text, ...params);
+        await tx.$executeRawUnsafe(
+          `UPDATE calculate_status SET last_calculation_timestamp = last_calculation_timestamp + interval '1 second'`,
+        );
+      });
+    try {
+      await commit([
+        ["UPDATE product_metrics SET reorder_value = 1000 WHERE pid = $1", last],
+        ["UPDATE product_metrics SET reorder_value = -1, status = 'healthy' WHERE pid = $1", moved],
+      ]);
+      const expected = [
+        last,
+        ...byReorderValueDesc.map((p) => p.pid).filter((pid) => pid !== last && pid !== moved),
+        moved,
+      ];
+      const after = await pageOf({ page: 2 });
+      expect(after.rows.map((r) => r.pid)).toEqual(expected.slice(10, 20));
+      expect((await pageOf({ page: 1 })).rows[0]).toMatchObject({
+        pid: last,
+        reorder_value: 1000,
+      });
+      const healthy = await pageOf({ status: "healthy", pageSize: 50 });
+      const wasHealthy = values.find((v) => v.pid === moved)!.status === "healthy";
+      expect(healthy.total).toBe(before.status_counts.healthy + (wasHealthy ? 0 : 1));
+      expect(healthy.rows.at(-1)).toMatchObject({
+        pid: moved,
+        status: "healthy",
+        reorder_value: -1,
+      });
+    } finally {
+      await commit(
+        values.map((v) => [
+          "UPDATE product_metrics SET reorder_value = $2, status = $3 WHERE pid = $1",
+          v.pid,
+          v.reorder_value,
+          v.status,
+        ]),
+      );
+    }
+    expect((await pageOf({ page: 2 })).rows.map((r) => r.pid)).toEqual(
+      byReorderValueDesc.slice(10, 20).map((p) => p.pid),
+    );
+  });
+
   // --- explain
 
   const expectedSubstituted: Record<string, string> = {

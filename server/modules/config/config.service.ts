@@ -156,12 +156,11 @@ export async function listProductSettings(
   query: SettingsPageQuery,
 ): Promise<Paged<ProductSettingRow>> {
   const { limit, offset, search } = pageOf(query);
+  if (!search) return listAllProductSettings(db, limit, offset);
   // By id (prefix, so "10" finds 1001) or by name (anywhere, any case).
-  const where = search
-    ? Prisma.sql`WHERE (p.pid::text LIKE ${`${likeEscape(search)}%`} OR p.title ILIKE ${`%${likeEscape(search)}%`})`
-    : Prisma.empty;
+  const where = Prisma.sql`WHERE (p.pid::text LIKE ${`${likeEscape(search)}%`} OR p.title ILIKE ${`%${likeEscape(search)}%`})`;
   const [total, rows] = await Promise.all([
-    search ? countProducts(db, where) : countAllProducts(db),
+    countProducts(db, where),
     db.prisma.$queryRaw<ProductRow[]>`
       ${productSelect} ${where} ORDER BY p.pid LIMIT ${limit} OFFSET ${offset}`,
   ]);
@@ -174,17 +173,57 @@ async function countProducts(db: Database, where: Prisma.Sql): Promise<number> {
   return count?.total ?? 0;
 }
 
-/** Every page of the unfiltered list shows the same total: counted once per import (sync_status). */
-const productTotals = new WeakMap<Database, { version: string; total: number }>();
-async function countAllProducts(db: Database): Promise<number> {
-  const [v] = await db.prisma.$queryRaw<{ version: string | null }[]>`
-    SELECT max(last_sync_timestamp)::text AS version FROM sync_status WHERE table_name = 'products'`;
-  const version = v?.version ?? "";
-  const known = productTotals.get(db);
-  if (known && known.version === version && version !== "") return known.total;
-  const total = await countProducts(db, Prisma.empty);
-  productTotals.set(db, { version, total });
-  return total;
+/**
+ * The unfiltered list: every product's pid in order, kept per import of the products table (its
+ * sync_status timestamp, written in the import's transaction); a page is a slice of it read by
+ * primary key together with that timestamp (one statement, one snapshot), so a page past an
+ * import is never answered from the pids before it. (Products change only through imports.)
+ */
+const productPidLists = new WeakMap<Database, Promise<{ version: string; pids: Int32Array }>>();
+const PRODUCTS_VERSION = `(SELECT max(last_sync_timestamp)::text FROM sync_status WHERE table_name = 'products')`;
+async function listAllProductSettings(
+  db: Database,
+  limit: number,
+  offset: number,
+): Promise<Paged<ProductSettingRow>> {
+  for (let attempt = 0; ; attempt++) {
+    let list = productPidLists.get(db);
+    if (attempt > 0 || !list) {
+      list = db.prisma
+        .$queryRawUnsafe<{ version: string | null; pids: number[] | null }[]>(
+          `SELECT ${PRODUCTS_VERSION} AS version, (SELECT array_agg(pid ORDER BY pid) FROM products) AS pids`,
+        )
+        .then(([r]) => ({ version: r?.version ?? "", pids: Int32Array.from(r?.pids ?? []) }));
+      productPidLists.set(db, list);
+      list.then(
+        (l) => {
+          if (!l.version && productPidLists.get(db) === list) productPidLists.delete(db);
+        },
+        () => {
+          if (productPidLists.get(db) === list) productPidLists.delete(db);
+        },
+      );
+    }
+    const { version, pids } = await list;
+    const page = Array.from(pids.subarray(offset, offset + limit));
+    const read = await db.prisma.$queryRawUnsafe<(ProductRow & { products_version: string | null })[]>(
+      page.length
+        ? `SELECT ${PRODUCTS_VERSION} AS products_version, p.pid, p.title AS product_name,
+             sp.lead_time_days, sp.days_of_stock, sp.safety_stock, sp.forecast_method,
+             sp.exclude_from_forecast, sp.pid IS NOT NULL AS has_override
+           FROM unnest($1::int[]) WITH ORDINALITY AS pg(pid, ord)
+           JOIN products p ON p.pid = pg.pid
+           LEFT JOIN settings_product sp ON sp.pid = p.pid
+           ORDER BY pg.ord`
+        : `SELECT ${PRODUCTS_VERSION} AS products_version`,
+      ...(page.length ? [page] : []),
+    );
+    const seen = read[0]?.products_version ?? "";
+    if (seen === version || attempt >= 5) {
+      const rows = page.length ? read.map(({ products_version: _v, ...row }) => row) : [];
+      return { items: await productRows(db, rows), total: pids.length };
+    }
+  }
 }
 
 async function getProductSetting(db: Database, pid: number): Promise<ProductSettingRow> {

@@ -100,14 +100,70 @@ const PRODUCT_ROW_SELECT = `
 const fromFor = (sql: string) =>
   /\bp\./.test(sql) ? "FROM product_metrics m JOIN products p ON p.pid = m.pid" : "FROM product_metrics m";
 
-const PAGE_CACHE_SIZE = 2000;
-const pageCaches = new WeakMap<Database, Map<string, { version: string; page: ProductMetricsPage }>>();
+/**
+ * What the product list keeps between requests, per database and calculation (the timestamp the
+ * run writes to calculate_status in the transaction that swaps its tables in): per filter set and
+ * sort, the matching pids in that order, and per filter set the status counts. Any page is then a
+ * slice of the ordering and one primary-key read, which also reads the calculation's timestamp in
+ * the same statement (one snapshot): a page is answered only from an ordering of that calculation.
+ */
+interface Versioned<T> {
+  version: string;
+  value: T;
+}
+interface ListCache {
+  orderings: Map<string, Promise<Versioned<Int32Array>>>;
+  /** pids held by `orderings`, per key and in all (emptied beyond ORDERING_CACHE_PIDS) */
+  sizes: Map<string, number>;
+  pids: number;
+  chips: Map<string, Promise<Versioned<{ status: string | null; n: number }[]>>>;
+}
+const ORDERING_CACHE_PIDS = 4_000_000;
+const CHIP_CACHE_SIZE = 500;
+const listCaches = new WeakMap<Database, ListCache>();
+const listCacheOf = (db: Database): ListCache => {
+  let cache = listCaches.get(db);
+  if (!cache) {
+    cache = { orderings: new Map(), sizes: new Map(), pids: 0, chips: new Map() };
+    listCaches.set(db, cache);
+  }
+  return cache;
+};
+const CALCULATION_VERSION = "(SELECT max(last_calculation_timestamp)::text FROM calculate_status)";
 
-/** Status counts per filter set (SQL and parameters), valid for one calculation (its timestamp). */
-const statusCountCaches = new WeakMap<
-  Database,
-  Map<string, { version: string; chips: { status: string | null; n: number }[] }>
->();
+/**
+ * The cached value under `key` if it is of `version` (or of any calculation when `version` is
+ * undefined); else computes it, once for all the requests asking at the same time. A value of no
+ * calculation (none has run yet) is not kept.
+ */
+async function versioned<T>(
+  map: Map<string, Promise<Versioned<T>>>,
+  key: string,
+  version: string | undefined,
+  compute: () => Promise<Versioned<T>>,
+  kept?: (v: Versioned<T>) => void,
+): Promise<Versioned<T>> {
+  const known = map.get(key);
+  if (known) {
+    const v = await known.catch(() => null);
+    if (v && (version === undefined || v.version === version)) return v;
+    if (map.get(key) === known) map.delete(key);
+  }
+  // Another request may have started it while this one waited.
+  const again = map.get(key);
+  if (again) return again;
+  const computing = compute();
+  map.set(key, computing);
+  try {
+    const v = await computing;
+    if (!v.version && map.get(key) === computing) map.delete(key);
+    else kept?.(v);
+    return v;
+  } catch (err) {
+    if (map.get(key) === computing) map.delete(key);
+    throw err;
+  }
+}
 
 /** D0 of a product_metrics row: the UTC day its figures are as of. */
 const METRICS_D0 = "(m.calculated_at AT TIME ZONE 'UTC')::date";
@@ -196,17 +252,7 @@ export async function listProductMetrics(
 ): Promise<ProductMetricsPage> {
   const q = productMetricsListInput.parse(input);
   const query = runner(db);
-  // Every figure here comes from the last calculation: a page is kept until the next one commits
-  // (its timestamp in calculate_status, one index read), per database, at most PAGE_CACHE_SIZE pages.
-  const [calculated] = await query<{ v: string | null }>(
-    "SELECT max(last_calculation_timestamp)::text AS v FROM calculate_status",
-  );
-  const version = calculated?.v ?? "";
-  const pages = pageCaches.get(db) ?? new Map<string, { version: string; page: ProductMetricsPage }>();
-  pageCaches.set(db, pages);
-  const pageKey = JSON.stringify(q);
-  const kept = version ? pages.get(pageKey) : undefined;
-  if (kept && kept.version === version) return kept.page;
+  const cache = listCacheOf(db);
   const params: unknown[] = [];
   const param = (v: unknown) => {
     params.push(v);
@@ -217,11 +263,8 @@ export async function listProductMetrics(
   const chipParams = [...params];
   if (q.status) where.push(`m.status = ANY(${param(q.status)}::text[])`);
   const rowWhere = where.length ? `WHERE ${where.join(" AND ")}` : "";
-
   const dir = q.dir === "asc" ? "ASC" : "DESC";
   const order = `ORDER BY ${PRODUCT_SORT_SQL[q.sort]} ${dir} NULLS LAST, m.pid ASC`;
-  const limit = param(q.pageSize);
-  const offset = param((q.page - 1) * q.pageSize);
 
   // The names of the vendor / brand filtered by (for the filter's chip).
   const filterNames =
@@ -233,44 +276,102 @@ export async function listProductMetrics(
           [q.vendorId ?? null, q.brandId ?? null, q.category ?? null],
         )
       : Promise.resolve([]);
-  // The chips count over every filter but status; the total is one of them (or their sum). They
-  // change only when a run commits its calculations: kept per filter set and calculation.
-  const chipKey = `${chipWhere}|${JSON.stringify(chipParams)}`;
-  const statusCountCache = statusCountCaches.get(db) ?? new Map();
-  statusCountCaches.set(db, statusCountCache);
-  const chipsOf = async () => {
-    const known = version ? statusCountCache.get(chipKey) : undefined;
-    if (known && known.version === version) return known.chips;
-    const chips = await query<{ status: string | null; n: number }>(
-      `SELECT m.status, count(*)::int AS n ${fromFor(chipWhere)} ${chipWhere} GROUP BY m.status`,
-      chipParams,
+
+  // The filter set's pids in the sort's order (one sort over the matching rows, per calculation).
+  const orderingKey = `${rowWhere}|${JSON.stringify(params)}|${order}`;
+  const orderingOf = (version: string | undefined) =>
+    versioned(
+      cache.orderings,
+      orderingKey,
+      version,
+      async () => {
+        const [r] = await query<{ version: string | null; pids: number[] | null }>(
+          `SELECT ${CALCULATION_VERSION} AS version,
+             (SELECT array_agg(m.pid ${order}) ${fromFor(rowWhere + order)} ${rowWhere}) AS pids`,
+          params,
+        );
+        return { version: r?.version ?? "", value: Int32Array.from(r?.pids ?? []) };
+      },
+      (v) => {
+        cache.pids += v.value.length - (cache.sizes.get(orderingKey) ?? 0);
+        cache.sizes.set(orderingKey, v.value.length);
+        if (cache.pids > ORDERING_CACHE_PIDS) {
+          for (const key of [...cache.orderings.keys()]) if (key !== orderingKey) cache.orderings.delete(key);
+          cache.sizes.clear();
+          cache.sizes.set(orderingKey, v.value.length);
+          cache.pids = v.value.length;
+        }
+      },
     );
-    if (statusCountCache.size >= 500) statusCountCache.clear();
-    statusCountCache.set(chipKey, { version, chips });
-    return chips;
-  };
-  // The page's pids first (narrow rows, a top-N sort), then their columns and names.
-  const [rows, chips, [names]] = await Promise.all([
-    query<ProductMetricsRow>(
-      `SELECT ${PRODUCT_ROW_SELECT}
-       FROM (SELECT m.pid ${fromFor(rowWhere + order)} ${rowWhere} ${order} LIMIT ${limit}::int OFFSET ${offset}::int) pg
-       JOIN product_metrics m ON m.pid = pg.pid
-       JOIN products p ON p.pid = m.pid
-       LEFT JOIN vendors v ON v.id = p.vendor_id
-       LEFT JOIN brands b ON b.id = p.brand_id
-       ${order}`,
-      params,
-    ),
-    chipsOf(),
-    filterNames,
-  ]);
+  // The chips count over every filter but status; the total is one of them (or their sum).
+  const chipKey = `${chipWhere}|${JSON.stringify(chipParams)}`;
+  const chipsOf = (version: string | undefined) =>
+    versioned(
+      cache.chips,
+      chipKey,
+      version,
+      async () => {
+        const [r] = await query<{
+          version: string | null;
+          chips: { status: string | null; n: number }[] | null;
+        }>(
+          `SELECT ${CALCULATION_VERSION} AS version,
+             (SELECT json_agg(c) FROM (SELECT m.status, count(*)::int AS n ${fromFor(chipWhere)} ${chipWhere}
+                                       GROUP BY m.status) c) AS chips`,
+          chipParams,
+        );
+        return { version: r?.version ?? "", value: r?.chips ?? [] };
+      },
+      () => {
+        if (cache.chips.size > CHIP_CACHE_SIZE) {
+          for (const key of [...cache.chips.keys()]) if (key !== chipKey) cache.chips.delete(key);
+        }
+      },
+    );
+
+  // The page: a slice of the ordering, its rows read by primary key together with the calculation's
+  // timestamp (one statement, one snapshot). Should a calculation have committed since the ordering
+  // or the counts were taken, they are taken again for it.
+  const offset = (q.page - 1) * q.pageSize;
+  let want: string | undefined;
+  let rows: ProductMetricsRow[] = [];
+  let chips: { status: string | null; n: number }[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const [ordering, counted] = await Promise.all([orderingOf(want), chipsOf(want)]);
+    const pids = Array.from(ordering.value.subarray(offset, offset + q.pageSize));
+    let version: string;
+    if (pids.length === 0) {
+      const [v] = await query<{ version: string | null }>(`SELECT ${CALCULATION_VERSION} AS version`);
+      version = v?.version ?? "";
+      rows = [];
+    } else {
+      const read = await query<ProductMetricsRow & { calc_version: string | null; ord: unknown }>(
+        `SELECT ${CALCULATION_VERSION} AS calc_version, pg.ord, ${PRODUCT_ROW_SELECT}
+         FROM unnest($1::int[]) WITH ORDINALITY AS pg(pid, ord)
+         JOIN product_metrics m ON m.pid = pg.pid
+         JOIN products p ON p.pid = m.pid
+         LEFT JOIN vendors v ON v.id = p.vendor_id
+         LEFT JOIN brands b ON b.id = p.brand_id
+         ORDER BY pg.ord`,
+        [pids],
+      );
+      version = read[0]?.calc_version ?? "";
+      rows = read.map(({ calc_version: _v, ord: _o, ...row }) => row);
+    }
+    chips = counted.value;
+    if (ordering.version === version && counted.version === version) break;
+    if (attempt >= 10) throw new Error("The product list could not be read consistently");
+    want = version;
+  }
+
+  const [names] = await filterNames;
   const status_counts = zeroCounts(PRODUCT_STATUSES);
   let total = 0;
   for (const c of chips) {
     if (c.status && c.status in status_counts) status_counts[c.status as ProductStatus] = c.n;
     if (!q.status || (c.status && (q.status as string[]).includes(c.status))) total += c.n;
   }
-  const page: ProductMetricsPage = {
+  return {
     rows,
     total,
     page: q.page,
@@ -280,11 +381,6 @@ export async function listProductMetrics(
     ...(q.brandId ? { brand_name: names?.brand_name ?? null } : {}),
     ...(q.category ? { category_name: names?.category_name ?? null } : {}),
   };
-  if (version) {
-    if (pages.size >= PAGE_CACHE_SIZE) pages.clear();
-    pages.set(pageKey, { version, page });
-  }
-  return page;
 }
 
 // ---------------------------------------------------------------------------------------------
