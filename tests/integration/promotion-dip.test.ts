@@ -27,6 +27,9 @@ const promoted = (pid: number, category: number, afterUnits: number | null): Sou
 };
 
 const PRODUCTS: SourceProduct[] = [
+  // The seasonal reference (every product's, as no category has 10): so large and flat that the
+  // promoted products' own weeks barely move it.
+  { pid: 40, title: "Reference", price: 2, cost: 1, stock: 10_000_000, categories: [303], weeks: weeksWith(100_000, 2) },
   ...[11, 12, 13, 14].map((pid) => promoted(pid, 301, 35)),
   ...[21, 22, 23, 24].map((pid) => promoted(pid, 302, null)),
   {
@@ -81,31 +84,36 @@ describe(`the dip after a promotion (${testBackend})`, () => {
   it("measures each category's dip from its products' past promotions (the first simulation after a calculation)", async () => {
     await simulate(303);
     const rows = await t.tdb.db.prisma.$queryRawUnsafe<
-      { category_id: number; promotions: number; base_units: number; after_units: number[]; dip: number; weeks: number }[]
+      { category_id: number; promotions: number; expected_units: number[]; after_units: number[]; dip: number; weeks: number }[]
     >("SELECT * FROM category_promotion_dips ORDER BY category_id");
     const by = new Map(rows.map((r) => [r.category_id, r]));
-    // 4 products × 3 promotions; regular rate 70 a week (34 clean weeks of 70); weeks after: 35, 35, 70, 70.
-    expect(by.get(301)).toMatchObject({ promotions: 12, weeks: 2, dip: 0.5 });
-    expect(Number(by.get(301)!.base_units)).toBeCloseTo(12 * 70, 6);
-    expect(by.get(301)!.after_units.map(Number)).toEqual([420, 420, 840, 840]);
+    // 4 products × 3 promotions; regular rate 70 a week (34 clean weeks of 70, a seasonal index of
+    // ≈ 1 every week); weeks after: 35, 35, 70, 70 against ≈ 70 expected.
+    const cards = by.get(301)!;
+    expect(cards).toMatchObject({ promotions: 12, weeks: 2 });
+    expect(cards.dip).toBeCloseTo(0.5, 2);
+    for (const e of cards.expected_units) expect(Number(e)).toBeCloseTo(12 * 70, -1);
+    expect(cards.after_units.map(Number)).toEqual([420, 420, 840, 840]);
     expect(by.get(302)).toMatchObject({ promotions: 12, weeks: 0, dip: 0 });
     // The parent pools both: (420 + 840) ÷ 1,680 = 0.75 in each of the two weeks.
-    expect(by.get(300)).toMatchObject({ promotions: 24, weeks: 2, dip: 0.25 });
+    expect(by.get(300)).toMatchObject({ promotions: 24, weeks: 2 });
+    expect(by.get(300)!.dip).toBeCloseTo(0.25, 2);
     // One promotion: too few for a figure, whatever the weeks after it sold.
     expect(by.get(303)).toMatchObject({ promotions: 1, weeks: 0, dip: 0 });
   });
 
   it("lowers the projected units in the weeks after the end date by the category's dip", async () => {
     const r = await simulate(301);
-    expect(r.dip).toEqual({ share: 0.5, weeks: 2, promotions: 12 });
-    for (const x of r.products)
-      expect(x.dip).toEqual({ share: 0.5, weeks: 2, promotions: 12, category: "Cards" });
+    const share = r.dip!.share;
+    expect(share).toBeCloseTo(0.5, 2);
+    expect(r.dip).toEqual({ share, weeks: 2, promotions: 12 });
+    for (const x of r.products) expect(x.dip).toEqual({ share, weeks: 2, promotions: 12, category: "Cards" });
     // Chart weeks from the first forecast day: 0 before, 1–2 the promotion, 3–4 the dip, 5–6 after it.
     const w = r.weekly;
     const uplift = r.products[0]!.uplift;
     expect(uplift).toBeGreaterThan(1.05);
     for (const i of [1, 2]) expect(w[i]!.scenario_units).toBeCloseTo(w[i]!.baseline_units * uplift, 0);
-    for (const i of [3, 4]) expect(w[i]!.scenario_units).toBeCloseTo(w[i]!.baseline_units * 0.5, 1);
+    for (const i of [3, 4]) expect(w[i]!.scenario_units).toBeCloseTo(w[i]!.baseline_units * (1 - share), 1);
     for (const i of [0, 5, 6]) expect(w[i]!.scenario_units).toBeCloseTo(w[i]!.baseline_units, 1);
     expect(w[3]!.baseline_units).toBeGreaterThan(0);
 
@@ -148,29 +156,32 @@ describe(`the dip after a promotion (${testBackend})`, () => {
       "SELECT dip, dip_weeks FROM promotion_products WHERE promotion_id = $1",
       promo.id,
     );
-    expect(stored).toEqual({ dip: 0.5, dip_weeks: 2 });
+    expect(stored!.dip_weeks).toBe(2);
+    const dip = stored!.dip;
+    expect(dip).toBeCloseTo(0.5, 2);
 
-    // Calendar weeks 1–2: × uplift; 3–4 (the 14 days after its end): × 0.5; then the system figure.
+    // Calendar weeks 1–2: × uplift; 3–4 (the 14 days after its end): × (1 − dip); then the system figure.
     const after = await detail(11);
     for (const [i, w] of after.forecast.entries()) {
       const sys = before.forecast[i]!.system;
       if (i < 2) expect(w.final).toBeCloseTo(sys * uplift, 1);
       else if (i < 4) {
-        expect(w.promotion).toBeCloseTo(-0.5 * sys, 1);
-        expect(w.final).toBeCloseTo(sys * 0.5, 1);
+        expect(w.promotion).toBeCloseTo(-dip * sys, 1);
+        expect(w.final).toBeCloseTo(sys * (1 - dip), 1);
       } else expect(w.final).toBe(sys);
     }
-    expect(after.promotions).toEqual([expect.objectContaining({ id: promo.id, dip: 0.5, dip_weeks: 2 })]);
+    expect(after.promotions).toEqual([expect.objectContaining({ id: promo.id, dip, dip_weeks: 2 })]);
 
-    // F(H): (uplift − 1) × the day's system figure on the promotion's days, −0.5 × it on the dip's.
-    const [{ weekly }] = await t.tdb.db.prisma.$queryRawUnsafe<{ weekly: number[] }[]>(
+    // F(H): (uplift − 1) × the day's system figure on the promotion's days, −dip × it on the dip's.
+    const [fc] = await t.tdb.db.prisma.$queryRawUnsafe<{ weekly: number[] }[]>(
       "SELECT weekly FROM product_forecasts WHERE pid = 11",
     );
+    const weekly = fc!.weekly;
     const k0 = Math.round((Date.parse(weeks[0]!) - Date.parse(first)) / DAY);
     let change = 0;
     for (let k = k0; k < k0 + 28; k++)
       change +=
-        (k < k0 + 14 ? uplift - 1 : -0.5) *
+        (k < k0 + 14 ? uplift - 1 : -dip) *
         Math.min(Math.max(planBefore.h - k, 0), 1) *
         (Number(weekly[Math.min(Math.floor(k / 7), 12)]) / 7);
     expect((await fh(11)).f_h).toBeCloseTo(planBefore.f_h + change, 1);

@@ -4,8 +4,8 @@
 CREATE TABLE "category_promotion_dips" (
     "category_id" INTEGER NOT NULL,
     "promotions" INTEGER NOT NULL,
-    "base_units" DOUBLE PRECISION NOT NULL,
-    "after_units" DOUBLE PRECISION[] NOT NULL,
+    "expected_units" DOUBLE PRECISION[],
+    "after_units" DOUBLE PRECISION[],
     "dip" DOUBLE PRECISION NOT NULL,
     "weeks" INTEGER NOT NULL,
 

@@ -15,9 +15,20 @@ import {
   type PromotionDip,
 } from "../../../shared/discounts.ts";
 import type { Database } from "../../db/database.ts";
-import { ELASTICITY_WEEKS, LEVEL_STEP, REGULAR_PRICE_WEEKS } from "../../jobs/planning/elasticity.ts";
+import {
+  ELASTICITY_WEEKS,
+  HOME_CATEGORY_MIN_PRODUCTS,
+  LEVEL_STEP,
+  REGULAR_PRICE_WEEKS,
+} from "../../jobs/planning/elasticity.ts";
 
 export { DIP_MAX_WEEKS, DIP_MIN_PROMOTIONS, DIP_THRESHOLD };
+
+/** How far below the expected units (in standard errors) a week after must be. */
+export const DIP_SIGMAS = 3;
+
+/** The weeks before a promotion its product's regular rate is taken from (a local level: trends move it). */
+export const DIP_BASELINE_WEEKS = 8;
 
 /** What the measurement needs of a connection: statements with $n parameters and their rows. */
 export interface SqlRunner {
@@ -26,13 +37,26 @@ export interface SqlRunner {
 }
 
 /** The category figures of §16.2 from its promotions' sums: weeks n and dip share (0, 0: no dip). */
-export function dipOf(promotions: number, base: number, after: readonly number[]): { dip: number; weeks: number } {
-  if (promotions < DIP_MIN_PROMOTIONS || base <= 0) return { dip: 0, weeks: 0 };
+export function dipOf(
+  promotions: number,
+  expected: readonly number[],
+  after: readonly number[],
+  squares: readonly number[],
+): { dip: number; weeks: number } {
+  if (promotions < DIP_MIN_PROMOTIONS) return { dip: 0, weeks: 0 };
   let weeks = 0;
-  while (weeks < Math.min(DIP_MAX_WEEKS, after.length) && after[weeks]! / base <= 1 - DIP_THRESHOLD) weeks++;
+  while (
+    weeks < Math.min(DIP_MAX_WEEKS, after.length) &&
+    expected[weeks]! > 0 &&
+    after[weeks]! <= (1 - DIP_THRESHOLD) * expected[weeks]! &&
+    // and beyond chance: DIP_SIGMAS standard errors below the expected units, the error from the
+    // promotions' own spread (√ Σ (units − expected)² over them)
+    after[weeks]! <= expected[weeks]! - DIP_SIGMAS * Math.sqrt(squares[weeks]!)
+  )
+    weeks++;
   if (weeks === 0) return { dip: 0, weeks: 0 };
-  const sold = after.slice(0, weeks).reduce((a, b) => a + b, 0);
-  return { dip: Math.round((1 - sold / (weeks * base)) * 10000) / 10000, weeks };
+  const sum = (xs: readonly number[]) => xs.slice(0, weeks).reduce((a, b) => a + b, 0);
+  return { dip: Math.round((1 - sum(after) / sum(expected)) * 10000) / 10000, weeks };
 }
 
 /**
@@ -44,12 +68,23 @@ export async function measurePromotionDips(run: SqlRunner, asOf: Date): Promise<
   const from = new Date(Date.parse(`${d0}T00:00:00Z`) - (ELASTICITY_WEEKS * 7 - 1) * 86_400_000);
   const level = (ratio: string) => `LEAST(1, round(${ratio} / ${LEVEL_STEP}) * ${LEVEL_STEP})`;
   // Per promoted product and week k with sales (k = 0 … 51 back from D0): units, and whether the
-  // week is discounted (its level below 1, with §15.1's regular price). Then its promotions (runs of
-  // consecutive discounted weeks), the qualifying ones (the DIP_MAX_WEEKS weeks after it inside the
-  // 52 weeks and none of them discounted), its regular weekly rate (units ÷ weeks from its first week
-  // with a sale in the 52 to D0, without the discounted weeks and the weeks after a promotion, weeks
-  // without a sale counting 0) and, per promotion, its units in each week after it.
-  const rows = await run.query<{ category_id: number; promotions: number; base: number; after: number[] }>(
+  // week is discounted (its level below 1, with §15.1's regular price). Its seasonal reference, as
+  // §15.1's: its home category's weekly units (sales_daily) without its own, as an index with mean 1
+  // over the 52 weeks (every product's when it has no home category; 1 when the others sold nothing),
+  // × its share of the week in stock (§15.1's days in stock ÷ 7: a week sold out after a promotion is
+  // lost sales, not pull-forward). Then per week from its first week with a sale in the 52 to D0 (weeks without a sale count 0):
+  // its promotions (runs of consecutive discounted weeks), the qualifying ones (the DIP_MAX_WEEKS
+  // weeks after it inside the 52 weeks and none of them discounted), per promotion its regular rate
+  // before it (units ÷ Σ index over the DIP_BASELINE_WEEKS weeks before its first week, leaving out
+  // weeks discounted or after another promotion: a local level, so a product's trend does not read
+  // as a dip) and per week w after it, its units and the expected units (rate × that week's index).
+  const rows = await run.query<{
+    category_id: number;
+    promotions: number;
+    expected: number[];
+    after: number[];
+    squares: number[];
+  }>(
     `WITH RECURSIVE promoted AS MATERIALIZED (
        SELECT p.pid, COALESCE(p.regular_price, p.price)::float8 AS regular
        FROM product_elasticities e JOIN products p ON p.pid = e.pid
@@ -72,32 +107,76 @@ export async function measurePromotionDips(run: SqlRunner, asOf: Date): Promise<
              CASE WHEN w.k < ${REGULAR_PRICE_WEEKS} THEN pr.regular END))`)} < 1 AS disc
        FROM w JOIN promoted pr ON pr.pid = w.pid
      ),
+     home AS (
+       SELECT DISTINCT ON (pc.pid) pc.pid, pc.category_id
+       FROM product_categories pc
+       JOIN (SELECT category_id, count(*) AS n FROM product_categories GROUP BY 1 HAVING count(*) >= $4) s
+         ON s.category_id = pc.category_id
+       WHERE pc.pid IN (SELECT pid FROM promoted)
+       ORDER BY pc.pid, s.n, pc.category_id
+     ),
+     hw AS MATERIALIZED (
+       SELECT dim, key, (($1::date - day) / 7)::int AS k, SUM(units)::float8 AS u
+       FROM sales_daily
+       WHERE (dim = 'total' OR (dim = 'category' AND key IN (SELECT category_id FROM home)))
+         AND day BETWEEN $1::date - ${ELASTICITY_WEEKS * 7 - 1} AND $1::date
+       GROUP BY 1, 2, 3
+     ),
+     t AS MATERIALIZED (
+       SELECT o.pid, o.kmax, CASE WHEN h.pid IS NULL THEN 'total' ELSE 'category' END AS dim,
+         COALESCE(h.category_id, 0) AS key,
+         (SELECT SUM(hw.u) FROM hw WHERE hw.dim = CASE WHEN h.pid IS NULL THEN 'total' ELSE 'category' END
+            AND hw.key = COALESCE(h.category_id, 0)) - o.units AS others
+       FROM (SELECT pid, max(k) AS kmax, SUM(u) AS units FROM r GROUP BY pid) o
+       LEFT JOIN home h ON h.pid = o.pid
+     ),
+     oos AS MATERIALIZED (
+       SELECT h.pid, wk.k,
+         SUM(LEAST(h.valid_to, $1::date - 7 * wk.k) - GREATEST(h.valid_from, $1::date - 7 * wk.k - 6) + 1
+           - CASE WHEN h.sold_first_day > 0 AND h.valid_from >= $1::date - 7 * wk.k - 6 THEN 1 ELSE 0 END)::int AS days
+       FROM product_stock_history h,
+         LATERAL generate_series(GREATEST(($1::date - h.valid_to) / 7, 0),
+           LEAST(($1::date - h.valid_from) / 7, ${ELASTICITY_WEEKS - 1})) AS wk(k)
+       WHERE h.stock <= 0 AND h.valid_to >= $1::date - ${ELASTICITY_WEEKS * 7 - 1}
+         AND h.pid IN (SELECT pid FROM promoted)
+       GROUP BY 1, 2
+     ),
+     g AS MATERIALIZED (
+       SELECT t.pid, gs.k, COALESCE(r.u, 0) AS u, COALESCE(r.disc, false) AS disc,
+         CASE WHEN t.others > 0
+           THEN GREATEST(COALESCE(hw.u, 0) - COALESCE(r.u, 0), 0) * ${ELASTICITY_WEEKS} / t.others ELSE 1 END
+         * GREATEST(7 - COALESCE(oos.days, 0), CASE WHEN r.u > 0 THEN 1 ELSE 0 END) / 7.0 AS s
+       FROM t
+       CROSS JOIN LATERAL generate_series(0, t.kmax) AS gs(k)
+       LEFT JOIN r ON r.pid = t.pid AND r.k = gs.k
+       LEFT JOIN hw ON hw.dim = t.dim AND hw.key = t.key AND hw.k = gs.k
+       LEFT JOIN oos ON oos.pid = t.pid AND oos.k = gs.k
+     ),
      ep AS MATERIALIZED (
-       SELECT pid, min(k) AS k_last FROM (
-         SELECT pid, k, k - row_number() OVER (PARTITION BY pid ORDER BY k) AS g FROM r WHERE disc
-       ) x GROUP BY pid, g
+       SELECT pid, min(k) AS k_last, max(k) AS k_first FROM (
+         SELECT pid, k, k - row_number() OVER (PARTITION BY pid ORDER BY k) AS grp FROM r WHERE disc
+       ) x GROUP BY pid, grp
      ),
      blocked AS (
-       SELECT DISTINCT r.pid, r.k FROM r WHERE r.disc
-       UNION
-       SELECT ep.pid, g.k FROM ep, generate_series(GREATEST(ep.k_last - ${DIP_MAX_WEEKS}, 0), ep.k_last - 1) AS g(k)
+       SELECT DISTINCT ep.pid, b.k FROM ep, generate_series(GREATEST(ep.k_last - ${DIP_MAX_WEEKS}, 0), ep.k_last - 1) AS b(k)
      ),
      rate AS (
-       SELECT s.pid,
-         (s.units - COALESCE(b.units, 0)) / NULLIF(s.kmax + 1 - COALESCE(b.weeks, 0), 0) AS rate
-       FROM (SELECT pid, max(k) AS kmax, SUM(u) AS units FROM r GROUP BY pid) s
-       LEFT JOIN (
-         SELECT b.pid, count(*) AS weeks, SUM(COALESCE(r.u, 0)) AS units
-         FROM blocked b LEFT JOIN r ON r.pid = b.pid AND r.k = b.k GROUP BY b.pid
-       ) b ON b.pid = s.pid
+       SELECT ep.pid, ep.k_last, SUM(g.u) / NULLIF(SUM(g.s), 0) AS rate
+       FROM ep
+       JOIN g ON g.pid = ep.pid AND g.k BETWEEN ep.k_first + 1 AND ep.k_first + ${DIP_BASELINE_WEEKS}
+       LEFT JOIN blocked b ON b.pid = g.pid AND b.k = g.k
+       WHERE NOT g.disc AND b.pid IS NULL
+       GROUP BY ep.pid, ep.k_last
      ),
      qualified AS (
-       SELECT ep.pid, rate.rate,
-         ${Array.from({ length: DIP_MAX_WEEKS }, (_, i) => `COALESCE((SELECT r.u FROM r WHERE r.pid = ep.pid AND r.k = ep.k_last - ${i + 1}), 0) AS a${i + 1}`).join(",\n         ")}
-       FROM ep JOIN rate ON rate.pid = ep.pid
+       SELECT ep.pid,
+         ${Array.from({ length: DIP_MAX_WEEKS }, (_, i) => `SUM(g.u) FILTER (WHERE g.k = ep.k_last - ${i + 1}) AS a${i + 1}, SUM(rate.rate * g.s) FILTER (WHERE g.k = ep.k_last - ${i + 1}) AS e${i + 1}`).join(",\n         ")}
+       FROM ep
+       JOIN rate ON rate.pid = ep.pid AND rate.k_last = ep.k_last
+       JOIN g ON g.pid = ep.pid AND g.k BETWEEN ep.k_last - ${DIP_MAX_WEEKS} AND ep.k_last - 1
        WHERE ep.k_last >= ${DIP_MAX_WEEKS} AND rate.rate IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM r WHERE r.pid = ep.pid AND r.disc
-                         AND r.k BETWEEN ep.k_last - ${DIP_MAX_WEEKS} AND ep.k_last - 1)
+       GROUP BY ep.pid, ep.k_last
+       HAVING NOT bool_or(g.disc)
      ),
      up(category_id, ancestor_id) AS (
        SELECT id, id FROM categories
@@ -110,30 +189,30 @@ export async function measurePromotionDips(run: SqlRunner, asOf: Date): Promise<
        FROM product_categories pc JOIN up ON up.category_id = pc.category_id
        WHERE pc.pid IN (SELECT pid FROM qualified)
      )
-     SELECT m.category_id, count(*)::int AS promotions, SUM(q.rate)::float8 AS base,
-       ARRAY[${Array.from({ length: DIP_MAX_WEEKS }, (_, i) => `SUM(q.a${i + 1})`).join(", ")}]::float8[] AS after
+     SELECT m.category_id, count(*)::int AS promotions,
+       ARRAY[${Array.from({ length: DIP_MAX_WEEKS }, (_, i) => `SUM(q.e${i + 1})`).join(", ")}]::float8[] AS expected,
+       ARRAY[${Array.from({ length: DIP_MAX_WEEKS }, (_, i) => `SUM(q.a${i + 1})`).join(", ")}]::float8[] AS after,
+       ARRAY[${Array.from({ length: DIP_MAX_WEEKS }, (_, i) => `SUM((q.a${i + 1} - q.e${i + 1}) ^ 2)`).join(", ")}]::float8[] AS squares
      FROM members m JOIN qualified q ON q.pid = m.pid
      GROUP BY m.category_id`,
-    [d0, from.toISOString(), asOf.toISOString()],
+    [d0, from.toISOString(), asOf.toISOString(), HOME_CATEGORY_MIN_PRODUCTS],
   );
   const figures = rows.map((r) => {
     const after = r.after.map(Number);
-    return { ...r, base: Number(r.base), after, ...dipOf(r.promotions, Number(r.base), after) };
+    const expected = r.expected.map(Number);
+    return { ...r, after, expected, ...dipOf(r.promotions, expected, after, r.squares.map(Number)) };
   });
   await run.exec("DELETE FROM category_promotion_dips");
   if (figures.length > 0)
     await run.exec(
-      `INSERT INTO category_promotion_dips (category_id, promotions, base_units, after_units, dip, weeks)
-       SELECT c, n, b, ARRAY[${Array.from({ length: DIP_MAX_WEEKS }, (_, i) => `a${i + 1}`).join(", ")}], d, w
-       FROM unnest($1::int[], $2::int[], $3::float8[], ${Array.from({ length: DIP_MAX_WEEKS }, (_, i) => `$${i + 6}::float8[]`).join(", ")}, $4::float8[], $5::int[])
-         AS t(c, n, b, ${Array.from({ length: DIP_MAX_WEEKS }, (_, i) => `a${i + 1}`).join(", ")}, d, w)`,
+      `INSERT INTO category_promotion_dips (category_id, promotions, expected_units, after_units, dip, weeks)
+       SELECT c, n, (SELECT array_agg(x ORDER BY i) FROM jsonb_array_elements_text(t.e) WITH ORDINALITY AS y(x, i))::float8[],
+         (SELECT array_agg(x ORDER BY i) FROM jsonb_array_elements_text(t.a) WITH ORDINALITY AS y(x, i))::float8[], d, w
+       FROM jsonb_to_recordset($1::jsonb) AS t(c int, n int, e jsonb, a jsonb, d float8, w int)`,
       [
-        figures.map((f) => f.category_id),
-        figures.map((f) => f.promotions),
-        figures.map((f) => f.base),
-        figures.map((f) => f.dip),
-        figures.map((f) => f.weeks),
-        ...Array.from({ length: DIP_MAX_WEEKS }, (_, i) => figures.map((f) => f.after[i] ?? 0)),
+        JSON.stringify(
+          figures.map((f) => ({ c: f.category_id, n: f.promotions, e: f.expected, a: f.after, d: f.dip, w: f.weeks })),
+        ),
       ],
     );
   return figures.length;

@@ -1,0 +1,15 @@
+import { openDatabase } from "../server/db/database.ts";
+import { migrate } from "../server/db/migrate.ts";
+import { ensurePromotionDips } from "../server/modules/discounts/promotion-dip.ts";
+const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, poolSize: 4 });
+await migrate(db);
+await db.prisma.$executeRawUnsafe("DELETE FROM calculate_status WHERE module_name = 'promotion_dips'");
+const t0 = performance.now();
+await ensurePromotionDips(db);
+console.log("measure ms", Math.round(performance.now() - t0));
+const t1 = performance.now();
+await ensurePromotionDips(db);
+console.log("check ms", Math.round(performance.now() - t1));
+console.log(await db.prisma.$queryRawUnsafe("SELECT count(*)::int n, count(*) FILTER (WHERE promotions >= 10)::int enough, count(*) FILTER (WHERE weeks > 0)::int dips, max(dip) FROM category_promotion_dips"));
+console.log(await db.prisma.$queryRawUnsafe("SELECT d.*, c.name FROM category_promotion_dips d JOIN categories c ON c.id = d.category_id WHERE d.category_id = 116 OR d.weeks > 0 ORDER BY promotions DESC LIMIT 8"));
+await db.close();
