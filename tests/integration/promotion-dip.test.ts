@@ -29,7 +29,15 @@ const promoted = (pid: number, category: number, afterUnits: number | null): Sou
 const PRODUCTS: SourceProduct[] = [
   // The seasonal reference (every product's, as no category has 10): so large and flat that the
   // promoted products' own weeks barely move it.
-  { pid: 40, title: "Reference", price: 2, cost: 1, stock: 10_000_000, categories: [303], weeks: weeksWith(100_000, 2) },
+  {
+    pid: 40,
+    title: "Reference",
+    price: 2,
+    cost: 1,
+    stock: 10_000_000,
+    categories: [303],
+    weeks: weeksWith(100_000, 2),
+  },
   ...[11, 12, 13, 14].map((pid) => promoted(pid, 301, 35)),
   ...[21, 22, 23, 24].map((pid) => promoted(pid, 302, null)),
   {
@@ -84,7 +92,14 @@ describe(`the dip after a promotion (${testBackend})`, () => {
   it("measures each category's dip from its products' past promotions (the first simulation after a calculation)", async () => {
     await simulate(303);
     const rows = await t.tdb.db.prisma.$queryRawUnsafe<
-      { category_id: number; promotions: number; expected_units: number[]; after_units: number[]; dip: number; weeks: number }[]
+      {
+        category_id: number;
+        promotions: number;
+        expected_units: number[];
+        after_units: number[];
+        dip: number;
+        weeks: number;
+      }[]
     >("SELECT * FROM category_promotion_dips ORDER BY category_id");
     const by = new Map(rows.map((r) => [r.category_id, r]));
     // 4 products × 3 promotions; regular rate 70 a week (34 clean weeks of 70, a seasonal index of

@@ -106,8 +106,12 @@ async function loadScope(
   // are read set-based for the scope (a sub-query per product cost more than the rest of the read).
   const pids = scoped.map((r) => r.pid);
   const [rows, dips] = await Promise.all([
-    q(db)<Omit<ScopeProduct, "dip_share" | "dip_weeks" | "dip_promotions" | "dip_category"> & { excluded: boolean }>(
-    `WITH cat AS (
+    q(db)<
+      Omit<ScopeProduct, "dip_share" | "dip_weeks" | "dip_promotions" | "dip_category"> & {
+        excluded: boolean;
+      }
+    >(
+      `WITH cat AS (
        SELECT DISTINCT ON (pc.pid) pc.pid, c.name
        FROM product_categories pc JOIN categories c ON c.id = pc.category_id
        WHERE pc.pid = ANY($1::int[])
@@ -151,7 +155,13 @@ async function loadScope(
     .map((r): ScopeProduct & { excluded: boolean } => {
       const d = dipOf.get(r.pid);
       return d && d.weeks > 0
-        ? { ...r, dip_share: d.dip, dip_weeks: d.weeks, dip_promotions: d.promotions, dip_category: d.category }
+        ? {
+            ...r,
+            dip_share: d.dip,
+            dip_weeks: d.weeks,
+            dip_promotions: d.promotions,
+            dip_category: d.category,
+          }
         : { ...r, dip_share: 0, dip_weeks: 0, dip_promotions: 0, dip_category: null };
     });
   const missing = scope.pids?.length ? new Set(scope.pids).size - rows.length : 0;

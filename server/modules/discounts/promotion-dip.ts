@@ -211,7 +211,14 @@ export async function measurePromotionDips(run: SqlRunner, asOf: Date): Promise<
        FROM jsonb_to_recordset($1::jsonb) AS t(c int, n int, e jsonb, a jsonb, d float8, w int)`,
       [
         JSON.stringify(
-          figures.map((f) => ({ c: f.category_id, n: f.promotions, e: f.expected, a: f.after, d: f.dip, w: f.weeks })),
+          figures.map((f) => ({
+            c: f.category_id,
+            n: f.promotions,
+            e: f.expected,
+            a: f.after,
+            d: f.dip,
+            w: f.weeks,
+          })),
         ),
       ],
     );
