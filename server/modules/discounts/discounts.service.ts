@@ -27,7 +27,7 @@ import { badRequest, conflict, notFound } from "../../errors.ts";
 import { forecastCalendar } from "../forecasting/forecasting.service.ts";
 import { refreshPlanningRows } from "../forecasting/planning-refresh.ts";
 import { productFilterWhere } from "../metrics/metrics.service.ts";
-import { ensurePromotionDips, PRODUCT_DIP_SQL } from "./promotion-dip.ts";
+import { ensurePromotionDips, loadDipResolver } from "./promotion-dip.ts";
 import { type ScopeProduct, type SimulationSettings, simulate } from "./simulation.ts";
 
 type Q = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
@@ -105,17 +105,21 @@ async function loadScope(
   // The deepest linked category's name and the earliest expected date of the open purchase orders
   // are read set-based for the scope (a sub-query per product cost more than the rest of the read).
   const pids = scoped.map((r) => r.pid);
-  const [rows, dips] = await Promise.all([
+  const [rows, dipOf] = await Promise.all([
     q(db)<
-      Omit<ScopeProduct, "dip_share" | "dip_weeks" | "dip_promotions" | "dip_category"> & {
+      Omit<ScopeProduct, "weekly" | "dip_share" | "dip_weeks" | "dip_promotions" | "dip_category"> & {
         excluded: boolean;
+        // Arrays as text, split here: the driver's array parser cost ≈ 10 % of a 5,000-product read.
+        categories: string | null;
+        weekly: string | null;
       }
     >(
       `WITH cat AS (
-       SELECT DISTINCT ON (pc.pid) pc.pid, c.name
+       SELECT pc.pid, (array_agg(c.name ORDER BY c.level DESC, c.id))[1] AS name,
+         array_to_string(array_agg(pc.category_id ORDER BY pc.category_id), ',') AS categories
        FROM product_categories pc JOIN categories c ON c.id = pc.category_id
        WHERE pc.pid = ANY($1::int[])
-       ORDER BY pc.pid, c.level DESC, c.id
+       GROUP BY pc.pid
      ),
      po AS (
        SELECT l.pid, to_char(min(o.date_expected), 'YYYY-MM-DD') AS next_po_date
@@ -123,11 +127,11 @@ async function loadScope(
        WHERE o.status IN ('ordered', 'partial') AND o.date_expected IS NOT NULL AND l.pid = ANY($1::int[])
        GROUP BY l.pid
      )
-     SELECT p.pid, p.title, p.sku, cat.name AS category,
+     SELECT p.pid, p.title, p.sku, cat.name AS category, cat.categories,
        p.price::float8 AS price, p.regular_price::float8 AS regular_price, p.cost_price::float8 AS cost,
        COALESCE(m.on_hand, GREATEST(p.stock_quantity, 0))::int AS on_hand, COALESCE(m.on_order, 0)::int AS on_order,
        po.next_po_date,
-       to_char(f.week_start, 'YYYY-MM-DD') AS forecast_start, f.weekly,
+       to_char(f.week_start, 'YYYY-MM-DD') AS forecast_start, array_to_string(f.weekly, ',') AS weekly,
        e.source AS elasticity_source, e.elasticity, e.ci_low, e.ci_high, e.price_changes,
        ec.name AS elasticity_category,
        p.pid = ANY($2::int[]) AS excluded
@@ -143,31 +147,27 @@ async function loadScope(
       pids,
       [...exclude],
     ),
-    // The dip after a promotion of each product's category (docs/metrics.md §16.2).
-    q(db)<{ pid: number; dip: number; weeks: number; promotions: number; category: string }>(
-      PRODUCT_DIP_SQL,
-      pids,
-    ),
+    // The dip after a promotion of each product's categories (docs/metrics.md §16.2).
+    loadDipResolver(db),
   ]);
-  const dipOf = new Map(dips.map((d) => [d.pid, d]));
-  const kept = rows
-    .filter((r) => !r.excluded && r.price > 0)
-    .map((r): ScopeProduct & { excluded: boolean } => {
-      const d = dipOf.get(r.pid);
-      return d && d.weeks > 0
-        ? {
-            ...r,
-            dip_share: d.dip,
-            dip_weeks: d.weeks,
-            dip_promotions: d.promotions,
-            dip_category: d.category,
-          }
-        : { ...r, dip_share: 0, dip_weeks: 0, dip_promotions: 0, dip_category: null };
+  const products: ScopeProduct[] = [];
+  for (const { categories, weekly, excluded, ...r } of rows) {
+    if (excluded || !(r.price > 0)) continue;
+    const d = dipOf(categories ? categories.split(",").map(Number) : []);
+    products.push({
+      ...r,
+      // array_to_string leaves out NULL elements; the forecast's weeks have none.
+      weekly: weekly === null ? null : weekly === "" ? [] : weekly.split(",").map(Number),
+      dip_share: d?.share ?? 0,
+      dip_weeks: d?.weeks ?? 0,
+      dip_promotions: d?.promotions ?? 0,
+      dip_category: d?.category ?? null,
     });
+  }
   const missing = scope.pids?.length ? new Set(scope.pids).size - rows.length : 0;
   return {
-    products: kept.map(({ excluded: _e, ...r }) => r),
-    skipped: rows.length - kept.length + Math.max(0, missing),
+    products,
+    skipped: rows.length - products.length + Math.max(0, missing),
   };
 }
 
@@ -186,14 +186,16 @@ async function prepare(
   startsOn: string,
   exclude: readonly number[] | undefined,
 ): Promise<Prepared> {
-  const fc = await forecastStart(db);
+  // The first forecast day, the settings and the dips' freshness (measured once per calculation)
+  // are independent reads: in parallel, then the scope.
+  const [fc, settings] = await Promise.all([
+    forecastStart(db),
+    loadSimulationSettings(db),
+    ensurePromotionDips(db),
+  ]);
   if (fc && startsOn < fc.first)
     throw badRequest(`must not be before ${fc.first}, the first day of the forecast`, "starts_on");
-  await ensurePromotionDips(db);
-  const [{ products, skipped }, settings] = await Promise.all([
-    loadScope(db, scope, exclude),
-    loadSimulationSettings(db),
-  ]);
+  const { products, skipped } = await loadScope(db, scope, exclude);
   if (products.length === 0) throw badRequest("no product with a price matches it", "scope");
   return { products, skipped, settings, first: fc?.first ?? startsOn, asOf: fc?.asOf ?? null };
 }

@@ -269,19 +269,61 @@ export async function ensurePromotionDips(db: Database): Promise<void> {
   );
 }
 
-/** SQL: per product of `$1::int[]`, the dip its deepest category with enough promotions carries. */
-export const PRODUCT_DIP_SQL = `
-  SELECT DISTINCT ON (pc.pid) pc.pid, d.dip, d.weeks, d.promotions, c.name AS category
-  FROM product_categories pc
-  JOIN (WITH RECURSIVE up(category_id, ancestor_id) AS (
-          SELECT id, id FROM categories
-          UNION
-          SELECT up.category_id, c.parent_id FROM up JOIN categories c ON c.id = up.ancestor_id
-          WHERE c.parent_id IS NOT NULL
-        ) SELECT * FROM up) up ON up.category_id = pc.category_id
-  JOIN category_promotion_dips d ON d.category_id = up.ancestor_id AND d.promotions >= ${DIP_MIN_PROMOTIONS}
-  JOIN categories c ON c.id = up.ancestor_id
-  WHERE pc.pid = ANY($1::int[])
-  ORDER BY pc.pid, c.level DESC, d.promotions DESC, c.id`;
+/** A product's dip from its linked categories (§16.2), or null. */
+export type DipResolver = (
+  categories: readonly number[],
+) => { share: number; weeks: number; promotions: number; category: string } | null;
+
+/**
+ * Reads the categories and their measured dips (two small tables) and returns the rule of §16.2: the
+ * deepest category among the linked ones and their ancestors with at least DIP_MIN_PROMOTIONS
+ * promotions (ties: more promotions, then the lower id) gives the product its dip, or none.
+ */
+export async function loadDipResolver(db: Database): Promise<DipResolver> {
+  const rows = await db.prisma.$queryRawUnsafe<
+    {
+      id: number;
+      parent_id: number | null;
+      level: number;
+      name: string;
+      promotions: number | null;
+      dip: number | null;
+      weeks: number | null;
+    }[]
+  >(
+    `SELECT c.id, c.parent_id, c.level, c.name, d.promotions, d.dip, d.weeks
+     FROM categories c LEFT JOIN category_promotion_dips d ON d.category_id = c.id`,
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const memo = new Map<string, ReturnType<DipResolver>>();
+  return (categories) => {
+    const key = categories.join(",");
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    let best: (typeof rows)[number] | null = null;
+    const seen = new Set<number>();
+    for (const id of categories) {
+      let c = byId.get(id);
+      while (c && !seen.has(c.id)) {
+        seen.add(c.id);
+        if (
+          (c.promotions ?? 0) >= DIP_MIN_PROMOTIONS &&
+          (!best ||
+            c.level > best.level ||
+            (c.level === best.level &&
+              (c.promotions! > best.promotions! || (c.promotions === best.promotions && c.id < best.id))))
+        )
+          best = c;
+        c = c.parent_id === null ? undefined : byId.get(c.parent_id);
+      }
+    }
+    const out =
+      best && (best.weeks ?? 0) > 0
+        ? { share: best.dip!, weeks: best.weeks!, promotions: best.promotions!, category: best.name }
+        : null;
+    memo.set(key, out);
+    return out;
+  };
+}
 
 export type { PromotionDip };
