@@ -108,17 +108,14 @@ function baseDemand(p: ScopeProduct, offset: number, days: number): Float64Array
 
 interface Path {
   figures: ProjectionFigures;
-  /** Per chart day: units sold and closing stock */
-  sold: Float64Array;
-  stock: Float64Array;
   stockout: string | null;
 }
 
 /**
  * Walks one product over the frame's days: each day its demand (× uplift on the scenario's days,
  * × (1 − dip) on the `dipDays` days after its end) is sold out of the stock, the open purchase
- * orders arriving on day `poIdx`. Figures are over the scenario's days; chart series from the
- * frame's chart offset.
+ * orders arriving on day `poIdx`. Figures are over the scenario's days; the chart's weekly units
+ * sold and closing stock (from the frame's chart offset) are added to `wUnits` and `wStock`.
  */
 function walk(
   p: ScopeProduct,
@@ -129,11 +126,10 @@ function walk(
   uplift: number,
   dip: number,
   dipDays: number,
+  wUnits: Float64Array,
+  wStock: Float64Array,
 ): Path {
   const { days, startIdx, endIdx, chartOffset } = f;
-  const chartDays = Math.max(days - chartOffset, 0);
-  const sold = new Float64Array(chartDays);
-  const stockSeries = new Float64Array(chartDays);
   const dipEnd = endIdx + dipDays;
   let stock = Math.max(0, p.on_hand);
   let units = 0;
@@ -156,8 +152,10 @@ function walk(
     if (i === endIdx) stockEnd = stock;
     if (i > endIdx && i <= endIdx + 7) after += base;
     if (i >= chartOffset) {
-      sold[i - chartOffset] = sale;
-      stockSeries[i - chartOffset] = stock;
+      const d = i - chartOffset;
+      const w = (d / 7) | 0;
+      wUnits[w]! += sale;
+      if (d % 7 === 6 || i === days - 1) wStock[w]! += stock;
     }
   }
   const revenue = units * price;
@@ -172,8 +170,6 @@ function walk(
       weeks_of_cover: after > 0 ? Math.round((stockEnd / after) * 10) / 10 : null,
       lost_units: r2(lost),
     },
-    sold,
-    stock: stockSeries,
     stockout: stockoutIdx < 0 ? null : addDays(f.first, stockoutIdx),
   };
 }
@@ -261,8 +257,19 @@ export function simulate(
     const demand = baseDemand(p, p.forecast_start ? firstN - dn.of(p.forecast_start) : 0, frame.days);
     const poIdx = p.next_po_date ? Math.max(0, dn.of(p.next_po_date) - firstN) : -1;
     const dipDays = p.dip_weeks > 0 ? 7 * p.dip_weeks : 0;
-    const b = walk(p, frame, demand, poIdx, p.price, 1, 0, 0);
-    const s = walk(p, frame, demand, poIdx, scenarioPrice, uplift, p.dip_share, dipDays);
+    const b = walk(p, frame, demand, poIdx, p.price, 1, 0, 0, wBaseUnits, wBaseStock);
+    const s = walk(
+      p,
+      frame,
+      demand,
+      poIdx,
+      scenarioPrice,
+      uplift,
+      p.dip_share,
+      dipDays,
+      wScenUnits,
+      wScenStock,
+    );
     if (dipDays > 0) {
       for (let i = frame.endIdx + 1; i <= frame.endIdx + dipDays && i < frame.days; i++) {
         dipBase += demand[i]!;
@@ -335,15 +342,6 @@ export function simulate(
       cannibalUnits += taken;
       cannibalRevenue += taken * p.price;
       cannibalMargin += p.cost === null ? 0 : taken * (p.price - p.cost);
-    }
-    for (let d = 0; d < chartDays; d++) {
-      const w = Math.floor(d / 7);
-      wBaseUnits[w]! += b.sold[d]!;
-      wScenUnits[w]! += s.sold[d]!;
-      if (d % 7 === 6 || d === chartDays - 1) {
-        wBaseStock[w]! += b.stock[d]!;
-        wScenStock[w]! += s.stock[d]!;
-      }
     }
   }
 
