@@ -210,8 +210,33 @@ export interface SimulatedProduct {
   scenario_stockout: string | null;
   /** Runs out before the next PO arrives (or with no PO coming) */
   stockout_risk: boolean;
+  /** The dip after the promotion its category's history shows (docs/metrics.md §16.2), or null */
+  dip: PromotionDip | null;
   /** Why a figure is blank, when one is */
   notes: string[];
+}
+
+/** Weeks after a past promotion the dip measurement looks at (docs/metrics.md §16.2). */
+export const DIP_MAX_WEEKS = 4;
+/** A category needs this many past promotions (with their weeks after) for its dip to count. */
+export const DIP_MIN_PROMOTIONS = 10;
+/** A week after counts as a dip when it sold at most (1 − this) × the regular weekly rate. */
+export const DIP_THRESHOLD = 0.1;
+
+/** Demand × (1 − share) for `weeks` weeks after a promotion's end, from `promotions` past promotions. */
+export interface PromotionDip {
+  share: number;
+  weeks: number;
+  promotions: number;
+  /** The category it was measured on */
+  category: string;
+}
+
+/** The line the page shows: "dip after the promotion: −x % for n weeks, from N past promotions". */
+export function dipLine(d: { share: number; weeks: number; promotions: number } | null): string {
+  if (!d || d.weeks === 0) return "no dip seen in the history";
+  const pct = Math.round(d.share * 1000) / 10;
+  return `dip after the promotion: −${pct} % for ${d.weeks} week${d.weeks === 1 ? "" : "s"}, from ${d.promotions} past promotion${d.promotions === 1 ? "" : "s"}`;
 }
 
 export interface SimulationTotals {
@@ -244,6 +269,12 @@ export interface SimulationResult {
   settings: { default_price_elasticity: number; cannibalisation_share: number; price_ending: string };
   /** Products of the scope left out (excluded, not found, or no price) */
   skipped: number;
+  /**
+   * The dip after the promotion over the scope's products that have one: share = 1 − scenario ÷
+   * baseline demand over their dip days, weeks the longest, promotions those of the categories used;
+   * null when no product's category shows one ("no dip seen in the history").
+   */
+  dip: { share: number; weeks: number; promotions: number } | null;
 }
 
 export interface ClearanceResult {

@@ -305,6 +305,9 @@ export interface ForecastPromotion {
   /** The product's predicted uplift (× its system forecast on the promotion's days) */
   uplift: number;
   stop_reordering: boolean;
+  /** The dip after it (docs/metrics.md §16.2): × (1 − dip) for dip_weeks weeks after its end; 0 = none */
+  dip: number;
+  dip_weeks: number;
 }
 
 // ---------------------------------------------------------------------------------------------

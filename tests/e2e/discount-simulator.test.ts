@@ -75,6 +75,10 @@ describe("Discount Simulator in Chromium", () => {
     );
     expect(scen!).toBeGreaterThan(base!);
     expect(await page.getByTestId("product-row").count()).toBeGreaterThan(0);
+    // The dip after the promotion, as the category's history shows it (docs/metrics.md §16.2).
+    expect(await page.getByTestId("dip-after").textContent()).toMatch(
+      /^(dip after the promotion: −[\d.]+ % for \d weeks?, from \d+ past promotions?: the chart's weeks after the end date show it\.|no dip seen in the history\.)$/,
+    );
     // Switching the table to the 40% scenario shows its prices.
     await page.getByRole("tab", { name: "40% off" }).click();
     await expect

@@ -16,6 +16,7 @@ import {
   addDays,
   type ClearanceResult,
   type DiscountScope,
+  dipLine,
   type FilterScope,
   MAX_COMPARED_SCENARIOS,
   type PromotionInput,
@@ -550,6 +551,10 @@ function Results({
         <div className="grid gap-6 lg:grid-cols-[minmax(0,22rem)_1fr]">
           <div className="grid gap-2">
             <TotalsTable baseline={r.totals.baseline} scenario={r.totals.scenario} />
+            <p className="text-xs text-muted-foreground" data-testid="dip-after">
+              {dipLine(r.dip)}
+              {r.dip ? ": the chart's weeks after the end date show it." : "."}
+            </p>
             {r.cannibalisation && (
               <p className="text-xs text-muted-foreground" data-testid="cannibalisation">
                 Cannibalisation ({formatPercent(r.cannibalisation.share, 0)} of the extra units):{" "}

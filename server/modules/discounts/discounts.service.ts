@@ -27,6 +27,7 @@ import { badRequest, conflict, notFound } from "../../errors.ts";
 import { forecastCalendar } from "../forecasting/forecasting.service.ts";
 import { refreshPlanningRows } from "../forecasting/planning-refresh.ts";
 import { productFilterWhere } from "../metrics/metrics.service.ts";
+import { ensurePromotionDips, loadDipResolver } from "./promotion-dip.ts";
 import { type ScopeProduct, type SimulationSettings, simulate } from "./simulation.ts";
 
 type Q = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
@@ -58,8 +59,10 @@ export async function loadSimulationSettings(db: Database): Promise<SimulationSe
 
 /** The first forecast day (the day after the last calculation) and that calculation's day. */
 async function forecastStart(db: Database): Promise<{ first: string; asOf: string } | null> {
+  // Every row of one calculation has the same week_start (module forecast writes them all at
+  // once): one row is enough, where min() read the whole table (≈ 55 MB at 50k products).
   const [row] = await q(db)<{ first: string | null }>(
-    "SELECT to_char(min(week_start), 'YYYY-MM-DD') AS first FROM product_forecasts",
+    "SELECT to_char(week_start, 'YYYY-MM-DD') AS first FROM product_forecasts LIMIT 1",
   );
   if (!row?.first) return null;
   return { first: row.first, asOf: addDays(row.first, -1) };
@@ -77,31 +80,58 @@ async function loadScope(
 ): Promise<{ products: ScopeProduct[]; skipped: number }> {
   // Two steps: the scope's pids, then their figures by primary key. In one statement the planner,
   // seeing "any scope" conditions, joined every product's figures (50k) before picking the scope's.
+  // Only the scope's given parts become conditions, so a category's pids come from its index on
+  // product_categories.category_id instead of a scan of every product.
+  const params: unknown[] = [];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const where: string[] = [];
+  if (scope.pids?.length) where.push(`p.pid = ANY(${param(scope.pids)}::int[])`);
+  if (scope.category_id != null)
+    where.push(`p.pid IN (SELECT pc.pid FROM product_categories pc
+      WHERE pc.category_id IN (WITH RECURSIVE cats(id) AS (
+        SELECT id FROM categories WHERE id = ${param(scope.category_id)}::int
+        UNION
+        SELECT c.id FROM categories c JOIN cats ON c.parent_id = cats.id
+      ) SELECT id FROM cats))`);
+  if (scope.brand_id != null) where.push(`p.brand_id = ${param(scope.brand_id)}::int`);
+  if (scope.vendor_id != null) where.push(`p.vendor_id = ${param(scope.vendor_id)}::int`);
   const scoped = await q(db)<{ pid: number }>(
-    `WITH RECURSIVE cats(id) AS (
-       SELECT id FROM categories WHERE id = $2::int
-       UNION
-       SELECT c.id FROM categories c JOIN cats ON c.parent_id = cats.id
-     )
-     SELECT p.pid FROM products p
-     WHERE ($1::int[] IS NULL OR p.pid = ANY($1::int[]))
-       AND ($2::int IS NULL OR EXISTS (SELECT 1 FROM product_categories pc JOIN cats ON cats.id = pc.category_id WHERE pc.pid = p.pid))
-       AND ($3::int IS NULL OR p.brand_id = $3::int)
-       AND ($4::int IS NULL OR p.vendor_id = $4::int)`,
-    scope.pids?.length ? scope.pids : null,
-    scope.category_id ?? null,
-    scope.brand_id ?? null,
-    scope.vendor_id ?? null,
+    `SELECT p.pid FROM products p${where.length ? ` WHERE ${where.join(" AND ")}` : ""}`,
+    ...params,
   );
-  const rows = await q(db)<ScopeProduct & { excluded: boolean }>(
-    `SELECT p.pid, p.title, p.sku,
-       (SELECT c.name FROM product_categories pc JOIN categories c ON c.id = pc.category_id
-        WHERE pc.pid = p.pid ORDER BY c.level DESC, c.id LIMIT 1) AS category,
+  // The deepest linked category's name and the earliest expected date of the open purchase orders
+  // are read set-based for the scope (a sub-query per product cost more than the rest of the read).
+  const pids = scoped.map((r) => r.pid);
+  const [rows, dipOf] = await Promise.all([
+    q(db)<
+      Omit<ScopeProduct, "weekly" | "dip_share" | "dip_weeks" | "dip_promotions" | "dip_category"> & {
+        excluded: boolean;
+        // Arrays as text, split here: the driver's array parser cost ≈ 10 % of a 5,000-product read.
+        categories: string | null;
+        weekly: string | null;
+      }
+    >(
+      `WITH cat AS (
+       SELECT pc.pid, (array_agg(c.name ORDER BY c.level DESC, c.id))[1] AS name,
+         array_to_string(array_agg(pc.category_id ORDER BY pc.category_id), ',') AS categories
+       FROM product_categories pc JOIN categories c ON c.id = pc.category_id
+       WHERE pc.pid = ANY($1::int[])
+       GROUP BY pc.pid
+     ),
+     po AS (
+       SELECT l.pid, to_char(min(o.date_expected), 'YYYY-MM-DD') AS next_po_date
+       FROM purchase_orders o JOIN po_lines l ON l.po_id = o.id
+       WHERE o.status IN ('ordered', 'partial') AND o.date_expected IS NOT NULL AND l.pid = ANY($1::int[])
+       GROUP BY l.pid
+     )
+     SELECT p.pid, p.title, p.sku, cat.name AS category, cat.categories,
        p.price::float8 AS price, p.regular_price::float8 AS regular_price, p.cost_price::float8 AS cost,
        COALESCE(m.on_hand, GREATEST(p.stock_quantity, 0))::int AS on_hand, COALESCE(m.on_order, 0)::int AS on_order,
-       (SELECT to_char(min(o.date_expected), 'YYYY-MM-DD') FROM po_lines l JOIN purchase_orders o ON o.id = l.po_id
-        WHERE l.pid = p.pid AND o.status IN ('ordered', 'partial') AND o.date_expected IS NOT NULL) AS next_po_date,
-       to_char(f.week_start, 'YYYY-MM-DD') AS forecast_start, f.weekly,
+       po.next_po_date,
+       to_char(f.week_start, 'YYYY-MM-DD') AS forecast_start, array_to_string(f.weekly, ',') AS weekly,
        e.source AS elasticity_source, e.elasticity, e.ci_low, e.ci_high, e.price_changes,
        ec.name AS elasticity_category,
        p.pid = ANY($2::int[]) AS excluded
@@ -110,16 +140,34 @@ async function loadScope(
      LEFT JOIN product_forecasts f ON f.pid = p.pid
      LEFT JOIN product_elasticities e ON e.pid = p.pid
      LEFT JOIN categories ec ON ec.id = e.category_id
+     LEFT JOIN cat ON cat.pid = p.pid
+     LEFT JOIN po ON po.pid = p.pid
      WHERE p.pid = ANY($1::int[])
      ORDER BY p.pid`,
-    scoped.map((r) => r.pid),
-    [...exclude],
-  );
-  const kept = rows.filter((r) => !r.excluded && r.price > 0);
+      pids,
+      [...exclude],
+    ),
+    // The dip after a promotion of each product's categories (docs/metrics.md §16.2).
+    loadDipResolver(db),
+  ]);
+  const products: ScopeProduct[] = [];
+  for (const { categories, weekly, excluded, ...r } of rows) {
+    if (excluded || !(r.price > 0)) continue;
+    const d = dipOf(categories ? categories.split(",").map(Number) : []);
+    products.push({
+      ...r,
+      // array_to_string leaves out NULL elements; the forecast's weeks have none.
+      weekly: weekly === null ? null : weekly === "" ? [] : weekly.split(",").map(Number),
+      dip_share: d?.share ?? 0,
+      dip_weeks: d?.weeks ?? 0,
+      dip_promotions: d?.promotions ?? 0,
+      dip_category: d?.category ?? null,
+    });
+  }
   const missing = scope.pids?.length ? new Set(scope.pids).size - rows.length : 0;
   return {
-    products: kept.map(({ excluded: _e, ...r }) => r),
-    skipped: rows.length - kept.length + Math.max(0, missing),
+    products,
+    skipped: rows.length - products.length + Math.max(0, missing),
   };
 }
 
@@ -138,13 +186,16 @@ async function prepare(
   startsOn: string,
   exclude: readonly number[] | undefined,
 ): Promise<Prepared> {
-  const fc = await forecastStart(db);
+  // The first forecast day, the settings and the dips' freshness (measured once per calculation)
+  // are independent reads: in parallel, then the scope.
+  const [fc, settings] = await Promise.all([
+    forecastStart(db),
+    loadSimulationSettings(db),
+    ensurePromotionDips(db),
+  ]);
   if (fc && startsOn < fc.first)
     throw badRequest(`must not be before ${fc.first}, the first day of the forecast`, "starts_on");
-  const [{ products, skipped }, settings] = await Promise.all([
-    loadScope(db, scope, exclude),
-    loadSimulationSettings(db),
-  ]);
+  const { products, skipped } = await loadScope(db, scope, exclude);
   if (products.length === 0) throw badRequest("no product with a price matches it", "scope");
   return { products, skipped, settings, first: fc?.first ?? startsOn, asOf: fc?.asOf ?? null };
 }
@@ -449,9 +500,9 @@ async function savePromotion(
     const rows = sim.products;
     await tx.$executeRawUnsafe(
       `INSERT INTO promotion_products (promotion_id, pid, price, base_price, baseline_units, predicted_units, uplift,
-         elasticity, elasticity_source)
+         elasticity, elasticity_source, dip, dip_weeks)
        SELECT $1, * FROM unnest($2::int[], $3::numeric[], $4::numeric[], $5::float8[], $6::float8[], $7::float8[],
-         $8::float8[], $9::text[])`,
+         $8::float8[], $9::text[], $10::float8[], $11::int[])`,
       promotionId,
       rows.map((r) => r.pid),
       rows.map((r) => r.scenario_price),
@@ -461,6 +512,8 @@ async function savePromotion(
       rows.map((r) => r.uplift),
       rows.map((r) => r.elasticity),
       rows.map((r) => r.elasticity_source),
+      rows.map((r) => r.dip?.share ?? 0),
+      rows.map((r) => r.dip?.weeks ?? 0),
     );
     // The forecast layer reaches the reorder figures at once (docs/metrics.md §16).
     if (cal) await refreshPlanningRows(tx, cal, [...before, ...rows.map((r) => r.pid)]);

@@ -12,24 +12,42 @@
 // `stop_reordering`: a product of such a promotion gets no reorder suggestion while the promotion
 // runs, from its start to its end date: on the planning day D0 + 1 the promotion has started and
 // not ended (and is not cancelled). Its forecast keeps the promotion's uplift.
+//
+// The dip after a promotion (§16.2): for promotion_products.dip_weeks weeks after its end, the
+// product's figure is system × (1 − dip), through the same rows (a day factor below 1).
+import { DIP_MAX_WEEKS } from "../../../shared/discounts.ts";
 
 /**
  * SQL: the promotion days of the products within reach of planning, one row per product and day
  * offset k ≥ 0 from D0 + 1: (pid, k, uplift, promotion_id). `d0` is an SQL date; `pidFilter` an
- * extra condition on `pp.pid`.
+ * extra condition on `pp.pid`. The dip after a promotion (§16.2: promotion_products.dip for dip_weeks
+ * weeks after its end) comes as days whose factor is 1 − dip; on a day that is one promotion's and
+ * another's dip, the promotion's own day counts.
  */
 export function promotionDaysSql(d0: string, pidFilter = ""): string {
-  return `SELECT DISTINCT ON (pp.pid, d.k) pp.pid, d.k, pp.uplift, pr.id AS promotion_id
-    FROM promotions pr
-    JOIN promotion_products pp ON pp.promotion_id = pr.id
-    CROSS JOIN LATERAL generate_series(GREATEST(pr.starts_on - (${d0} + 1), 0), pr.ends_on - (${d0} + 1)) AS d(k)
-    WHERE pr.cancelled_at IS NULL AND pr.ends_on > ${d0} ${pidFilter}
-    ORDER BY pp.pid, d.k, pr.id DESC`;
+  return `SELECT DISTINCT ON (pid, k) pid, k, uplift, promotion_id FROM (
+      SELECT pp.pid, d.k, pp.uplift, pr.id AS promotion_id, 0 AS after
+      FROM promotions pr
+      JOIN promotion_products pp ON pp.promotion_id = pr.id
+      CROSS JOIN LATERAL generate_series(GREATEST(pr.starts_on - (${d0} + 1), 0), pr.ends_on - (${d0} + 1)) AS d(k)
+      WHERE pr.cancelled_at IS NULL AND pr.ends_on > ${d0} ${pidFilter}
+      UNION ALL
+      SELECT pp.pid, d.k, 1 - pp.dip, pr.id, 1
+      FROM promotions pr
+      JOIN promotion_products pp ON pp.promotion_id = pr.id AND pp.dip_weeks > 0
+      CROSS JOIN LATERAL generate_series(GREATEST(pr.ends_on + 1 - (${d0} + 1), 0),
+        pr.ends_on + 7 * pp.dip_weeks - (${d0} + 1)) AS d(k)
+      WHERE pr.cancelled_at IS NULL AND pr.ends_on + 7 * pp.dip_weeks > ${d0} ${pidFilter}
+    ) x
+    ORDER BY pid, k, after, promotion_id DESC`;
 }
 
-/** SQL (a boolean): whether any promotion reaches days after `d0` (planning skips the layer otherwise). */
+/**
+ * SQL (a boolean): whether any promotion (or the longest dip after one) reaches days after `d0`
+ * (planning skips the layer otherwise).
+ */
 export function anyPromotionSql(d0: string): string {
-  return `EXISTS (SELECT 1 FROM promotions pr WHERE pr.cancelled_at IS NULL AND pr.ends_on > ${d0})`;
+  return `EXISTS (SELECT 1 FROM promotions pr WHERE pr.cancelled_at IS NULL AND pr.ends_on + ${7 * DIP_MAX_WEEKS} > ${d0})`;
 }
 
 /** SQL: the engine's system figure of day k (an SQL int) from `f.weekly`. */

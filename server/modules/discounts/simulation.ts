@@ -37,6 +37,11 @@ export interface ScopeProduct {
   ci_high: number | null;
   price_changes: number | null;
   elasticity_category: string | null;
+  /** The dip after a promotion of its category (§16.2; promotion-dip.ts): 0 weeks = none */
+  dip_share: number;
+  dip_weeks: number;
+  dip_promotions: number;
+  dip_category: string | null;
 }
 
 export interface SimulationSettings {
@@ -60,75 +65,97 @@ const TAIL_WEEKS = 4;
 
 const r2 = (n: number) => Math.round(n * 100) / 100;
 
+/** Day numbers of ISO dates (days since 1970-01-01), parsed once per distinct date of a simulation. */
+class Days {
+  private cache = new Map<string, number>();
+  of(day: string): number {
+    let n = this.cache.get(day);
+    if (n === undefined) {
+      n = Math.round(Date.parse(`${day}T00:00:00Z`) / 86_400_000);
+      this.cache.set(day, n);
+    }
+    return n;
+  }
+}
+
+/** The walk's days: 0 = the first forecast day; the scenario's and the chart's first day as offsets. */
+interface Frame {
+  first: string;
+  days: number;
+  startIdx: number;
+  endIdx: number;
+  chartOffset: number;
+}
+
 /**
- * Baseline demand (units) of the day `offset` days after the product's forecast start, from the
- * weekly forecast; flat past its end. Days between the calculation and the forecast's first week
- * (if it starts later: a negative offset) take week 1's rate.
+ * Baseline demand (units) per day of the walk, from the weekly forecast: day i is `offset` + i days
+ * after the product's forecast start; flat past its 13 weeks (the mean of the last TAIL_WEEKS).
+ * Days between the calculation and the forecast's first week (if it starts later: a negative
+ * offset) take week 1's rate. All 0 without a forecast.
  */
-function demandAt(p: ScopeProduct, offset: number): number {
-  if (!p.weekly || !p.forecast_start || p.weekly.length === 0) return 0;
-  const w = Math.floor(Math.max(0, offset) / 7);
-  if (w < p.weekly.length) return Math.max(0, p.weekly[w]!) / 7;
-  const tail = p.weekly.slice(-TAIL_WEEKS);
-  return Math.max(0, tail.reduce((a, b) => a + b, 0) / tail.length) / 7;
+function baseDemand(p: ScopeProduct, offset: number, days: number): Float64Array {
+  const out = new Float64Array(days);
+  const weekly = p.weekly;
+  if (!weekly || !p.forecast_start || weekly.length === 0) return out;
+  const tail = weekly.slice(-TAIL_WEEKS);
+  const tailRate = Math.max(0, tail.reduce((a, b) => a + b, 0) / tail.length) / 7;
+  for (let i = 0; i < days; i++) {
+    const w = Math.floor(Math.max(0, offset + i) / 7);
+    out[i] = w < weekly.length ? Math.max(0, weekly[w]!) / 7 : tailRate;
+  }
+  return out;
 }
 
 interface Path {
   figures: ProjectionFigures;
-  /** Per chart day: units sold and closing stock */
-  sold: Float64Array;
-  stock: Float64Array;
   stockout: string | null;
 }
 
 /**
- * Walks one product from `first` (the first forecast day) to `last`: each day its demand (× uplift
- * on the scenario's days) is sold out of the stock, the open purchase orders arriving on their
- * expected date. Figures are over the scenario's days; chart series from `chartFrom`.
+ * Walks one product over the frame's days: each day its demand (× uplift on the scenario's days,
+ * × (1 − dip) on the `dipDays` days after its end) is sold out of the stock, the open purchase
+ * orders arriving on day `poIdx`. Figures are over the scenario's days; the chart's weekly units
+ * sold and closing stock (from the frame's chart offset) are added to `wUnits` and `wStock`.
  */
 function walk(
   p: ScopeProduct,
-  first: string,
-  last: string,
-  s: { starts_on: string; ends_on: string },
+  f: Frame,
+  demand: Float64Array,
+  poIdx: number,
   price: number,
   uplift: number,
-  chartFrom: string,
+  dip: number,
+  dipDays: number,
+  wUnits: Float64Array,
+  wStock: Float64Array,
 ): Path {
-  const days = daysBetween(first, last) + 1;
-  const chartOffset = daysBetween(first, chartFrom);
-  const chartDays = days - chartOffset;
-  const sold = new Float64Array(Math.max(chartDays, 0));
-  const stockSeries = new Float64Array(Math.max(chartDays, 0));
-  const startIdx = daysBetween(first, s.starts_on);
-  const endIdx = daysBetween(first, s.ends_on);
-  const poIdx = p.next_po_date ? Math.max(0, daysBetween(first, p.next_po_date)) : -1;
-  // Day i of the walk is `first` + i: its offset from the forecast's start, and its date only where
-  // one is reported (date arithmetic per product and day was most of a simulation's CPU).
-  const fromForecastStart = p.forecast_start ? daysBetween(p.forecast_start, first) : 0;
+  const { days, startIdx, endIdx, chartOffset } = f;
+  const dipEnd = endIdx + dipDays;
   let stock = Math.max(0, p.on_hand);
   let units = 0;
   let lost = 0;
-  let stockout: string | null = null;
+  let stockoutIdx = -1;
   let stockEnd = 0;
   let after = 0;
   for (let i = 0; i < days; i++) {
     if (i === poIdx) stock += Math.max(0, p.on_order);
-    const base = demandAt(p, fromForecastStart + i);
+    const base = demand[i]!;
     const inScenario = i >= startIdx && i <= endIdx;
-    const demand = inScenario ? base * uplift : base;
-    const sale = Math.min(demand, stock);
+    const want = inScenario ? base * uplift : i > endIdx && i <= dipEnd ? base * (1 - dip) : base;
+    const sale = Math.min(want, stock);
     stock -= sale;
     if (inScenario) {
       units += sale;
-      lost += demand - sale;
+      lost += want - sale;
     }
-    if (stockout === null && demand > 0 && stock <= 1e-9 && i >= startIdx) stockout = addDays(first, i);
+    if (stockoutIdx < 0 && want > 0 && stock <= 1e-9 && i >= startIdx) stockoutIdx = i;
     if (i === endIdx) stockEnd = stock;
     if (i > endIdx && i <= endIdx + 7) after += base;
     if (i >= chartOffset) {
-      sold[i - chartOffset] = sale;
-      stockSeries[i - chartOffset] = stock;
+      const d = i - chartOffset;
+      const w = (d / 7) | 0;
+      wUnits[w]! += sale;
+      if (d % 7 === 6 || i === days - 1) wStock[w]! += stock;
     }
   }
   const revenue = units * price;
@@ -143,9 +170,7 @@ function walk(
       weeks_of_cover: after > 0 ? Math.round((stockEnd / after) * 10) / 10 : null,
       lost_units: r2(lost),
     },
-    sold,
-    stock: stockSeries,
-    stockout,
+    stockout: stockoutIdx < 0 ? null : addDays(f.first, stockoutIdx),
   };
 }
 
@@ -190,6 +215,20 @@ export function simulate(
       : addDays(scenario.starts_on, -CHART_DAYS_BEFORE);
   const last = addDays(scenario.ends_on, CHART_DAYS_AFTER);
   const chartDays = daysBetween(chartFrom, last) + 1;
+  const dn = new Days();
+  const firstN = dn.of(first);
+  const frame: Frame = {
+    first,
+    days: dn.of(last) - firstN + 1,
+    startIdx: dn.of(scenario.starts_on) - firstN,
+    endIdx: dn.of(scenario.ends_on) - firstN,
+    chartOffset: dn.of(chartFrom) - firstN,
+  };
+  // The dip after the promotion: per product, its scenario's and baseline's demand on the dip days.
+  let dipBase = 0;
+  let dipScen = 0;
+  let dipWeeks = 0;
+  const dipPromotions = new Map<string, number>();
   const weeks = Math.ceil(chartDays / 7);
   const wBaseUnits = new Float64Array(weeks);
   const wScenUnits = new Float64Array(weeks);
@@ -215,8 +254,30 @@ export function simulate(
     const uplift = upliftFactor(scenarioPrice, p.price, elasticity);
     const discountShare = regular > 0 ? 1 - scenarioPrice / regular : 0;
     const marginShare = p.cost !== null && regular > 0 ? (regular - p.cost) / regular : null;
-    const b = walk(p, first, last, scenario, p.price, 1, chartFrom);
-    const s = walk(p, first, last, scenario, scenarioPrice, uplift, chartFrom);
+    const demand = baseDemand(p, p.forecast_start ? firstN - dn.of(p.forecast_start) : 0, frame.days);
+    const poIdx = p.next_po_date ? Math.max(0, dn.of(p.next_po_date) - firstN) : -1;
+    const dipDays = p.dip_weeks > 0 ? 7 * p.dip_weeks : 0;
+    const b = walk(p, frame, demand, poIdx, p.price, 1, 0, 0, wBaseUnits, wBaseStock);
+    const s = walk(
+      p,
+      frame,
+      demand,
+      poIdx,
+      scenarioPrice,
+      uplift,
+      p.dip_share,
+      dipDays,
+      wScenUnits,
+      wScenStock,
+    );
+    if (dipDays > 0) {
+      for (let i = frame.endIdx + 1; i <= frame.endIdx + dipDays && i < frame.days; i++) {
+        dipBase += demand[i]!;
+        dipScen += demand[i]! * (1 - p.dip_share);
+      }
+      dipWeeks = Math.max(dipWeeks, p.dip_weeks);
+      if (p.dip_category) dipPromotions.set(p.dip_category, p.dip_promotions);
+    }
     const notes: string[] = [];
     if (!p.weekly)
       notes.push("No forecast: the product is excluded from forecasting or has no calculation yet");
@@ -258,6 +319,15 @@ export function simulate(
       scenario: s.figures,
       scenario_stockout: s.stockout,
       stockout_risk: stockoutRisk,
+      dip:
+        p.dip_weeks > 0
+          ? {
+              share: p.dip_share,
+              weeks: p.dip_weeks,
+              promotions: p.dip_promotions,
+              category: p.dip_category ?? "",
+            }
+          : null,
       notes,
     });
     addTo(base, b.figures);
@@ -272,15 +342,6 @@ export function simulate(
       cannibalUnits += taken;
       cannibalRevenue += taken * p.price;
       cannibalMargin += p.cost === null ? 0 : taken * (p.price - p.cost);
-    }
-    for (let d = 0; d < chartDays; d++) {
-      const w = Math.floor(d / 7);
-      wBaseUnits[w]! += b.sold[d]!;
-      wScenUnits[w]! += s.sold[d]!;
-      if (d % 7 === 6 || d === chartDays - 1) {
-        wBaseStock[w]! += b.stock[d]!;
-        wScenStock[w]! += s.stock[d]!;
-      }
     }
   }
 
@@ -310,5 +371,13 @@ export function simulate(
     weekly,
     settings,
     skipped,
+    dip:
+      dipWeeks > 0
+        ? {
+            share: dipBase > 0 ? Math.round((1 - dipScen / dipBase) * 10000) / 10000 : 0,
+            weeks: dipWeeks,
+            promotions: [...dipPromotions.values()].reduce((a, b) => a + b, 0),
+          }
+        : null,
   };
 }

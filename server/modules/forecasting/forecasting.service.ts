@@ -576,9 +576,10 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
     ? await query<ForecastPromotion>(
         `SELECT pr.id, pr.name, to_char(pr.starts_on, 'YYYY-MM-DD') AS starts_on,
            to_char(pr.ends_on, 'YYYY-MM-DD') AS ends_on, pr.discount_pct::float8 AS discount_pct,
-           pr.target_price::float8 AS target_price, pp.uplift::float8 AS uplift, pr.stop_reordering
+           pr.target_price::float8 AS target_price, pp.uplift::float8 AS uplift, pr.stop_reordering,
+           pp.dip::float8 AS dip, pp.dip_weeks
          FROM promotions pr JOIN promotion_products pp ON pp.promotion_id = pr.id AND pp.pid = $1::int
-         WHERE pr.cancelled_at IS NULL AND pr.ends_on > $2::date
+         WHERE pr.cancelled_at IS NULL AND pr.ends_on + 7 * pp.dip_weeks > $2::date
          ORDER BY pr.starts_on, pr.id`,
         [pid, cal.d0],
       )
