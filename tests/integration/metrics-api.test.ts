@@ -204,7 +204,7 @@ describe(`metrics API (${testBackend})`, () => {
          on_hand = 12, on_order = 0, units_30d = 60, units_90d = 108, units_365d = 113,
          revenue_30d = 180, revenue_365d = 339, history_start = '2025-01-01', history_days = 546,
          is_new = false, in_stock_days_90 = 90, out_of_stock_days_90 = 0, out_of_stock_days_365 = 3,
-         avg_daily_sales = 1.2, daily_sales_std = 0.9853, avg_stock_units_365 = 20,
+         avg_daily_sales = 1.2, daily_sales_std = 0.9493, avg_stock_units_365 = 20,
          cogs_365d = 67.80, gross_profit_365d = 271.20, margin_365d = 0.8, sell_through_30d = 0.8333,
          turnover_365d = 5.65, gmroi_365d = 22.6,
          stock_value_cost = 7.20, stock_value_retail = 36.00, units_7d = 14, revenue_7d = 42,
@@ -240,11 +240,12 @@ describe(`metrics API (${testBackend})`, () => {
     await sql("DELETE FROM product_stock_history WHERE pid = 2001");
     // The last 365 days (2025-07-01 … D0): 76 days of 20; sold out on 2025-09-15 (in stock that
     // day) and out of stock for the 3 days after; 224 days of 22, 60 of 14, D0 with 12. Σ = 20 × 76
-    // + 22 × 224 + 14 × 60 + 12 = 7300 = 20 × 365.
+    // + 22 × 224 + 14 × 60 + 12 = 7300 = 20 × 365. σd's weeks (§3): 9 units on 05-01 (week 8) and
+    // 2 on D0 (week 0), the other 11 of the 13 weeks 0, all in stock.
     await sql(
       `INSERT INTO product_stock_history (pid, valid_from, valid_to, stock, sold_first_day) VALUES
          (2001, '2025-07-01', '2025-09-14', 20, 0), (2001, '2025-09-15', '2025-09-18', 0, 5),
-         (2001, '2025-09-19', '2026-04-30', 22, 0), (2001, '2026-05-01', '2026-06-29', 14, 2),
+         (2001, '2025-09-19', '2026-04-30', 22, 0), (2001, '2026-05-01', '2026-06-29', 14, 9),
          (2001, '2026-06-30', '2026-06-30', 12, 2)`,
     );
     // A product imported after the last calculation: no metrics row.
@@ -487,8 +488,9 @@ describe(`metrics API (${testBackend})`, () => {
     days_in_stock_365:
       "life start 2025-01-01 → days of the last 365 in its life: 2025-07-01 … 2026-06-30 = 365; out of stock: 2025-09-16 … 2025-09-18 (3) = 3 → in stock 365 − 3 = 362",
     avg_daily_sales: "108 ÷ 90 = 1.2/day",
-    // Σx = 54 days × 2 = 108, Σx² = 54 × 4 = 216
-    daily_sales_std: "√((216 − 108²/90) ÷ 89) = 0.9853/day",
+    // The hand-made runs' weeks (above): Σw = 9 + 2 = 11, Σw² = 81 + 4 = 85 over n = 13 in-stock
+    // weeks: σ_week = √((85 − 121/13) ÷ 12) = √6.307692 = 2.511512; σd = 2.511512 ÷ √7 = 0.949262
+    daily_sales_std: "σ_week = √((85 − 11²/13) ÷ 12) = 2.5115; σd = 2.5115 ÷ √7 = 0.9493/day",
     demand_rate: "d = d̄ = 1.2/day",
     // Samples 17, 18, 18, 13: Σ = 66, Σ² = 289 + 324 + 324 + 169 = 1106; s² = (1106 − 1089) ÷ 3 = 17/3
     lead_time_measured:
@@ -496,8 +498,8 @@ describe(`metrics API (${testBackend})`, () => {
     lead_time:
       "lead_time_source = configured → L = 14 days (vendor's quoted lead time); measured: 16.5 days from 4 vendor samples",
     lead_time_std: "measured over 4 samples → σL = 2.38 days",
-    // 14 × 0.97081609 + 1.44 × 5.6644 = 21.74816126; √ = 4.663492; × z(0.95) = 1.644854 → 7.6708
-    safety_stock: "⌈1.6449 × √(14 × 0.9853² + 1.2² × 2.38²)⌉ = ⌈7.6708⌉ = 8",
+    // 14 × 0.90117049 + 1.44 × 5.6644 = 20.77312286; √ = 4.557754; × z(0.95) = 1.644854 → 7.4968
+    safety_stock: "⌈1.6449 × √(14 × 0.9493² + 1.2² × 2.38²)⌉ = ⌈7.4968⌉ = 8",
     lead_time_demand: "1.2/day × 14 days = 16.8",
     reorder_point: "⌈1.2/day × 14 days + 8⌉ = ⌈24.8⌉ = 25",
     // 12.022875 + 5 × 8.4 + 2/7 × 8.4 = 56.422875

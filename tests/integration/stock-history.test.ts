@@ -147,8 +147,12 @@ describe(`stock history, demand and margins (${testBackend})`, () => {
       outOfStock365: 10,
       inStock90: 80, // 90 − 10
       avgDailySales: 0.25, // (4 + 6 + 10) ÷ 80 in-stock days (÷ 90 would be 0.2222)
-      // n = 80, Σx = 20, Σx² = 16 + 36 + 100 = 152: √((152 − 400/80) ÷ 79) = √1.860759 = 1.364097
-      dailySalesStd: 1.3641,
+      // σd on weeks ending on D0 (§3): the 13 weeks 03-31 … 06-30; week 06-03 … 06-09 was out of
+      // stock on all 7 days and is left out (06-01, 06-02 and 06-10 fall in weeks out on fewer than
+      // 4 days). n = 12 in-stock weeks with 4 (05-20 … 05-26), 6 (05-27 … 06-02), 10 (06-10 …
+      // 06-16) and 0: σ_week = √((152 − 20²/12) ÷ 11) = √10.787879 = 3.284491; σd = 3.284491 ÷ √7
+      // = 1.241421
+      dailySalesStd: 1.2414,
     });
   });
 
@@ -164,7 +168,9 @@ describe(`stock history, demand and margins (${testBackend})`, () => {
       outOfStock365: 5,
       inStock90: 85,
       avgDailySales: 0.0235, // 2 ÷ 85 = 0.023529
-      dailySalesStd: 0.2169, // √((4 − 4/85) ÷ 84) = √0.047059 = 0.216930
+      // Its one sale is in week 06-24 … 06-30, out of stock on 5 days: left out of σd (§3), whose
+      // 12 other weeks sold nothing → 0
+      dailySalesStd: 0,
     });
   });
 
@@ -185,10 +191,13 @@ describe(`stock history, demand and margins (${testBackend})`, () => {
       inStock90: 19, // 21 − 2
       avgDailySales: 0.2105, // 4 ÷ 19 = 0.210526
       avgStock365: 6.95, // (0 × 2 + 10 × 8 + 6 × 11) ÷ 21 = 146 ÷ 21 = 6.952
+      // σd: 3 full weeks (06-10 … 06-30), the first out of stock on 2 days only: 0, 4, 0 →
+      // σ_week = √((16 − 16/3) ÷ 2) = 2.309401, σd = 2.309401 ÷ √7 = 0.872872
+      dailySalesStd: 0.8729,
     });
   });
 
-  it("takes σd over the in-stock days, days without sales as 0", async () => {
+  it("takes σd on full weeks only: under two weeks of life it is 0, while d̄ counts its days", async () => {
     expect(await metrics(104)).toMatchObject({
       historyStart: "2026-06-26",
       historyDays: 5,
@@ -196,8 +205,8 @@ describe(`stock history, demand and margins (${testBackend})`, () => {
       inStock90: 5,
       outOfStock90: 0,
       avgDailySales: 2.4, // x = 0, 0, 2, 4, 6: 12 ÷ 5
-      // Σx² = 4 + 16 + 36 = 56: √((56 − 144/5) ÷ 4) = √6.8 = 2.607681
-      dailySalesStd: 2.6077,
+      // 5 days of life: no full week (σd on weekly buckets, §3) → 0 (on days it would be 2.6077)
+      dailySalesStd: 0,
     });
   });
 

@@ -179,14 +179,14 @@ export const stockHistoryModule: CalcModule = {
     );
 
     // Per product: days out of stock (a run with stock ≤ 0 is out of stock on every day except its
-    // first when that day had sales), stock-days, and Σx, Σx² of the daily units of the last 90
-    // days. Runs start on or after the life start and the window start, so only the 90-day figures
+    // first when that day had sales), stock-days, Σx of the daily units of the last 90 days (d̄),
+    // and σd from the weekly units of the last 13 weeks (CTEs wk … v below). Runs start on or after the life start and the window start, so only the 90-day figures
     // need clipping. The ratios of §10 are taken from the stored (rounded) figures, so an
     // explanation built from them adds up.
     // Bulk orders (§3): of the products that may have one (calc_bulk_candidates, from module
     // product_metrics' pass), the sale lines of the last 90 days more than 10 × the product's median
     // line and above its 99th percentile, when it has at least 20 such lines. Only their lines are
-    // read. They stay in the sales figures and d̄ but are left out of σd.
+    // read. They stay in the sales figures and d̄ but are left out of σd (of their week's units).
     await conn.exec("DROP TABLE IF EXISTS sh_bulk");
     const [candidates] = await conn.query<{ found: boolean }>(
       "SELECT to_regclass('pg_temp.calc_bulk_candidates') IS NOT NULL AS found",
@@ -214,6 +214,9 @@ export const stockHistoryModule: CalcModule = {
       [d0, new Date(utcMidnight(asOf).getTime() - 89 * DAY_MS), asOf],
     );
     const d90 = "($1::date - 89)";
+    // σd's 13 weeks (§3): D0 − 90 … D0; a product's full weeks since its life start, at most 13.
+    const d91 = "($1::date - 90)";
+    const weeksOfLife = "LEAST(13, GREATEST(0, ($1::date - l.life_start + 1) / 7))";
     const d365 = "($1::date - 364)";
     const days90 = `GREATEST($1::date - GREATEST(l.life_start, ${d90}) + 1, 0)`;
     const days365 = `GREATEST($1::date - GREATEST(l.life_start, ${d365}) + 1, 0)`;
@@ -233,14 +236,13 @@ export const stockHistoryModule: CalcModule = {
            SUM(valid_to - GREATEST(valid_from, ${d90}) + 1 - (sold_first_day > 0 AND valid_from >= ${d90})::int)
              FILTER (WHERE stock <= 0 AND valid_to >= ${d90}) AS oos90,
            SUM(GREATEST(stock, 0)::int8 * (valid_to - valid_from + 1)) AS stock_days,
-           SUM(sold_first_day) FILTER (WHERE valid_from >= ${d90}) AS sx,
-           SUM(sold_first_day::int8 * sold_first_day) FILTER (WHERE valid_from >= ${d90}) AS sxx
+           SUM(sold_first_day) FILTER (WHERE valid_from >= ${d90}) AS sx
          FROM product_stock_history GROUP BY pid
        ),
        f AS (
          SELECT l.pid, l.life_start, ${days90} - COALESCE(r.oos90, 0) AS n,
            COALESCE(r.oos90, 0) AS oos90, COALESCE(r.oos365, 0) AS oos365,
-           COALESCE(r.sx, 0)::numeric AS sx, COALESCE(r.sxx, 0)::numeric AS sxx,
+           COALESCE(r.sx, 0)::numeric AS sx,
            ${avgStock} AS avg_stock, ${cogs} AS cogs, ${profit} AS profit,
            ${profit} / NULLIF(l.revenue_365d, 0) AS margin,
            l.units_30d::numeric / NULLIF(l.units_30d + l.on_hand, 0) AS sell_through,
@@ -249,28 +251,58 @@ export const stockHistoryModule: CalcModule = {
          FROM sh_life l
          LEFT JOIN r ON r.pid = l.pid
        ),
-       -- Per product with bulk orders: their units (bu) and what leaving them out of their days
-       -- changes in Σx² (bxx: (x − b)² − x² for a day of x units with b in bulk orders), and the list.
-       bk AS (
-         SELECT b.pid, SUM(b.units) AS bu,
-           SUM((h.sold_first_day - b.units)::numeric ^ 2 - h.sold_first_day::numeric ^ 2) AS bxx,
-           jsonb_agg(b.orders ORDER BY b.day) AS orders
-         FROM (
-           SELECT pid, day, SUM(units) AS units,
-             jsonb_agg(jsonb_build_object('day', to_char(day, 'YYYY-MM-DD'), 'units', units)) AS orders
-           FROM sh_bulk GROUP BY pid, day
-         ) b
-         JOIN product_stock_history h ON h.pid = b.pid AND h.valid_from = b.day
-         GROUP BY b.pid
+       -- σd on weekly buckets (§3): the 13 weeks of 7 days ending on D0 (k = 0 is D0 − 6 … D0; the
+       -- 13 reach back to D0 − 90), only the full weeks since the life start (nf of them). Per
+       -- product and week: the units sold (on the runs' first days) and the days out of stock (the
+       -- runs with stock ≤ 0 cut to each week, §2's rule, as module xyz counts them). Only runs
+       -- that sold something in the 13 weeks or were out of stock in them are read; a run out of
+       -- stock over several weeks gives a row per week.
+       wk AS (
+         SELECT h.pid, k.k,
+           SUM(h.sold_first_day) FILTER (WHERE h.valid_from >= $1::date - 7 * k.k - 6) AS x,
+           SUM(LEAST(h.valid_to, $1::date - 7 * k.k) - GREATEST(h.valid_from, $1::date - 7 * k.k - 6) + 1
+               - (h.sold_first_day > 0 AND h.valid_from >= $1::date - 7 * k.k - 6)::int)
+             FILTER (WHERE h.stock <= 0) AS oos
+         FROM product_stock_history h
+         CROSS JOIN LATERAL generate_series(
+           ($1::date - CASE WHEN h.stock <= 0 THEN h.valid_to ELSE h.valid_from END) / 7,
+           ($1::date - GREATEST(h.valid_from, ${d91})) / 7) AS k(k)
+         WHERE h.valid_to >= ${d91}
+           AND (h.stock <= 0 OR (h.sold_first_day <> 0 AND h.valid_from >= ${d91}))
+         GROUP BY h.pid, k.k
        ),
-       -- σd² over the in-stock days (§3), bulk orders left out.
+       -- The bulk orders' units per product and week: left out of their week's units.
+       bw AS (
+         SELECT pid, ($1::date - day) / 7 AS k, SUM(units) AS b FROM sh_bulk GROUP BY 1, 2
+       ),
+       -- Per product: the weeks of its nf that were out of stock (4 days or more), and Σw, Σw² of
+       -- the in-stock weeks' units (bulk orders left out; a week below 0, from corrections, counts
+       -- 0). Weeks without a row sold nothing and were in stock: they add 0 to both sums.
+       ws AS (
+         SELECT w.pid, count(*) FILTER (WHERE w.oos >= 4) AS out_weeks,
+           COALESCE(SUM(GREATEST(COALESCE(w.x, 0) - COALESCE(bw.b, 0), 0)) FILTER (WHERE COALESCE(w.oos, 0) < 4), 0)::numeric AS sw,
+           COALESCE(SUM(GREATEST(COALESCE(w.x, 0) - COALESCE(bw.b, 0), 0)::numeric ^ 2) FILTER (WHERE COALESCE(w.oos, 0) < 4), 0) AS sww
+         FROM wk w
+         JOIN sh_life l ON l.pid = w.pid
+         LEFT JOIN bw ON bw.pid = w.pid AND bw.k = w.k
+         WHERE w.k < ${weeksOfLife}
+         GROUP BY w.pid
+       ),
+       -- The bulk orders listed, for the explanation.
+       bk AS (
+         SELECT pid, jsonb_agg(jsonb_build_object('day', to_char(day, 'YYYY-MM-DD'), 'units', units) ORDER BY day, units DESC) AS orders
+         FROM sh_bulk GROUP BY pid
+       ),
+       -- σd² = σ_week² ÷ 7 over the n in-stock weeks (§3); 0 when n < 2.
        v AS (
-         SELECT f.pid,
-           CASE WHEN f.n >= 2 THEN GREATEST(((f.sxx + COALESCE(bk.bxx, 0)) - (f.sx - COALESCE(bk.bu, 0)) ^ 2 / f.n) / (f.n - 1), 0)
-                ELSE 0 END AS var_d,
-           CASE WHEN bk.pid IS NOT NULL THEN jsonb_build_object('bulk', (
-             SELECT jsonb_agg(e) FROM jsonb_array_elements(bk.orders) o, jsonb_array_elements(o) e)) END AS variability
-         FROM f LEFT JOIN bk ON bk.pid = f.pid
+         SELECT l.pid,
+           CASE WHEN s.n >= 2 THEN GREATEST((s.sww - s.sw ^ 2 / s.n) / (s.n - 1), 0) / 7 ELSE 0 END AS var_d,
+           CASE WHEN bk.pid IS NOT NULL THEN jsonb_build_object('bulk', bk.orders) END AS variability
+         FROM sh_life l
+         LEFT JOIN ws ON ws.pid = l.pid
+         LEFT JOIN bk ON bk.pid = l.pid,
+         LATERAL (SELECT ${weeksOfLife} - COALESCE(ws.out_weeks, 0) AS n,
+           COALESCE(ws.sw, 0) AS sw, COALESCE(ws.sww, 0) AS sww) s
        )
        SELECT f.pid,
          f.life_start AS history_start,

@@ -125,14 +125,6 @@ export interface OpenLine {
   received_qty: number;
 }
 
-/** Daily sales over the last 90 days: Σx and Σx² of the units per day (days with sales). */
-export interface SalesMoments {
-  sum_x: number;
-  sum_x2: number;
-  /** The units of each day that had a bulk order (YYYY-MM-DD → units), for σd without them */
-  by_day?: Map<string, number>;
-}
-
 /**
  * The product's sales recomputed from its order lines (completed, up to asOf): units and revenue
  * over the last 7, 30, 90 and 365 days and over all of them, and the first sale's UTC day.
@@ -188,7 +180,6 @@ export interface ExplainInput {
   row: ExplainRow;
   forecast: ForecastRow | null;
   openLines: OpenLine[];
-  sales: SalesMoments;
   /** The product's parameters as the settings resolve them now. */
   params: PlanningParameters | null;
   settings: GlobalSettingValues;
@@ -353,7 +344,7 @@ function exactZ(m: ExplainRow, settings: GlobalSettingValues): Num {
 }
 
 export function buildExplanation(input: ExplainInput): MetricsExplanation {
-  const { row: m, forecast, openLines, sales, params, settings } = input;
+  const { row: m, forecast, openLines, params, settings } = input;
   const D0 = m.d0;
   // Built in any order, answered in EXPLAINED_FIGURE_KEYS' order.
   const byKey = new Map<string, ExplainedFigure>();
@@ -442,32 +433,30 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     });
   }
 
-  // --- daily_sales_std σd (§3)
+  // --- daily_sales_std σd (§3): weekly buckets over the in-stock weeks, σd = σ_week ÷ √7
   const bulk = m.demand_variability?.bulk ?? [];
   {
-    const n = m.in_stock_days_90;
+    const wd = weeklyDemand(m, input.runs, bulk);
+    const n = wd.weeks.length;
+    const sw = wd.weeks.reduce((s, w) => s + w, 0);
+    const sww = wd.weeks.reduce((s, w) => s + w * w, 0);
     let computed = 0;
     let substituted: string;
-    if (n < 2) substituted = `n = ${n} in-stock days < 2 → 0`;
+    if (n < 2) substituted = `n = ${n} in-stock ${n === 1 ? "week" : "weeks"} < 2 → 0`;
     else {
-      // Bulk orders are left out of their days (§3): Σx and Σx² without them.
-      const byDay = new Map<string, number>();
-      for (const b of bulk) byDay.set(b.day, (byDay.get(b.day) ?? 0) + b.units);
-      let sx = sales.sum_x;
-      let sxx = sales.sum_x2;
-      for (const [day, b] of byDay) {
-        const x = sales.by_day?.get(day) ?? b;
-        sx -= b;
-        sxx += (x - b) ** 2 - x ** 2;
-      }
-      const variance = Math.max(0, (sxx - sx ** 2 / n) / (n - 1));
-      computed = Math.sqrt(variance);
-      substituted = `√((${num(sxx)} − ${num(sx)}²/${n}) ÷ ${n - 1}) = ${rate(computed)}`;
+      const sigmaWeek = Math.sqrt(Math.max(0, (sww - sw ** 2 / n) / (n - 1)));
+      computed = sigmaWeek / Math.sqrt(7);
+      substituted = `σ_week = √((${num(sww)} − ${num(sw)}²/${n}) ÷ ${n - 1}) = ${num(sigmaWeek)}; σd = ${num(sigmaWeek)} ÷ √7 = ${rate(computed)}`;
     }
     const bulkNote = bulk.length
       ? `${bulk.length} bulk ${bulk.length === 1 ? "order" : "orders"} of ${bulk
           .map((b) => `${b.units} units on ${b.day}`)
           .join(", ")} not used for safety stock.`
+      : undefined;
+    const outNote = wd.outWeeks.length
+      ? `${plural(wd.outWeeks.length, "week")} out of stock on 4 or more days left out: ${wd.outWeeks
+          .map((k) => weekText(D0, k))
+          .join(", ")}.`
       : undefined;
     push({
       key: "daily_sales_std",
@@ -475,10 +464,10 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       value: m.daily_sales_std,
       unit: "units/day",
       formula:
-        "σd = √((Σx² − (Σx)²/n) ÷ (n − 1)) over the n in-stock days of the last 90 (days without sales count as 0)",
+        "σd = σ_week ÷ √7, σ_week = √((Σw² − (Σw)²/n) ÷ (n − 1)) over the n in-stock weeks of the last 13 (weeks of 7 days ending on D0, since the life start; a week is in stock when out of stock on fewer than 4 of its days)",
       substituted,
-      inputs: { n, sum_x: sales.sum_x, sum_x2: sales.sum_x2 },
-      note: joinNotes(bulkNote, staleNote(computed, m.daily_sales_std, 4)),
+      inputs: { n, sum_w: sw, sum_w2: sww, weeks_in_life: wd.weeksInLife },
+      note: joinNotes(bulkNote, outNote, staleNote(computed, m.daily_sales_std, 4)),
       section: "§3",
     });
   }
@@ -1275,6 +1264,41 @@ function outOfStockDays(m: ExplainRow, runs: StockRun[], n: number) {
     periods.push({ from, to: r.valid_to, days: daysBetween(from, r.valid_to) + 1 });
   }
   return { periods, days: periods.reduce((s, p) => s + p.days, 0) };
+}
+
+/** σd's weeks (§3): the last 13 weeks of 7 days ending on D0, at most the full weeks of the life. */
+const SIGMA_WEEKS = 13;
+
+/**
+ * σd's weekly buckets from the stored runs (§3): per week k of the product's full weeks since its
+ * life start (at most 13), its units (the runs' first days; bulk orders left out; below 0 counts 0)
+ * when it was out of stock on fewer than 4 of its 7 days, else it is listed as out of stock.
+ */
+function weeklyDemand(m: ExplainRow, runs: StockRun[], bulk: { day: string; units: number }[]) {
+  const weeksInLife = Math.min(SIGMA_WEEKS, Math.floor(Math.max(m.history_days, 0) / 7));
+  const units = new Array<number>(weeksInLife).fill(0);
+  const out = new Array<number>(weeksInLife).fill(0);
+  const start = addDays(m.d0, -7 * weeksInLife + 1);
+  const weekOf = (day: string) => Math.floor(daysBetween(day, m.d0) / 7);
+  for (const r of runs) {
+    if (r.valid_to < start) continue;
+    const add = (a: number[], k: number, v: number) => {
+      a[k] = (a[k] ?? 0) + v;
+    };
+    if (r.valid_from >= start) add(units, weekOf(r.valid_from), r.sold_first_day);
+    if (r.stock > 0) continue;
+    let from = r.valid_from < start ? start : r.valid_from;
+    if (from === r.valid_from && r.sold_first_day > 0) from = addDays(from, 1);
+    for (let day = from; day <= r.valid_to; day = addDays(day, 1)) add(out, weekOf(day), 1);
+  }
+  for (const b of bulk) if (b.day >= start) units[weekOf(b.day)] = (units[weekOf(b.day)] ?? 0) - b.units;
+  const weeks: number[] = [];
+  const outWeeks: number[] = [];
+  for (let k = weeksInLife - 1; k >= 0; k--) {
+    if ((out[k] ?? 0) >= 4) outWeeks.push(k);
+    else weeks.push(Math.max(units[k] ?? 0, 0));
+  }
+  return { weeksInLife, weeks, outWeeks };
 }
 
 const MAX_LISTED = 6;

@@ -35,7 +35,6 @@ import {
   type ForecastRow,
   type LeadTimeSamples,
   type OpenLine,
-  type SalesMoments,
   type SalesWindows,
   type StockRun,
 } from "./metrics.explain.ts";
@@ -685,7 +684,7 @@ async function explainLoaded(
 ): Promise<MetricsExplanation> {
   const query = runner(db);
   const pid = row.pid;
-  const [openLines, moments, params, settings, windows, leadTimeSamples] = await Promise.all([
+  const [openLines, params, settings, windows, leadTimeSamples] = await Promise.all([
     // Received = the receipts dated up to D0 (§1: later ones are not received yet).
     query<OpenLine>(
       `SELECT o.id AS po_id, to_char(o.date_ordered, 'YYYY-MM-DD') AS date_ordered,
@@ -698,50 +697,15 @@ async function explainLoaded(
        ORDER BY o.date_ordered, o.id, l.id`,
       [pid, row.d0],
     ),
-    // Daily units of the 89 whole days before D0 (the days with sales; the others add 0 to both
-    // sums). D0 itself is cut at asOf, which is not stored: its units are what units_90d leaves.
-    query<SalesMoments>(
-      `SELECT COALESCE(sum(x), 0)::float8 AS sum_x, COALESCE(sum(x * x), 0)::float8 AS sum_x2
-       FROM (
-         SELECT sum(quantity) AS x FROM order_lines
-         WHERE pid = $1::int AND status = 'completed'
-           AND order_date >= (($2::date - 89)::timestamp AT TIME ZONE 'UTC')
-           AND order_date < ($2::date::timestamp AT TIME ZONE 'UTC')
-         GROUP BY (order_date AT TIME ZONE 'UTC')::date
-       ) s`,
-      [pid, row.d0],
-    ),
     resolvePlanningParameters(db, [pid]),
     loadGlobalSettingValues(db),
     loadSalesWindows(db, row),
     loadLeadTimeSamples(db, row),
   ]);
-  const before = moments[0] ?? { sum_x: 0, sum_x2: 0 };
-  const onD0 = Math.max(0, row.units_90d - before.sum_x);
-  // The days with a bulk order (§3): their units, as the stock history has them, so the
-  // explanation can leave the bulk orders out of σd as the calculation did.
-  const bulkDays = [
-    ...new Set(
-      (
-        (row as { demand_variability?: { bulk?: { day: string }[] } | null }).demand_variability?.bulk ?? []
-      ).map((b) => b.day),
-    ),
-  ];
-  const byDay = new Map<string, number>();
-  if (bulkDays.length) {
-    const days = await db.prisma.$queryRawUnsafe<{ day: string; x: number }[]>(
-      `SELECT to_char(valid_from, 'YYYY-MM-DD') AS day, sold_first_day AS x FROM product_stock_history
-       WHERE pid = $1::int AND valid_from = ANY($2::date[])`,
-      pid,
-      bulkDays,
-    );
-    for (const d of days) byDay.set(d.day, Number(d.x));
-  }
   return buildExplanation({
     row,
     forecast,
     openLines,
-    sales: { sum_x: before.sum_x + onD0, sum_x2: before.sum_x2 + onD0 * onD0, by_day: byDay },
     params: params[0] ?? null,
     settings,
     windows,
