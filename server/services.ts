@@ -7,6 +7,7 @@ import { AiValidation } from "./modules/aiValidation/aiValidation.service.ts";
 import { LoginLimiter } from "./modules/auth/auth.service.ts";
 import { SessionWatch } from "./modules/auth/session-watch.ts";
 import { CHAT_STEP_COUNT, runChatImport } from "./modules/chat/import/chat-import.ts";
+import { promotionDipsSettled, refreshPromotionDips } from "./modules/discounts/promotion-dip.ts";
 import { matchCreatedProducts } from "./modules/productImport/submit.ts";
 import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
 import { S3ImageStorage } from "./storage/s3-image-storage.ts";
@@ -37,7 +38,12 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     stepDelayMs: config.pipelineStepDelayMs,
     sourceTimeZone: config.sourceTimeZone,
     log,
-    afterImport: () => matchCreatedProducts(db),
+    afterImport: async () => {
+      await matchCreatedProducts(db);
+      // The dip after past promotions (docs/metrics.md §16.2): seconds on a large catalogue, so in
+      // the background, after the run is complete.
+      void refreshPromotionDips(db, (err) => log?.error(err, "measuring the promotion dips failed"));
+    },
     chat: {
       stepCount: CHAT_STEP_COUNT,
       run: (ctx) => runChatImport({ ...ctx, dir: config.chatSourceDir }),
@@ -62,5 +68,6 @@ export async function closeServices(services: AppServices): Promise<void> {
   services.sessions.close();
   await services.ai.close();
   await services.dataOps.close();
+  await promotionDipsSettled(services.db);
   await services.bus.close();
 }

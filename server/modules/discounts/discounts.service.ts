@@ -27,7 +27,7 @@ import { badRequest, conflict, notFound } from "../../errors.ts";
 import { forecastCalendar } from "../forecasting/forecasting.service.ts";
 import { refreshPlanningRows } from "../forecasting/planning-refresh.ts";
 import { productFilterWhere } from "../metrics/metrics.service.ts";
-import { ensurePromotionDips, loadDipResolver } from "./promotion-dip.ts";
+import { loadDipResolver, refreshPromotionDips } from "./promotion-dip.ts";
 import { type ScopeProduct, type SimulationSettings, simulate } from "./simulation.ts";
 
 type Q = <T>(sql: string, ...params: unknown[]) => Promise<T[]>;
@@ -186,13 +186,11 @@ async function prepare(
   startsOn: string,
   exclude: readonly number[] | undefined,
 ): Promise<Prepared> {
-  // The first forecast day, the settings and the dips' freshness (measured once per calculation)
-  // are independent reads: in parallel, then the scope.
-  const [fc, settings] = await Promise.all([
-    forecastStart(db),
-    loadSimulationSettings(db),
-    ensurePromotionDips(db),
-  ]);
+  // The dips are measured in the background once per calculation (a nudge here, never awaited:
+  // a simulation uses the dips stored so far). The first forecast day and the settings are
+  // independent reads: in parallel, then the scope.
+  void refreshPromotionDips(db);
+  const [fc, settings] = await Promise.all([forecastStart(db), loadSimulationSettings(db)]);
   if (fc && startsOn < fc.first)
     throw badRequest(`must not be before ${fc.first}, the first day of the forecast`, "starts_on");
   const { products, skipped } = await loadScope(db, scope, exclude);

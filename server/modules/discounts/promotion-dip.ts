@@ -3,10 +3,11 @@
 // order lines of the products module elasticity found discounted weeks for, with module elasticity's
 // own definition of a discounted week (§15.1), and stored in category_promotion_dips.
 //
-// The measurement belongs in the calculation phase (it depends only on the history up to D0). Until
-// module elasticity runs it, the first simulation after a calculation runs it here (ensurePromotionDips)
-// and marks it with the elasticity's calculation timestamp in calculate_status ('promotion_dips'), so
-// it runs once per calculation. `measurePromotionDips` takes any SQL runner: module elasticity can call
+// It depends only on the history up to D0, but costs seconds on a large catalogue (10–19 s at 50k
+// products on a loaded machine), more than the Full Reset has room for: it runs in the background
+// right after each Full Update or Full Reset has committed (refreshPromotionDips), once per calculation
+// (marked with the elasticity's calculation timestamp in calculate_status, 'promotion_dips'), and no
+// simulation waits for it: until it is done they use the previous calculation's dips. `measurePromotionDips` takes any SQL runner: module elasticity can call
 // it with its own connection after its fit.
 import {
   DIP_MAX_WEEKS,
@@ -226,6 +227,29 @@ export async function measurePromotionDips(run: SqlRunner, asOf: Date): Promise<
 }
 
 const MARK = "promotion_dips";
+
+const measuring = new WeakMap<Database, Promise<void>>();
+
+/**
+ * Starts ensurePromotionDips in the background (at most one at a time per database) and returns at
+ * once: a run's completion starts it (services.ts, afterImport) and every simulation nudges it, but
+ * no request waits for it. Until it is done the simulation and the promotion layer read the dips of
+ * the previous measurement (none on a new database). Answers the measurement, for tests and shutdown.
+ */
+export function refreshPromotionDips(db: Database, onError?: (err: unknown) => void): Promise<void> {
+  const running = measuring.get(db);
+  if (running) return running;
+  const started = ensurePromotionDips(db)
+    .catch((err) => onError?.(err))
+    .finally(() => measuring.delete(db));
+  measuring.set(db, started);
+  return started;
+}
+
+/** The measurement running in the background, if any (closeServices waits for it). */
+export function promotionDipsSettled(db: Database): Promise<void> {
+  return measuring.get(db) ?? Promise.resolve();
+}
 
 /**
  * Makes sure category_promotion_dips is measured for the latest calculation (module elasticity's
