@@ -950,11 +950,15 @@ async function applyMessages(
   if (!afresh)
     await tx.execute(
       `CREATE TEMP TABLE chat_stage_room_delta ON COMMIT DROP AS
+       WITH moved AS MATERIALIZED (
+         -- staged messages new to their room (old_rid NULL: new to the archive); one probe each
+         SELECT s.rid, m.rid AS old_rid FROM chat_stage_messages s LEFT JOIN chat_messages m ON m.id = s.id
+         WHERE m.rid IS DISTINCT FROM s.rid
+       )
        SELECT rid, sum(d)::int AS d FROM (
-         SELECT s.rid, 1 AS d FROM chat_stage_messages s LEFT JOIN chat_messages m ON m.id = s.id
-         WHERE m.id IS NULL OR m.rid <> s.rid
+         SELECT rid, 1 AS d FROM moved
          UNION ALL
-         SELECT m.rid, -1 FROM chat_stage_messages s JOIN chat_messages m ON m.id = s.id WHERE m.rid <> s.rid
+         SELECT old_rid, -1 FROM moved WHERE old_rid IS NOT NULL
          UNION ALL
          SELECT rid, -1 FROM chat_messages WHERE id = ANY($1::text[])
        ) x GROUP BY rid`,

@@ -97,14 +97,20 @@ export class VersionIndex {
     return new VersionIndex(sortedKeys, sortedVersions, new Uint8Array(total));
   }
 
-  /** The index as bytes (its keys, then its versions, as little-endian float64), to be stored. */
+  /**
+   * The index as bytes (its keys, then its versions, as little-endian float64), to be stored:
+   * without a copy when the two already lie side by side in one array (next()'s, loadStored()'s).
+   */
   toBytes(): Buffer {
-    const out = Buffer.alloc(this.keys.length * 16);
+    const n = this.keys.length;
+    if (
+      this.versions.buffer === this.keys.buffer &&
+      this.versions.byteOffset === this.keys.byteOffset + n * 8
+    )
+      return Buffer.from(this.keys.buffer, this.keys.byteOffset, n * 16);
+    const out = Buffer.alloc(n * 16);
     Buffer.from(this.keys.buffer, this.keys.byteOffset, this.keys.byteLength).copy(out, 0);
-    Buffer.from(this.versions.buffer, this.versions.byteOffset, this.versions.byteLength).copy(
-      out,
-      this.keys.length * 8,
-    );
+    Buffer.from(this.versions.buffer, this.versions.byteOffset, this.versions.byteLength).copy(out, n * 8);
     return out;
   }
 
@@ -259,8 +265,10 @@ export class VersionIndex {
     let kept = 0;
     for (let i = 0; i < this.seen.length; i++) if (this.seen[i]) kept++;
     const n = kept + fresh.size;
-    const keys = new Float64Array(n);
-    const versions = new Float64Array(n);
+    // Keys and versions in one array, as toBytes() stores them.
+    const all = new Float64Array(n * 2);
+    const keys = all.subarray(0, n);
+    const versions = all.subarray(n);
     let a = 0;
     let b = 0;
     for (let o = 0; o < n; o++) {
