@@ -1,6 +1,8 @@
 // The Chat Archive end to end through the app: the import as a data-pipeline run (both JSON forms,
 // both Extended JSON modes, every message kind, incremental, a bad document), who may read what
 // (rooms, messages, threads, search hits, files, avatars: by any id), and the search operators.
+import fs from "node:fs";
+import { ObjectId } from "bson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { at, type Docs, sampleArchive, tempDir, writeArchive } from "../helpers/chat-archive.ts";
@@ -300,6 +302,84 @@ describe(`chat archive (${testBackend})`, () => {
     const repaired = await runImport();
     expect(repaired.tables.messages).toMatchObject({ added: 2, updated: 0, deleted: 0, skipped: 12 });
     expect(await counts()).toEqual(await fresh());
+  });
+
+  it("re-imports a larger export from its lines' bytes: changed, unchanged, deleted, new and hidden messages", async () => {
+    // 3,000 more messages (some with ObjectId ids, some updated after the 28th of a month): the
+    // file spans several read chunks. A re-import decides most lines from their bytes alone.
+    const extra = (i: number): Record<string, unknown> => ({
+      _id: i % 7 === 0 ? new ObjectId(i.toString(16).padStart(24, "0")) : `X_${i}`,
+      rid: "R_general",
+      msg: `note ${i} ${"lorem ".repeat(i % 40)}`,
+      ts: at(2000 + i),
+      u: { _id: "U_alice", username: "alice", name: "Alice Archer" },
+      _updatedAt: i % 3 === 0 ? at(41_000 + i) : new Date(at(1000 + i).getTime() + (i % 1000)),
+    });
+    const idOf = (d: Record<string, unknown>) =>
+      d._id instanceof ObjectId ? d._id.toHexString() : (d._id as string);
+    const ids = Array.from({ length: 3000 }, (_, i) => i);
+    const docs: Docs = sampleArchive();
+    docs.rocketchat_message!.push(...ids.map(extra));
+    writeArchive(dir, docs);
+    expect(fs.statSync(`${dir}/rocketchat_message.json`).size).toBeGreaterThan(600_000);
+    const first = await runImport();
+    expect(first.tables.messages).toMatchObject({ added: 3000, updated: 0, deleted: 0, skipped: 14 });
+
+    // Changed: every 50th (a new text and _updatedAt); gone: every 77th; hidden (an edit's old
+    // copy): every 91st; 25 new ones. Written canonical this time: every line's text differs, the
+    // versions of the unchanged ones do not.
+    const gone = (i: number) => i % 77 === 0;
+    const hiddenNow = (i: number) => i % 91 === 0 && !gone(i);
+    const changed = (i: number) => i % 50 === 0 && !gone(i) && !hiddenNow(i);
+    const next: Docs = sampleArchive();
+    for (const i of ids) {
+      if (gone(i)) continue;
+      const d = extra(i);
+      if (changed(i)) Object.assign(d, { msg: `${d.msg as string} (revised)`, _updatedAt: at(90_000 + i) });
+      if (hiddenNow(i)) Object.assign(d, { _hidden: true, _updatedAt: at(90_000 + i) });
+      next.rocketchat_message!.push(d);
+    }
+    for (let i = 3000; i < 3025; i++) next.rocketchat_message!.push(extra(i));
+    writeArchive(dir, next, { canonical: true });
+    const inc = await runImport();
+    const nChanged = ids.filter(changed).length;
+    const nGone = ids.filter(gone).length + ids.filter(hiddenNow).length;
+    expect(inc.tables.messages).toMatchObject({
+      added: 25,
+      updated: nChanged,
+      deleted: nGone,
+      skipped: 14 + 3000 - nChanged - nGone,
+    });
+    const expected = next
+      .rocketchat_message!.filter((d) => !d._hidden)
+      .map((d) => ({ id: idOf(d), msg: d.msg, updated_at: d._updatedAt }))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const table = async () =>
+      t.tdb.db.prisma.$queryRawUnsafe<{ id: string; msg: string; updated_at: Date }[]>(
+        'SELECT id, msg, updated_at FROM chat_messages ORDER BY id COLLATE "C"',
+      );
+    expect(await table()).toEqual(expected);
+    const [general] = await t.tdb.db.prisma.$queryRawUnsafe<{ n: number }[]>(
+      "SELECT message_count AS n FROM chat_rooms WHERE id = 'R_general'",
+    );
+    expect(general!.n).toBe(
+      expected.filter((m) => next.rocketchat_message!.find((d) => idOf(d) === m.id)!.rid === "R_general")
+        .length,
+    );
+
+    // The same export again: every message skipped, nothing changes.
+    const again = await runImport();
+    expect(again.tables.messages).toMatchObject({
+      added: 0,
+      updated: 0,
+      deleted: 0,
+      skipped: expected.length,
+    });
+    expect(await table()).toEqual(expected);
+
+    writeArchive(dir, sampleArchive());
+    const back = await runImport();
+    expect(back.tables.messages).toMatchObject({ added: 0, updated: 0, skipped: 14 });
   });
 
   it("a bad document fails the run with its file, line and problem, and changes nothing", async () => {

@@ -24,17 +24,21 @@ import {
   findCollectionFile,
   idOf,
   int,
+  type LineKey,
+  lineKey,
   object,
   positionOf,
   quickKey,
   type RawDocument,
   REQUIRED_COLLECTIONS,
+  type ReadOptions,
   bytes as readBytes,
   readDocuments,
+  SKIP,
   text,
 } from "./chat-source.ts";
 import { type CsvValue, csvBuffers } from "./csv-rows.ts";
-import { VersionIndex, VersionIndexBuilder, versionKey } from "./version-index.ts";
+import { type Verdict, VersionIndex, VersionIndexBuilder, versionKey } from "./version-index.ts";
 
 export interface ChatImportContext {
   conn: SqlConnection;
@@ -200,11 +204,13 @@ async function stageCollection(
   cf: CollectionFile,
   staging: Staging,
   row: (doc: RawDocument) => CsvValue[] | null,
+  prefilter?: ReadOptions["prefilter"],
 ): Promise<number> {
   async function* rows(): AsyncGenerator<CsvValue[][]> {
     for await (const docs of readDocuments(cf, {
       signal: ctx.signal,
       onProgress: (b) => stepCtx.progress({ current: b, total: cf.size, unit: "bytes" }),
+      prefilter,
     })) {
       const out: CsvValue[][] = [];
       for (const doc of docs) {
@@ -310,7 +316,9 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
         ];
       }),
     );
-    const deletedUsers = await users.unseenIds(conn, "chat_users", { id: "mongo_id" });
+    const deletedUsers = await users.unseenIds(conn, "chat_users", {
+      id: "mongo_id",
+    });
     userCounts.deleted = deletedUsers.length;
 
     // --- rooms
@@ -464,7 +472,9 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
           ];
         }),
     );
-    const deletedUploads = await uploads.unseenIds(conn, "chat_files", { where: "kind = 'upload'" });
+    const deletedUploads = await uploads.unseenIds(conn, "chat_files", {
+      where: "kind = 'upload'",
+    });
     uploadCounts.deleted = deletedUploads.length;
     await chunksStep(
       ctx,
@@ -485,66 +495,92 @@ export async function runChatImport(ctx: ChatImportContext): Promise<ChatImportR
     const messageCounts = counts();
     result.messages = messageCounts;
     let hidden = 0;
+    // Most lines of a re-import are unchanged messages: their _id and _updatedAt are read from the
+    // line's bytes and the line is skipped without being decoded to text (nor parsed). A line
+    // read on gets the verdict as its hint (check() marks the stored id once only).
+    const key: LineKey = { hash: 0, version: 0 };
+    const prefilter =
+      messages.size === 0
+        ? undefined
+        : (buf: Buffer, start: number, end: number): unknown => {
+            if (!lineKey(buf, start, end, key)) return undefined;
+            const verdict = messages.checkKey(key.hash, key.version);
+            if (verdict !== "same") return verdict;
+            messageCounts.total++;
+            messageCounts.skipped++;
+            return SKIP;
+          };
     await ctx.step(`Read ${files.get("rocketchat_message")!.file}`, (s) =>
-      stageCollection(ctx, s, files.get("rocketchat_message")!, STAGING.messages, (doc) => {
-        // A first import reads every document: decoded straight from its text, no plain parse.
-        if (messages.size === 0) {
-          const d = decode(doc);
-          if (d._hidden === true) {
+      stageCollection(
+        ctx,
+        s,
+        files.get("rocketchat_message")!,
+        STAGING.messages,
+        (doc) => {
+          // A first import reads every document: decoded straight from its text, no plain parse.
+          if (messages.size === 0) {
+            const d = decode(doc);
+            if (d._hidden === true) {
+              hidden++;
+              return null;
+            }
+            messageCounts.total++;
+            messageCounts.added++;
+            const id = idOf(d._id, "_id", true);
+            const row = messageRow(id, d);
+            addedMessages.add(id, versionOf(row[UPDATED_AT_COLUMN]));
+            return row;
+          }
+          // Most documents of a re-import are unchanged: decide from the text when it allows. A
+          // message the archive holds at this _updatedAt was not hidden then and is not now (hiding
+          // an edit's old copy changes its _updatedAt), so only the others are looked at for _hidden.
+          // A line the prefilter already checked has its verdict as its hint, and a key quickKey()
+          // reads the same.
+          const hinted = doc.hint as Verdict | undefined;
+          const quick = doc.text !== undefined ? quickKey(doc.text) : null;
+          if (hinted && !quick) throw new Error("quickKey() declined a line lineKey() read");
+          if (quick) {
+            const verdict = hinted ?? messages.check(quick.id, quick.version);
+            if (verdict === "same") {
+              messageCounts.total++;
+              messageCounts.skipped++;
+              return null;
+            }
+            const d = decode(doc);
+            if (d._hidden === true) {
+              hidden++;
+              if (verdict === "changed") messages.unsee(quick.id);
+              return null;
+            }
+            messageCounts.total++;
+            const row = messageRow(quick.id, d);
+            if (verdict === "new") {
+              messageCounts.added++;
+              addedMessages.add(quick.id, versionOf(row[UPDATED_AT_COLUMN]));
+            } else messageCounts.updated++;
+            return row;
+          }
+          const { raw } = doc;
+          if (raw._hidden === true) {
             hidden++;
             return null;
           }
           messageCounts.total++;
-          messageCounts.added++;
-          const id = idOf(d._id, "_id", true);
-          const row = messageRow(id, d);
-          addedMessages.add(id, versionOf(row[UPDATED_AT_COLUMN]));
-          return row;
-        }
-        // Most documents of a re-import are unchanged: decide from the text when it allows. A
-        // message the archive holds at this _updatedAt was not hidden then and is not now (hiding
-        // an edit's old copy changes its _updatedAt), so only the others are looked at for _hidden.
-        const quick = doc.text !== undefined ? quickKey(doc.text) : null;
-        if (quick) {
-          const verdict = messages.check(quick.id, quick.version);
+          const id = rawId(raw);
+          const verdict = messages.check(id, updatedAtOf(raw));
           if (verdict === "same") {
-            messageCounts.total++;
             messageCounts.skipped++;
             return null;
           }
-          const d = decode(doc);
-          if (d._hidden === true) {
-            hidden++;
-            if (verdict === "changed") messages.unsee(quick.id);
-            return null;
-          }
-          messageCounts.total++;
-          const row = messageRow(quick.id, d);
+          const row = messageRow(id, decode(doc));
           if (verdict === "new") {
             messageCounts.added++;
-            addedMessages.add(quick.id, versionOf(row[UPDATED_AT_COLUMN]));
+            addedMessages.add(id, versionOf(row[UPDATED_AT_COLUMN]));
           } else messageCounts.updated++;
           return row;
-        }
-        const { raw } = doc;
-        if (raw._hidden === true) {
-          hidden++;
-          return null;
-        }
-        messageCounts.total++;
-        const id = rawId(raw);
-        const verdict = messages.check(id, updatedAtOf(raw));
-        if (verdict === "same") {
-          messageCounts.skipped++;
-          return null;
-        }
-        const row = messageRow(id, decode(doc));
-        if (verdict === "new") {
-          messageCounts.added++;
-          addedMessages.add(id, versionOf(row[UPDATED_AT_COLUMN]));
-        } else messageCounts.updated++;
-        return row;
-      }),
+        },
+        prefilter,
+      ),
     );
     const deletedMessages = await messages.unseenIds(conn, "chat_messages");
     messageCounts.deleted = deletedMessages.length;
@@ -914,11 +950,15 @@ async function applyMessages(
   if (!afresh)
     await tx.execute(
       `CREATE TEMP TABLE chat_stage_room_delta ON COMMIT DROP AS
+       WITH moved AS MATERIALIZED (
+         -- staged messages new to their room (old_rid NULL: new to the archive); one probe each
+         SELECT s.rid, m.rid AS old_rid FROM chat_stage_messages s LEFT JOIN chat_messages m ON m.id = s.id
+         WHERE m.rid IS DISTINCT FROM s.rid
+       )
        SELECT rid, sum(d)::int AS d FROM (
-         SELECT s.rid, 1 AS d FROM chat_stage_messages s LEFT JOIN chat_messages m ON m.id = s.id
-         WHERE m.id IS NULL OR m.rid <> s.rid
+         SELECT rid, 1 AS d FROM moved
          UNION ALL
-         SELECT m.rid, -1 FROM chat_stage_messages s JOIN chat_messages m ON m.id = s.id WHERE m.rid <> s.rid
+         SELECT old_rid, -1 FROM moved WHERE old_rid IS NOT NULL
          UNION ALL
          SELECT rid, -1 FROM chat_messages WHERE id = ANY($1::text[])
        ) x GROUP BY rid`,
