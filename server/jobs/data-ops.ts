@@ -93,6 +93,11 @@ interface ActiveRun {
   type: RunType;
   /** Set just before the final event: the run's outcome is recorded, only cleanup remains. */
   finished: boolean;
+  /**
+   * Set once the run's row says completed, before the after-import step: a start arriving then (a
+   * script that polls the run's row) waits for the run to end instead of getting a 409.
+   */
+  recorded?: boolean;
   /** The run connection's server process, so a cancel can interrupt a long statement. */
   backendPid: number;
   abort: AbortController;
@@ -303,7 +308,8 @@ export class DataOps {
     // The queued run goes first: others wait for it (and it for nothing else of this instance).
     if (this.queued && !opts.queued) throw conflict("A data operation is already running");
     // A run that already sent its final event is only releasing its connection.
-    if (this.active?.finished && !this.starting) await this.active.done.catch(() => {});
+    if ((this.active?.finished || this.active?.recorded) && !this.starting)
+      await this.active.done.catch(() => {});
     // `starting` is set before the first await: two clicks on this instance cannot both pass.
     if (this.active || this.starting) throw conflict("A data operation is already running");
     this.starting = true;
@@ -735,6 +741,7 @@ export class DataOps {
         },
       });
       currentStep = "";
+      run.recorded = true;
       if (run.type !== "chat" && this.opts.afterImport)
         await this.opts
           .afterImport()
