@@ -202,12 +202,56 @@ export async function forecastOptions(db: Database): Promise<ForecastOptions> {
   return { vendors, brands, categories };
 }
 
+/**
+ * Product counts per filter set (SQL and parameters), kept per calculation version like the group
+ * rows: paging through one filter counts it once.
+ */
+const countCaches = new WeakMap<Database, Map<string, { version: string; n: number }>>();
+
+async function countRows(db: Database, sql: string, params: unknown[]): Promise<number> {
+  const [version, cache] = [await figuresVersion(db), countCaches.get(db) ?? new Map()];
+  countCaches.set(db, cache);
+  const key = `${sql}|${JSON.stringify(params)}`;
+  const kept = version ? cache.get(key) : undefined;
+  if (kept && kept.version === version) return kept.n;
+  const [row] = await runner(db)<{ n: number }>(sql, params);
+  const n = row?.n ?? 0;
+  if (version) {
+    if (cache.size >= GROUP_CACHE_SIZE) cache.clear();
+    cache.set(key, { version, n });
+  }
+  return n;
+}
+
 /** GET the grid: one page of products (or categories, brands, vendors) and the total. */
 export async function listForecastRows(db: Database, input: ForecastListInput): Promise<ForecastGridPage> {
   const q = forecastListInput.parse(input);
   const cal = await forecastCalendar(db);
   if (!cal) return { items: [], total: 0, weeks: emptyWeeks() };
   if (q.level !== "product") return listGroupRows(db, q, cal);
+  // A product page reads only what the last calculation or planning refresh stored: kept per
+  // version like the group rows (and the products list's pages).
+  const version = await figuresVersion(db);
+  const cache = pageCaches.get(db) ?? new Map<string, { version: string; page: ForecastGridPage }>();
+  pageCaches.set(db, cache);
+  const cacheKey = JSON.stringify({ ...q, d0: cal.d0 });
+  const kept = version ? cache.get(cacheKey) : undefined;
+  if (kept && kept.version === version) return kept.page;
+  const page = await productPage(db, q, cal);
+  if (version) {
+    if (cache.size >= GROUP_CACHE_SIZE * 4) cache.clear();
+    cache.set(cacheKey, { version, page });
+  }
+  return page;
+}
+
+const pageCaches = new WeakMap<Database, Map<string, { version: string; page: ForecastGridPage }>>();
+
+async function productPage(
+  db: Database,
+  q: ReturnType<typeof forecastListInput.parse>,
+  cal: CalendarWeeks,
+): Promise<ForecastGridPage> {
   const query = runner(db);
   const params: unknown[] = [];
   const param = (v: unknown) => {
@@ -225,13 +269,25 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
   const from = `FROM product_forecasts f
     JOIN products p ON p.pid = f.pid
     ${needsMetrics ? "JOIN product_metrics m ON m.pid = f.pid" : ""}`;
+  const countParams = [...params];
   const limit = param(q.pageSize);
   const offset = param((q.page - 1) * q.pageSize);
-  const [rows, [count]] = await Promise.all([
+  // A nullable key (error, bias, change) is read in two index-ordered parts, blanks last: the rows
+  // with a value by the key's (key, pid) index, then the blanks by pid; each part stops at the
+  // page's end, so a page reads offset + limit index entries at most.
+  const whereAnd = (cond: string) => (where.length ? `${whereSql} AND ${cond}` : `WHERE ${cond}`);
+  const pageSql = sort.nullable
+    ? `SELECT pid FROM (
+         (SELECT f.pid, 0 AS blank, ${sort.sql} AS k ${from} ${whereAnd(`${sort.sql} IS NOT NULL`)}
+          ORDER BY ${sort.sql} ${dir}, f.pid ASC LIMIT ${limit}::int + ${offset}::int)
+         UNION ALL
+         (SELECT f.pid, 1 AS blank, NULL AS k ${from} ${whereAnd(`${sort.sql} IS NULL`)}
+          ORDER BY f.pid ASC LIMIT ${limit}::int + ${offset}::int)
+       ) x ORDER BY blank, k ${dir}, pid ASC LIMIT ${limit}::int OFFSET ${offset}::int`
+    : `SELECT f.pid ${from} ${whereSql} ${order} LIMIT ${limit}::int OFFSET ${offset}::int`;
+  const [rows, total] = await Promise.all([
     query<ProductPageRow>(
-      `WITH page AS (
-         SELECT f.pid ${from} ${whereSql} ${order} LIMIT ${limit}::int OFFSET ${offset}::int
-       )
+      `WITH page AS (${pageSql})
        SELECT f.pid, p.title, p.sku, v.name AS vendor, b.name AS brand, f.method, f.requested_method,
          f.chosen_by_backtest, m.abc_class, m.status, f.weekly, COALESCE(p.cost_price, 0)::float8 AS cost,
          f.wape, f.bias, f.mase, f.change, m.reorder_qty, f.history
@@ -243,7 +299,7 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
        ${order}`,
       params,
     ),
-    query<{ n: number }>(`SELECT count(*)::int AS n ${from} ${whereSql}`, params.slice(0, -2)),
+    countRows(db, `SELECT count(*)::int AS n ${from} ${whereSql}`, countParams),
   ]);
   const pids = rows.map((r) => r.pid);
   const weeks = weeksOf(cal);
@@ -294,7 +350,7 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
       reorder_qty: numOrNull(r.reorder_qty),
     };
   });
-  return { items, total: count?.n ?? 0, weeks };
+  return { items, total, weeks };
 }
 
 function methodLabel(method: string | null, requested: string | null, byBacktest = false): string | null {
@@ -425,6 +481,8 @@ async function figuresVersion(db: Database): Promise<string> {
 /** Forgets every kept group list (the bench times the first computation after a calculation). */
 export function clearForecastCaches(db: Database): void {
   groupCaches.delete(db);
+  countCaches.delete(db);
+  pageCaches.delete(db);
 }
 
 /**
