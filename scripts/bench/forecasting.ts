@@ -94,7 +94,9 @@ for (const [name, input] of grids) {
   await listForecastRows(db, { pageSize: 50, ...input });
   const first = Math.round((performance.now() - t0) * 10) / 10;
   const r = await time(() => listForecastRows(db, { pageSize: 50, ...input }));
-  console.log(`grid ${name}: p50 ${r.p50} ms, p99 ${r.p99} ms (first request after a calculation ${first} ms)`);
+  console.log(
+    `grid ${name}: p50 ${r.p50} ms, p99 ${r.p99} ms (first request after a calculation ${first} ms)`,
+  );
   out[`grid ${name}`] = { ...r, first };
 }
 // Group rows are kept per calculation: time their first computation after one too (the same budget).

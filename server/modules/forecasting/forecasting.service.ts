@@ -51,7 +51,6 @@ import { promotionWeeksSql } from "../discounts/promotion-layer.ts";
 import {
   activeOverridesSql,
   type CalendarWeeks,
-  calendarWeekSql,
   calendarWeeks,
   finalOf,
   toCalendar,
