@@ -256,10 +256,13 @@ try {
       before,
     )
   ).map((r) => r.pid);
-  await db.prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe("DELETE FROM app_purchase_orders WHERE id > $1", before);
-    await replanProducts(tx, pids);
-  });
+  await db.prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe("DELETE FROM app_purchase_orders WHERE id > $1", before);
+      await replanProducts(tx, pids);
+    },
+    { maxWait: 30_000, timeout: 300_000 },
+  ); // thousands of products re-planned: more than the 5 s default
 }
 
 const all = Object.values(verdicts);
