@@ -17,6 +17,7 @@ import { openDatabase } from "../../server/db/database.ts";
 import { migrate } from "../../server/db/migrate.ts";
 import {
   cancelPurchaseOrder,
+  clearPurchasingCaches,
   closePurchaseOrder,
   createFromSuggestions,
   getPurchaseOrder,
@@ -58,8 +59,13 @@ function summarize(ms: number[]): Timing {
   const at = (p: number) => r1(s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]!);
   return { p50: at(0.5), p99: at(0.99), max: r1(s.at(-1)!), n: s.length };
 }
+/** The last `time` call's first request, cache cleared (pages are kept per version of the data). */
+let firstMs: number | null = null;
 async function time(fn: () => Promise<unknown>, n = rounds): Promise<Timing> {
-  await fn(); // warm
+  clearPurchasingCaches(db);
+  const t0 = performance.now();
+  await fn(); // warm; also the first request after a calculation or PO change
+  firstMs = r1(performance.now() - t0);
   const ms: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
@@ -74,9 +80,11 @@ const verdicts: Record<string, boolean> = {};
 const report = (name: string, t: Timing, budget: number) => {
   const met = t.p99 <= budget;
   verdicts[name] = met;
-  out[name] = { ...t, budget_p99_ms: budget, met };
+  const first = firstMs;
+  firstMs = null;
+  out[name] = { ...t, first, budget_p99_ms: budget, met };
   console.log(
-    `${name.padEnd(42)} p50 ${String(t.p50).padStart(7)} ms  p99 ${String(t.p99).padStart(7)} ms  (budget ${budget} ms: ${met ? "met" : "NOT met"})`,
+    `${name.padEnd(42)} p50 ${String(t.p50).padStart(7)} ms  p99 ${String(t.p99).padStart(7)} ms  (budget ${budget} ms: ${met ? "met" : "NOT met"}${first === null ? "" : `; first ${first} ms`})`,
   );
 };
 
@@ -248,10 +256,13 @@ try {
       before,
     )
   ).map((r) => r.pid);
-  await db.prisma.$transaction(async (tx) => {
-    await tx.$executeRawUnsafe("DELETE FROM app_purchase_orders WHERE id > $1", before);
-    await replanProducts(tx, pids);
-  });
+  await db.prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe("DELETE FROM app_purchase_orders WHERE id > $1", before);
+      await replanProducts(tx, pids);
+    },
+    { maxWait: 30_000, timeout: 300_000 },
+  ); // thousands of products re-planned: more than the 5 s default
 }
 
 const all = Object.values(verdicts);

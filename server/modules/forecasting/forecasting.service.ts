@@ -51,7 +51,6 @@ import { promotionWeeksSql } from "../discounts/promotion-layer.ts";
 import {
   activeOverridesSql,
   type CalendarWeeks,
-  calendarWeekSql,
   calendarWeeks,
   finalOf,
   toCalendar,
@@ -202,12 +201,56 @@ export async function forecastOptions(db: Database): Promise<ForecastOptions> {
   return { vendors, brands, categories };
 }
 
+/**
+ * Product counts per filter set (SQL and parameters), kept per calculation version like the group
+ * rows: paging through one filter counts it once.
+ */
+const countCaches = new WeakMap<Database, Map<string, { version: string; n: number }>>();
+
+async function countRows(db: Database, sql: string, params: unknown[]): Promise<number> {
+  const [version, cache] = [await figuresVersion(db), countCaches.get(db) ?? new Map()];
+  countCaches.set(db, cache);
+  const key = `${sql}|${JSON.stringify(params)}`;
+  const kept = version ? cache.get(key) : undefined;
+  if (kept && kept.version === version) return kept.n;
+  const [row] = await runner(db)<{ n: number }>(sql, params);
+  const n = row?.n ?? 0;
+  if (version) {
+    if (cache.size >= GROUP_CACHE_SIZE) cache.clear();
+    cache.set(key, { version, n });
+  }
+  return n;
+}
+
 /** GET the grid: one page of products (or categories, brands, vendors) and the total. */
 export async function listForecastRows(db: Database, input: ForecastListInput): Promise<ForecastGridPage> {
   const q = forecastListInput.parse(input);
   const cal = await forecastCalendar(db);
   if (!cal) return { items: [], total: 0, weeks: emptyWeeks() };
   if (q.level !== "product") return listGroupRows(db, q, cal);
+  // A product page reads only what the last calculation or planning refresh stored: kept per
+  // version like the group rows (and the products list's pages).
+  const version = await figuresVersion(db);
+  const cache = pageCaches.get(db) ?? new Map<string, { version: string; page: ForecastGridPage }>();
+  pageCaches.set(db, cache);
+  const cacheKey = JSON.stringify({ ...q, d0: cal.d0 });
+  const kept = version ? cache.get(cacheKey) : undefined;
+  if (kept && kept.version === version) return kept.page;
+  const page = await productPage(db, q, cal);
+  if (version) {
+    if (cache.size >= GROUP_CACHE_SIZE * 4) cache.clear();
+    cache.set(cacheKey, { version, page });
+  }
+  return page;
+}
+
+const pageCaches = new WeakMap<Database, Map<string, { version: string; page: ForecastGridPage }>>();
+
+async function productPage(
+  db: Database,
+  q: ReturnType<typeof forecastListInput.parse>,
+  cal: CalendarWeeks,
+): Promise<ForecastGridPage> {
   const query = runner(db);
   const params: unknown[] = [];
   const param = (v: unknown) => {
@@ -225,13 +268,25 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
   const from = `FROM product_forecasts f
     JOIN products p ON p.pid = f.pid
     ${needsMetrics ? "JOIN product_metrics m ON m.pid = f.pid" : ""}`;
+  const countParams = [...params];
   const limit = param(q.pageSize);
   const offset = param((q.page - 1) * q.pageSize);
-  const [rows, [count]] = await Promise.all([
+  // A nullable key (error, bias, change) is read in two index-ordered parts, blanks last: the rows
+  // with a value by the key's (key, pid) index, then the blanks by pid; each part stops at the
+  // page's end, so a page reads offset + limit index entries at most.
+  const whereAnd = (cond: string) => (where.length ? `${whereSql} AND ${cond}` : `WHERE ${cond}`);
+  const pageSql = sort.nullable
+    ? `SELECT pid FROM (
+         (SELECT f.pid, 0 AS blank, ${sort.sql} AS k ${from} ${whereAnd(`${sort.sql} IS NOT NULL`)}
+          ORDER BY ${sort.sql} ${dir}, f.pid ASC LIMIT ${limit}::int + ${offset}::int)
+         UNION ALL
+         (SELECT f.pid, 1 AS blank, NULL AS k ${from} ${whereAnd(`${sort.sql} IS NULL`)}
+          ORDER BY f.pid ASC LIMIT ${limit}::int + ${offset}::int)
+       ) x ORDER BY blank, k ${dir}, pid ASC LIMIT ${limit}::int OFFSET ${offset}::int`
+    : `SELECT f.pid ${from} ${whereSql} ${order} LIMIT ${limit}::int OFFSET ${offset}::int`;
+  const [rows, total] = await Promise.all([
     query<ProductPageRow>(
-      `WITH page AS (
-         SELECT f.pid ${from} ${whereSql} ${order} LIMIT ${limit}::int OFFSET ${offset}::int
-       )
+      `WITH page AS (${pageSql})
        SELECT f.pid, p.title, p.sku, v.name AS vendor, b.name AS brand, f.method, f.requested_method,
          f.chosen_by_backtest, m.abc_class, m.status, f.weekly, COALESCE(p.cost_price, 0)::float8 AS cost,
          f.wape, f.bias, f.mase, f.change, m.reorder_qty, f.history
@@ -243,7 +298,7 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
        ${order}`,
       params,
     ),
-    query<{ n: number }>(`SELECT count(*)::int AS n ${from} ${whereSql}`, params.slice(0, -2)),
+    countRows(db, `SELECT count(*)::int AS n ${from} ${whereSql}`, countParams),
   ]);
   const pids = rows.map((r) => r.pid);
   const weeks = weeksOf(cal);
@@ -294,7 +349,7 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
       reorder_qty: numOrNull(r.reorder_qty),
     };
   });
-  return { items, total: count?.n ?? 0, weeks };
+  return { items, total, weeks };
 }
 
 function methodLabel(method: string | null, requested: string | null, byBacktest = false): string | null {
@@ -374,26 +429,11 @@ async function promotionLayerFor(
   return out;
 }
 
-const GROUP_SQL: Record<Exclude<ForecastLevel, "product">, { key: string; name: string; join: string }> = {
-  brand: { key: "p.brand_id", name: "(SELECT name FROM brands WHERE id = per.key)", join: "" },
-  vendor: { key: "p.vendor_id", name: "(SELECT name FROM vendors WHERE id = per.key)", join: "" },
+const GROUP_SQL: Record<Exclude<ForecastLevel, "product">, { key: string; table: string }> = {
+  brand: { key: "p.brand_id", table: "brands" },
+  vendor: { key: "p.vendor_id", table: "vendors" },
   // Rolled up the tree: a product counts once in its categories and each of their ancestors.
-  category: {
-    key: "ca.ancestor",
-    name: "(SELECT name FROM categories WHERE id = per.key)",
-    // The tree is walked once per category (not per product): each category with its ancestors.
-    join: `JOIN (
-      SELECT DISTINCT pc.pid, up.ancestor FROM product_categories pc
-      JOIN (
-        WITH RECURSIVE walk AS (
-          SELECT id AS category_id, id AS ancestor, 0 AS depth FROM categories
-          UNION ALL
-          SELECT w.category_id, c.parent_id, w.depth + 1 FROM walk w JOIN categories c ON c.id = w.ancestor
-          WHERE c.parent_id IS NOT NULL AND w.depth < 100
-        ) SELECT category_id, ancestor FROM walk
-      ) up ON up.category_id = pc.category_id
-    ) ca ON ca.pid = f.pid`,
-  },
+  category: { key: "", table: "categories" },
 };
 
 const GROUP_SORT_SQL: Record<ForecastSort, string> = {
@@ -405,97 +445,83 @@ const GROUP_SORT_SQL: Record<ForecastSort, string> = {
   title: "lower(g.name)",
 };
 
-/** The grid's category / brand / vendor rows: the sums of their products' calendar weeks. */
+interface GroupRow {
+  key: number;
+  name: string | null;
+  products: number;
+  system: (number | null)[];
+  history: (number | null)[];
+  final: (number | null)[];
+  promotion: (number | null)[];
+  units: number;
+  value: number;
+  wape: number | null;
+  bias: number | null;
+  mase: number | null;
+  change: number | null;
+}
+
+/**
+ * Group rows per calculation (the timestamp in calculate_status, renewed by every calculation, every
+ * override and promotion saved and every purchase-order action): the whole sorted list of one
+ * level under one filter set, per database, at most GROUP_CACHE_SIZE lists. A page is a slice.
+ */
+const GROUP_CACHE_SIZE = 500;
+const groupCaches = new WeakMap<Database, Map<string, { version: string; rows: GroupRow[] }>>();
+
+/** The version of the figures the grid reads: the newest calculation or planning refresh. */
+async function figuresVersion(db: Database): Promise<string> {
+  const [row] = await runner(db)<{ v: string | null }>(
+    "SELECT max(last_calculation_timestamp)::text AS v FROM calculate_status",
+  );
+  return row?.v ?? "";
+}
+
+/** Forgets every kept group list (the bench times the first computation after a calculation). */
+export function clearForecastCaches(db: Database): void {
+  groupCaches.delete(db);
+  countCaches.delete(db);
+  pageCaches.delete(db);
+}
+
+/**
+ * The grid's category / brand / vendor rows: the sums of their products' calendar weeks.
+ *
+ * One pass over the filtered products sums the engine's 13 weeks (a calendar week is a fixed blend
+ * of two engine weeks, so the blend is taken of the sums), the 12 history weeks and the figures
+ * behind the weighted errors; overrides and promotions, which touch few products, add their change
+ * per week from the products that have one. Categories: products are first grouped by their set of
+ * categories (a few thousand sets), each set's sums are then added to every category of the set and
+ * each of their ancestors once, so a product in two categories under one parent counts once there.
+ */
 async function listGroupRows(
   db: Database,
   q: ReturnType<typeof forecastListInput.parse>,
   cal: CalendarWeeks,
 ): Promise<ForecastGridPage> {
   const level = q.level as Exclude<ForecastLevel, "product">;
-  const spec = GROUP_SQL[level];
-  const params: unknown[] = [cal.weeks[0], cal.r];
-  const param = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
-  // The search applies to the group's name, not to its products.
-  const where = productFilters({ ...q, search: undefined }, param, q.xyz ? await findXyzColumn(db) : null);
-  where.push(`${spec.key} IS NOT NULL`);
-  const weekIdx = Array.from({ length: FORECAST_WEEKS }, (_, i) => i + 1);
-  const search = q.search?.trim();
-  const groupWhere = search ? `WHERE g.name ILIKE ${param(`%${likeEscape(search)}%`)}` : "";
-  const dir = q.dir === "asc" ? "ASC" : "DESC";
-  const limit = param(q.pageSize);
-  const offset = param((q.page - 1) * q.pageSize);
-  const rows = await runner(db)<{
-    key: number;
-    name: string | null;
-    products: number;
-    system: number[];
-    history: number[];
-    final: number[];
-    promotion: number[];
-    units: number;
-    value: number;
-    wape: number | null;
-    bias: number | null;
-    mase: number | null;
-    change: number | null;
-    total: number;
-  }>(
-    `WITH ow AS (
-       SELECT pid, array_agg(final - system ORDER BY j) FILTER (WHERE true) AS d, array_agg(j ORDER BY j) AS js
-       FROM (${activeOverridesSql("$1::date", "$2::int")}) a GROUP BY pid
-     ),
-     pw AS (
-       SELECT pid, array_agg(delta ORDER BY j) AS d, array_agg(j ORDER BY j) AS js
-       FROM (${promotionWeeksSql(D0_OF_CALENDAR, "$2::int")}) a
-       GROUP BY pid
-     ),
-     per AS (
-       SELECT ${spec.key} AS key, f.pid, f.weekly, f.history, f.final_units AS units, f.final_value AS value, f.change,
-         acc.actual, f.wape, f.bias, acc.naive_wape, ow.d, ow.js, pw.d AS pd, pw.js AS pjs
-       FROM product_forecasts f
-       JOIN products p ON p.pid = f.pid
-       LEFT JOIN product_metrics m ON m.pid = f.pid
-       LEFT JOIN ow ON ow.pid = f.pid
-       LEFT JOIN pw ON pw.pid = f.pid
-       LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method
-       ${spec.join}
-       WHERE ${where.join(" AND ")}
-     ),
-     g AS (
-       SELECT key, ${spec.name} AS name, count(*)::int AS products,
-         ARRAY[${weekIdx.map((j) => `sum(${calendarWeekSql("weekly", j, "$2::int")})`).join(", ")}]::float8[] AS system,
-         ARRAY[${weekIdx
-           .map(
-             (j) =>
-               `sum(${calendarWeekSql("weekly", j, "$2::int")} + COALESCE(d[array_position(js, ${j})], 0))`,
-           )
-           .join(", ")}]::float8[] AS final,
-         ARRAY[${weekIdx
-           .map((j) => `sum(COALESCE(pd[array_position(pjs, ${j})], 0))`)
-           .join(", ")}]::float8[] AS promotion,
-         ARRAY[${Array.from({ length: GRID_HISTORY_WEEKS }, (_, i) => `COALESCE(sum(history[${i + 1}]), 0)`).join(", ")}]::float8[] AS history,
-         sum(units)::float8 AS units, sum(value)::float8 AS value,
-         (sum(wape * actual) / NULLIF(sum(actual) FILTER (WHERE wape IS NOT NULL), 0))::float8 AS wape,
-         (sum(bias * actual) / NULLIF(sum(actual) FILTER (WHERE bias IS NOT NULL), 0))::float8 AS bias,
-         (sum(wape * actual) FILTER (WHERE naive_wape IS NOT NULL)
-           / NULLIF(sum(naive_wape * actual) FILTER (WHERE wape IS NOT NULL), 0))::float8 AS mase,
-         avg(change)::float8 AS change
-       FROM per GROUP BY key
-     )
-     SELECT g.*, count(*) OVER ()::int AS total FROM g ${groupWhere}
-     ORDER BY ${GROUP_SORT_SQL[q.sort]} ${dir} NULLS LAST, g.key
-     LIMIT ${limit}::int OFFSET ${offset}::int`,
-    params,
-  );
+  const version = await figuresVersion(db);
+  const cache = groupCaches.get(db) ?? new Map<string, { version: string; rows: GroupRow[] }>();
+  groupCaches.set(db, cache);
+  const { page: _page, pageSize: _size, ...rest } = q;
+  const cacheKey = JSON.stringify({ ...rest, d0: cal.d0 });
+  const kept = version ? cache.get(cacheKey) : undefined;
+  let all: GroupRow[];
+  if (kept && kept.version === version) all = kept.rows;
+  else {
+    all = await computeGroupRows(db, q, cal, level);
+    if (version) {
+      if (cache.size >= GROUP_CACHE_SIZE) cache.clear();
+      cache.set(cacheKey, { version, rows: all });
+    }
+  }
+  const rows = all.slice((q.page - 1) * q.pageSize, q.page * q.pageSize);
   const weeks = weeksOf(cal);
   const items = rows.map((r): ForecastGridRow => {
-    const system = r.system.map(Number);
-    const promotion = r.promotion.map(Number);
+    const system = r.system.map(num);
+    const promotion = r.promotion.map(num);
     // final = overrides' final + the promotion layer; the override column compares the first.
-    const overridden = r.final.map(Number);
+    const overridden = r.final.map(num);
     const final = overridden.map((f, i) => f + (promotion[i] ?? 0));
     return {
       level,
@@ -509,7 +535,7 @@ async function listGroupRows(
       abc_class: null,
       status: null,
       products: r.products,
-      history: r.history.map(Number),
+      history: r.history.map(num),
       system: system.map(round2),
       override: overridden.map((f, i) => (Math.abs(f - (system[i] ?? 0)) > 1e-9 ? round2(f) : null)),
       promotion: promotion.map((x) => (Math.abs(x) > 1e-9 ? round2(x) : null)),
@@ -523,7 +549,144 @@ async function listGroupRows(
       reorder_qty: null,
     };
   });
-  return { items, total: rows[0]?.total ?? 0, weeks };
+  return { items, total: all.length, weeks };
+}
+
+async function computeGroupRows(
+  db: Database,
+  q: ReturnType<typeof forecastListInput.parse>,
+  cal: CalendarWeeks,
+  level: Exclude<ForecastLevel, "product">,
+): Promise<GroupRow[]> {
+  const spec = GROUP_SQL[level];
+  const params: unknown[] = [cal.weeks[0], cal.r];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  // The search applies to the group's name, not to its products.
+  const where = productFilters({ ...q, search: undefined }, param, q.xyz ? await findXyzColumn(db) : null);
+  const needsMetrics = Boolean(q.abc || q.xyz || q.status);
+  const category = level === "category";
+  // A category row's products: those in one of its categories or under them. Per product its
+  // categories as a sorted array (the group key of the first pass).
+  if (category) where.push("cs.cats IS NOT NULL");
+  else where.push(`${spec.key} IS NOT NULL`);
+  const weekIdx = Array.from({ length: FORECAST_WEEKS }, (_, i) => i + 1);
+  const historyIdx = Array.from({ length: GRID_HISTORY_WEEKS }, (_, i) => i + 1);
+  const search = q.search?.trim();
+  const groupWhere = search ? `WHERE g.name ILIKE ${param(`%${likeEscape(search)}%`)}` : "";
+  const dir = q.dir === "asc" ? "ASC" : "DESC";
+  const r = "$2::int";
+  // Sums of the first pass (per vendor / brand, or per set of categories).
+  const firstPass = [
+    "count(*)::int AS products",
+    ...weekIdx.map((j) => `sum(f.weekly[${j}]) AS w${j}`),
+    ...weekIdx.map((j) => `sum(ow.d[${j}]) AS o${j}`),
+    ...weekIdx.map((j) => `sum(pw.d[${j}]) AS p${j}`),
+    ...historyIdx.map((i) => `sum(f.history[${i}]) AS h${i}`),
+    "sum(f.final_units) AS units",
+    "sum(f.final_value) AS value",
+    "sum(f.wape * acc.actual) AS wa",
+    "sum(acc.actual) FILTER (WHERE f.wape IS NOT NULL) AS a_w",
+    "sum(f.bias * acc.actual) AS ba",
+    "sum(acc.actual) FILTER (WHERE f.bias IS NOT NULL) AS a_b",
+    "sum(f.wape * acc.actual) FILTER (WHERE acc.naive_wape IS NOT NULL) AS wa_n",
+    "sum(acc.naive_wape * acc.actual) FILTER (WHERE f.wape IS NOT NULL) AS na_w",
+    "sum(f.change) AS ch",
+    "count(f.change) AS ch_n",
+  ];
+  const sumCols = [
+    ...weekIdx.flatMap((j) => [`w${j}`, `o${j}`, `p${j}`]),
+    ...historyIdx.map((i) => `h${i}`),
+    "units",
+    "value",
+    "wa",
+    "a_w",
+    "ba",
+    "a_b",
+    "wa_n",
+    "na_w",
+    "ch",
+  ];
+  const calendar = (j: number) => `((w${j} * (7 - ${r}) + w${Math.min(j + 1, FORECAST_WEEKS)} * ${r}) / 7.0)`;
+  const rows = await runner(db)<GroupRow>(
+    `WITH ow AS (
+       SELECT pid, array_agg(final - system ORDER BY j) AS dj, array_agg(j ORDER BY j) AS js
+       FROM (${activeOverridesSql("$1::date", r)}) a GROUP BY pid
+     ),
+     owd AS (
+       SELECT pid, ARRAY[${weekIdx.map((j) => `dj[array_position(js, ${j})]`).join(", ")}]::float8[] AS d FROM ow
+     ),
+     pwa AS (
+       SELECT pid, array_agg(delta ORDER BY j) AS dj, array_agg(j ORDER BY j) AS js
+       FROM (${promotionWeeksSql(D0_OF_CALENDAR, r)}) a
+       GROUP BY pid
+     ),
+     pwd AS (
+       SELECT pid, ARRAY[${weekIdx.map((j) => `dj[array_position(js, ${j})]`).join(", ")}]::float8[] AS d FROM pwa
+     ),
+     ${
+       category
+         ? `cs AS (
+       SELECT pid, array_agg(DISTINCT category_id ORDER BY category_id) AS cats FROM product_categories GROUP BY pid
+     ),`
+         : ""
+     }
+     s AS (
+       SELECT ${category ? "cs.cats" : spec.key} AS key, ${firstPass.join(", ")}
+       FROM product_forecasts f
+       JOIN products p ON p.pid = f.pid
+       ${needsMetrics ? "JOIN product_metrics m ON m.pid = f.pid" : ""}
+       LEFT JOIN owd ow ON ow.pid = f.pid
+       LEFT JOIN pwd pw ON pw.pid = f.pid
+       LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method
+       ${category ? "LEFT JOIN cs ON cs.pid = f.pid" : ""}
+       WHERE ${where.join(" AND ")}
+       GROUP BY 1
+     ),
+     ${
+       category
+         ? `walk AS (
+       WITH RECURSIVE walk AS (
+         SELECT id AS category_id, id AS ancestor, 0 AS depth FROM categories
+         UNION ALL
+         SELECT w.category_id, c.parent_id, w.depth + 1 FROM walk w JOIN categories c ON c.id = w.ancestor
+         WHERE c.parent_id IS NOT NULL AND w.depth < 100
+       ) SELECT category_id, ancestor FROM walk
+     ),
+     -- every set of categories with each category it rolls up to, once
+     up AS (
+       SELECT DISTINCT s.key AS cats, walk.ancestor
+       FROM (SELECT key FROM s) s, unnest(s.key) AS c(id)
+       JOIN walk ON walk.category_id = c.id
+     ),
+     t AS (
+       SELECT up.ancestor AS key, sum(s.products)::int AS products, ${sumCols.map((c) => `sum(s.${c}) AS ${c}`).join(", ")},
+         sum(s.ch_n) AS ch_n
+       FROM up JOIN s ON s.key = up.cats
+       GROUP BY 1
+     ),`
+         : "t AS (SELECT * FROM s),"
+     }
+     g AS (
+       SELECT t.key, n.name, t.products,
+         ARRAY[${weekIdx.map(calendar).join(", ")}]::float8[] AS system,
+         ARRAY[${weekIdx.map((j) => `${calendar(j)} + COALESCE(o${j}, 0)`).join(", ")}]::float8[] AS final,
+         ARRAY[${weekIdx.map((j) => `COALESCE(p${j}, 0)`).join(", ")}]::float8[] AS promotion,
+         ARRAY[${historyIdx.map((i) => `COALESCE(h${i}, 0)`).join(", ")}]::float8[] AS history,
+         units::float8 AS units, value::float8 AS value,
+         (wa / NULLIF(a_w, 0))::float8 AS wape,
+         (ba / NULLIF(a_b, 0))::float8 AS bias,
+         (wa_n / NULLIF(na_w, 0))::float8 AS mase,
+         (ch / NULLIF(ch_n, 0))::float8 AS change
+       FROM t LEFT JOIN ${spec.table} n ON n.id = t.key
+     )
+     SELECT g.* FROM g ${groupWhere}
+     ORDER BY ${GROUP_SORT_SQL[q.sort]} ${dir} NULLS LAST, g.key`,
+    params,
+  );
+  return rows;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -189,13 +189,56 @@ const terms = (t: {
     free_freight_threshold: t.free_freight_threshold,
   }) satisfies VendorTermsValues;
 
+/**
+ * Workspace pages kept per version of what they read: the last calculation or re-plan (calculate_status,
+ * renewed by every calculation, purchase-order action that re-plans, override and promotion), the
+ * app's purchase orders (every change of one bumps its version; drafts add rows), the vendors' terms
+ * and the global settings. Per database, at most WORKSPACE_CACHE_SIZE pages.
+ */
+const WORKSPACE_CACHE_SIZE = 500;
+const workspaceCaches = new WeakMap<Database, Map<string, { version: string; page: ReplenishmentPage }>>();
+
+async function workspaceVersion(db: Database): Promise<string> {
+  const [row] = await rows<{ v: string | null }>(
+    db.prisma,
+    `SELECT concat_ws('|',
+       (SELECT max(last_calculation_timestamp)::text FROM calculate_status),
+       (SELECT concat_ws(':', count(*), max(id), sum(version), max(updated_at)::text) FROM app_purchase_orders),
+       (SELECT concat_ws(':', count(*), max(updated_at)::text) FROM vendor_terms),
+       (SELECT concat_ws(':', count(*), max(updated_at)::text) FROM settings_global)) AS v`,
+  );
+  return row?.v ?? "";
+}
+
+/** Forgets every kept workspace page (the bench times the first computation too). */
+export function clearPurchasingCaches(db: Database): void {
+  workspaceCaches.delete(db);
+  poListCaches.delete(db);
+}
+
 export async function listReplenishment(db: Database, raw: ReplenishmentInput): Promise<ReplenishmentPage> {
   const input = replenishmentInput.parse(raw);
+  const [version, asOf] = await Promise.all([workspaceVersion(db), figuresDay(db)]);
+  const cache = workspaceCaches.get(db) ?? new Map<string, { version: string; page: ReplenishmentPage }>();
+  workspaceCaches.set(db, cache);
+  const key = JSON.stringify({ ...input, asOf });
+  const kept = cache.get(key);
+  if (kept && kept.version === version) return kept.page;
+  const page = await computeReplenishment(db, input, asOf);
+  if (cache.size >= WORKSPACE_CACHE_SIZE) cache.clear();
+  cache.set(key, { version, page });
+  return page;
+}
+
+async function computeReplenishment(
+  db: Database,
+  input: ReturnType<typeof replenishmentInput.parse>,
+  asOf: string,
+): Promise<ReplenishmentPage> {
   const q = db.prisma;
   const f = candidateFilter(input);
   const n = f.params.length;
-  const [asOf, vendorRows, lineRows, countRows] = await Promise.all([
-    figuresDay(db),
+  const [vendorRows, lineRows, countRows] = await Promise.all([
     rows<
       Omit<VendorSummary, "reaches_min_value" | "reaches_min_qty" | "reaches_free_freight"> & {
         open_units: number;
@@ -626,10 +669,29 @@ function poFilter(input: ReturnType<typeof poListInput.parse>, asOf: string) {
   return { base, params, add, order };
 }
 
+/** PO list pages, kept per the workspace's version (the same inputs: POs, their receipts, the plan). */
+const poListCaches = new WeakMap<Database, Map<string, { version: string; page: PoListPage }>>();
+
 export async function listPurchaseOrders(db: Database, raw: PoListInput): Promise<PoListPage> {
   const input = poListInput.parse(raw);
+  const [version, asOf] = await Promise.all([workspaceVersion(db), figuresDay(db)]);
+  const cache = poListCaches.get(db) ?? new Map<string, { version: string; page: PoListPage }>();
+  poListCaches.set(db, cache);
+  const key = JSON.stringify({ ...input, asOf });
+  const kept = cache.get(key);
+  if (kept && kept.version === version) return kept.page;
+  const page = await computePoList(db, input, asOf);
+  if (cache.size >= WORKSPACE_CACHE_SIZE) cache.clear();
+  cache.set(key, { version, page });
+  return page;
+}
+
+async function computePoList(
+  db: Database,
+  input: ReturnType<typeof poListInput.parse>,
+  asOf: string,
+): Promise<PoListPage> {
   const q = db.prisma;
-  const asOf = await figuresDay(db);
   const { base, params, add, order } = poFilter(input, asOf);
   const limit = add(input.pageSize);
   const offset = add((input.page - 1) * input.pageSize);

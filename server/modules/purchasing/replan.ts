@@ -18,7 +18,7 @@ export async function replanProducts(tx: Tx, pids: readonly number[]): Promise<n
   const g = await loadGlobalSettingValues({
     query: <T>(sql: string, params: unknown[] = []) => tx.$queryRawUnsafe<T[]>(sql, ...params),
   });
-  return tx.$executeRawUnsafe(
+  const changed = await tx.$executeRawUnsafe(
     `WITH target AS (SELECT DISTINCT unnest($1::int[]) AS pid),
      base0 AS (
        SELECT m.pid, (m.calculated_at AT TIME ZONE 'UTC')::date AS d0, m.status AS old_status,
@@ -102,4 +102,11 @@ export async function replanProducts(tx: Tx, pids: readonly number[]): Promise<n
     g.overstock_days,
     g.low_stock_days,
   );
+  // The planning timestamp is the version of the figures pages keep per calculation (the products
+  // list, the forecasting grid's group rows): renewed so that every instance reads them again.
+  await tx.$executeRawUnsafe(
+    `INSERT INTO calculate_status (module_name, last_calculation_timestamp) VALUES ('planning', now())
+     ON CONFLICT (module_name) DO UPDATE SET last_calculation_timestamp = EXCLUDED.last_calculation_timestamp`,
+  );
+  return changed;
 }
