@@ -322,6 +322,18 @@ export interface StockCategoryRow {
   turnover: number | null;
   href: string | null;
 }
+/**
+ * Stock age buckets of the aging chart (days since the receipt the units came in with, first in,
+ * first out; docs/metrics.md §19), the Products page's `aging` filter values.
+ */
+export const AGING_BUCKETS = [
+  { key: "0_90", label: "0–90 days", lo: 0, hi: 90 },
+  { key: "91_180", label: "91–180 days", lo: 91, hi: 180 },
+  { key: "181_365", label: "181–365 days", lo: 181, hi: 365 },
+  { key: "over_365", label: "Over 365 days", lo: 366, hi: 1_000_000 },
+] as const;
+export type AgingBucket = (typeof AGING_BUCKETS)[number]["key"];
+
 export interface Bucket {
   key: string;
   label: string;

@@ -22,6 +22,9 @@ const METRICS_TABLES = [
   "product_search_keys",
   "stock_value_weekly",
   "sales_daily",
+  "stock_lots",
+  "receipt_months",
+  "lost_sales",
 ];
 
 /** Reads server-sent events with fetch (Node 20 has no EventSource) until `until` says stop. */
