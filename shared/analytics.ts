@@ -5,6 +5,8 @@
 import { z } from "zod";
 import type { DataAge, DayRange } from "./dashboard.ts";
 
+export { AGING_BUCKETS, COVER_BUCKETS } from "./metrics.ts";
+
 export const PERIOD_KEYS = [
   "7d",
   "30d",
@@ -322,18 +324,6 @@ export interface StockCategoryRow {
   turnover: number | null;
   href: string | null;
 }
-/**
- * Stock age buckets of the aging chart (days since the receipt the units came in with, first in,
- * first out; docs/metrics.md §19), the Products page's `aging` filter values.
- */
-export const AGING_BUCKETS = [
-  { key: "0_90", label: "0–90 days", lo: 0, hi: 90 },
-  { key: "91_180", label: "91–180 days", lo: 91, hi: 180 },
-  { key: "181_365", label: "181–365 days", lo: 181, hi: 365 },
-  { key: "over_365", label: "Over 365 days", lo: 366, hi: 1_000_000 },
-] as const;
-export type AgingBucket = (typeof AGING_BUCKETS)[number]["key"];
-
 export interface Bucket {
   key: string;
   label: string;
@@ -363,6 +353,9 @@ export interface SellThroughRow {
   sold: number;
   on_hand: number;
   sell_through: number | null;
+  /** Products received in the month (the Products page's `received_month` list has as many) */
+  products: number;
+  href: string | null;
 }
 
 export interface AnalyticsData<T> {

@@ -6,7 +6,7 @@
 // product_metrics' on hand, d̄ and out-of-stock days. It runs after the planning modules (it reads
 // their avg_daily_sales and out_of_stock_days_*) and the aggregates module (whose category ×
 // product temp table it reuses when the run has it).
-import { AGING_BUCKETS } from "../../shared/analytics.ts";
+import { AGING_BUCKETS } from "../../shared/metrics.ts";
 import { isProductCategorySql } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
 import { setLocal, utcDay } from "./planning/context.ts";
