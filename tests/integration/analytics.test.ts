@@ -171,7 +171,10 @@ describe("Analytics charts", () => {
       ...(q.aging ? { aging: q.aging } : {}),
       ...(q.received_month ? { receivedMonth: q.received_month } : {}),
     };
-    expect(Object.keys(q).every((k) => ["cover", "aging", "received_month"].includes(k)), href).toBe(true);
+    expect(
+      Object.keys(q).every((k) => ["cover", "aging", "received_month"].includes(k)),
+      href,
+    ).toBe(true);
     const res = await get(
       `/trpc/metrics.products?input=${encodeURIComponent(JSON.stringify({ json: input }))}`,
     );

@@ -22,7 +22,7 @@ const METRICS_TABLES = [
   "product_search_keys",
   "stock_value_weekly",
   "sales_daily",
-  "stock_lots",
+  "stock_aging",
   "receipt_months",
   "lost_sales",
 ];
@@ -166,6 +166,7 @@ describe(`data management REST and SSE (${testBackend})`, () => {
     );
     expect((await get("/csv/status/modules")).map((m: { module_name: string }) => m.module_name)).toEqual([
       "aggregates",
+      "analytics_figures",
       "elasticity",
       "forecast",
       "forecast_snapshots",

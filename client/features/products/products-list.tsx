@@ -31,8 +31,8 @@ import { useIsMobile } from "@client/lib/use-mobile.ts";
 import { cn } from "@client/lib/utils.ts";
 import {
   ABC_CLASSES,
-  AGING_BUCKETS,
   type AbcClass,
+  AGING_BUCKETS,
   COVER_BUCKETS,
   METRICS_PAGE_SIZE,
   PRODUCT_KIND_LABELS,

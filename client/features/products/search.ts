@@ -11,9 +11,9 @@ import {
   type ProductMetricsListInput,
   type ProductStatus,
   parseStatusList,
+  RECEIPT_MONTH_RE,
   SORT_DIRECTIONS,
   type SortDirection,
-  RECEIPT_MONTH_RE,
   XYZ_CLASSES,
 } from "@shared/metrics.ts";
 import * as z from "zod/mini";

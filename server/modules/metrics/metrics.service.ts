@@ -170,8 +170,7 @@ export function productFilterWhere(q: ProductMetricsListQuery, param: (v: unknow
     );
   // The Analytics page's buckets: the same conditions or the very products its chart counted.
   if (q.cover) where.push(`${COVER_BASE_SQL} AND ${COVER_BUCKET_SQL[q.cover]}`);
-  if (q.aging)
-    where.push(`m.pid IN (SELECT unnest(pids) FROM stock_aging WHERE bucket = ${param(q.aging)})`);
+  if (q.aging) where.push(`m.pid IN (SELECT unnest(pids) FROM stock_aging WHERE bucket = ${param(q.aging)})`);
   if (q.receivedMonth)
     where.push(
       `m.pid IN (SELECT unnest(pids) FROM receipt_months WHERE month = ${param(`${q.receivedMonth}-01`)}::date)`,
