@@ -5,6 +5,8 @@
 import { z } from "zod";
 import type { DataAge, DayRange } from "./dashboard.ts";
 
+export { AGING_BUCKETS, COVER_BUCKETS } from "./metrics.ts";
+
 export const PERIOD_KEYS = [
   "7d",
   "30d",
@@ -351,6 +353,9 @@ export interface SellThroughRow {
   sold: number;
   on_hand: number;
   sell_through: number | null;
+  /** Products received in the month (the Products page's `received_month` list has as many) */
+  products: number;
+  href: string | null;
 }
 
 export interface AnalyticsData<T> {

@@ -117,6 +117,43 @@ export const statusFilterSchema = z
 /** Most days a "no sale in N days" filter looks back. */
 export const MAX_NO_SALES_DAYS = 3650;
 
+/**
+ * Days-of-cover buckets of the Analytics page (docs/metrics.md §19), the Products page's `cover`
+ * filter values: out of stock, stock but no demand, then on hand ÷ demand rate in days.
+ */
+export const COVER_BUCKETS = [
+  { key: "out", label: "Out of stock" },
+  { key: "none", label: "No demand" },
+  { key: "0_14", label: "Under 15 days" },
+  { key: "15_30", label: "15–30 days" },
+  { key: "31_60", label: "31–60 days" },
+  { key: "61_90", label: "61–90 days" },
+  { key: "91_180", label: "91–180 days" },
+  { key: "181_365", label: "181–365 days" },
+  { key: "over_365", label: "Over 365 days" },
+] as const;
+export const COVER_BUCKET_KEYS = COVER_BUCKETS.map((b) => b.key) as unknown as readonly [
+  (typeof COVER_BUCKETS)[number]["key"],
+  ...(typeof COVER_BUCKETS)[number]["key"][],
+];
+
+/**
+ * Stock age buckets of the aging chart (days since the receipt the units came in with, first in,
+ * first out; docs/metrics.md §19), the Products page's `aging` filter values.
+ */
+export const AGING_BUCKETS = [
+  { key: "0_90", label: "0–90 days", lo: 0, hi: 90 },
+  { key: "91_180", label: "91–180 days", lo: 91, hi: 180 },
+  { key: "181_365", label: "181–365 days", lo: 181, hi: 365 },
+  { key: "over_365", label: "Over 365 days", lo: 366, hi: 1_000_000 },
+] as const;
+export const AGING_BUCKET_KEYS = AGING_BUCKETS.map((b) => b.key) as unknown as readonly [
+  (typeof AGING_BUCKETS)[number]["key"],
+  ...(typeof AGING_BUCKETS)[number]["key"][],
+];
+/** A receipt month, "YYYY-MM" (the sell-through chart's `received_month` filter). */
+export const RECEIPT_MONTH_RE = /^\d{4}-(0[1-9]|1[0-2])$/;
+
 export const productMetricsListInput = z.object({
   ...pageFields,
   status: statusFilterSchema.optional(),
@@ -133,6 +170,12 @@ export const productMetricsListInput = z.object({
   outOfStock: z.boolean().optional(),
   /** No completed sale in the last N days (D0 included), or never */
   noSalesDays: z.coerce.number().int().min(1).max(MAX_NO_SALES_DAYS).optional(),
+  /** A days-of-cover bucket of the Analytics page (merchandise, not discontinued) */
+  cover: z.enum(COVER_BUCKET_KEYS).optional(),
+  /** Holding stock of an age bucket since its receipt (first in, first out; the aging chart) */
+  aging: z.enum(AGING_BUCKET_KEYS).optional(),
+  /** Received in this month, "YYYY-MM", up to D0 (the sell-through chart) */
+  receivedMonth: z.string().regex(RECEIPT_MONTH_RE, "receivedMonth must be a month, YYYY-MM").optional(),
   /** Also list non-merchandise products (postage, fees, gift cards); hidden by default. */
   nonMerchandise: z.boolean().default(false),
   sort: z.enum(PRODUCT_METRIC_SORTS).default("reorder_value"),

@@ -2,6 +2,7 @@
 // set-based SQL, inside the run's transaction. The planning engine adds its modules to this list.
 import type { SqlConnection } from "../db/database.ts";
 import { APP_OPEN_LINES_SQL, APP_PENDING_RECEIPTS_SQL } from "../modules/purchasing/open-orders.ts";
+import { analyticsFiguresModule } from "./analytics-figures.ts";
 import { utcDay, utcMidnight } from "./planning/context.ts";
 import { PLANNING_MODULES } from "./planning/index.ts";
 import { productSearchModule } from "./product-search.ts";
@@ -196,6 +197,7 @@ export const CALC_MODULES: readonly CalcModule[] = [
   productSearchModule,
   stockSeriesModule,
   salesSeriesModule,
+  analyticsFiguresModule,
 ];
 
 export async function recordCalculation(

@@ -86,10 +86,10 @@ describe("Analytics charts", () => {
 
   it("gives sell-through by receipt month", async () => {
     const s = await call<SellThroughRow>("sellThrough", { months: 12 });
-    expect(s.rows.map((r) => [r.month, r.received, r.sold, r.sell_through])).toEqual([
-      ["2026-02", 30, 0, 0],
-      ["2026-05", 50, 0, 0],
-      ["2026-06", 10, 10, 1],
+    expect(s.rows.map((r) => [r.month, r.received, r.sold, r.sell_through, r.products])).toEqual([
+      ["2026-02", 30, 0, 0, 1],
+      ["2026-05", 50, 0, 0, 1],
+      ["2026-06", 10, 10, 1, 1],
     ]);
   });
 
@@ -157,6 +157,87 @@ describe("Analytics charts", () => {
     expect(stock.rows.map((r) => [r.id, r.stock_value, r.cogs])).toEqual([[100, 60, 8.2]]);
     const lost = await call<{ id: number }>("lostSales", { days: 365, dim: "vendor" });
     expect(Array.isArray(lost.rows)).toBe(true);
+  });
+
+  /** The Products list (metrics.products) of a chart link's URL parameters, as the page sends it. */
+  async function listOf(href: string): Promise<{ total: number; pids: number[] }> {
+    const url = new URL(href, "http://x");
+    expect(url.pathname).toBe("/products");
+    const q = Object.fromEntries(url.searchParams);
+    const input = {
+      page: 1,
+      pageSize: 100,
+      ...(q.cover ? { cover: q.cover } : {}),
+      ...(q.aging ? { aging: q.aging } : {}),
+      ...(q.received_month ? { receivedMonth: q.received_month } : {}),
+    };
+    expect(
+      Object.keys(q).every((k) => ["cover", "aging", "received_month"].includes(k)),
+      href,
+    ).toBe(true);
+    const res = await get(
+      `/trpc/metrics.products?input=${encodeURIComponent(JSON.stringify({ json: input }))}`,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const page = res.json().result.data.json as { total: number; rows: { pid: number }[] };
+    return { total: page.total, pids: page.rows.map((r) => r.pid).sort() };
+  }
+
+  it("opens each days-of-cover, aging and receipt-month bucket as a Products list of as many products", async () => {
+    const cover = await call<Bucket>("cover");
+    const aging = await call<Bucket>("aging");
+    const months = await call<SellThroughRow>("sellThrough", { months: 24 });
+    const buckets = [...cover.rows, ...aging.rows, ...months.rows];
+    expect(buckets.every((b) => b.href)).toBe(true);
+    for (const b of buckets) {
+      const list = await listOf(b.href!);
+      expect(list.total, b.href!).toBe(b.products);
+    }
+    // The very products: 1001 holds stock of 47 and 149 days and 20 units dated 2025-01-05; 1003
+    // (discontinued) 5 units first received 2024-06-10; 1002 was received in June.
+    expect((await listOf("/products?aging=0_90")).pids).toEqual([1001]);
+    expect((await listOf("/products?aging=91_180")).pids).toEqual([1001]);
+    expect((await listOf("/products?aging=over_365")).pids).toEqual([1001, 1003]);
+    expect((await listOf("/products?received_month=2026-06")).pids).toEqual([1002]);
+    expect((await listOf("/products?received_month=2026-02")).pids).toEqual([1001]);
+    expect(months.rows.map((r) => [r.month, r.products, r.href])).toContainEqual([
+      "2026-05",
+      1,
+      "/products?received_month=2026-05",
+    ]);
+    expect(cover.rows.find((b) => b.key === "out")!.href).toBe("/products?cover=out");
+    // A bad month names the field (400, not 500).
+    const bad = await get(
+      `/trpc/metrics.products?input=${encodeURIComponent(JSON.stringify({ json: { receivedMonth: "2026-13" } }))}`,
+    );
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain("receivedMonth");
+  });
+
+  it("stores lost sales per vendor, product category (rolled up) and in total as the products' sums", async () => {
+    for (const days of [90, 365] as const) {
+      const oos = `m.out_of_stock_days_${days}`;
+      const [expected] = await tdb.db.prisma.$queryRawUnsafe<{ total: number; n: number }[]>(
+        `SELECT COALESCE(SUM(m.avg_daily_sales * ${oos} * p.price), 0)::float8 AS total, count(*)::int AS n
+         FROM product_metrics m JOIN products p ON p.pid = m.pid
+         WHERE p.kind = 'merchandise' AND ${oos} > 0 AND m.avg_daily_sales > 0`,
+      );
+      const vendor = await call<{ id: number; lost_revenue: number; products: number }>("lostSales", {
+        days,
+        dim: "vendor",
+      });
+      expect(vendor.extra?.total).toBe(Math.round(expected!.total * 100) / 100);
+      expect(vendor.rows.reduce((n, r) => n + r.products, 0)).toBe(expected!.n);
+      const category = await call<{ id: number; products: number }>("lostSales", { days, dim: "category" });
+      // Paper (100) holds every product in a category (Cardstock, 101, rolls up into it).
+      const paper = category.rows.find((r) => r.id === 100);
+      const [inPaper] = await tdb.db.prisma.$queryRawUnsafe<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM product_metrics m JOIN products p ON p.pid = m.pid
+         WHERE p.kind = 'merchandise' AND ${oos} > 0 AND m.avg_daily_sales > 0
+           AND m.pid IN (SELECT pid FROM product_categories WHERE category_id IN (100, 101))`,
+      );
+      expect(paper?.products ?? 0).toBe(inPaper!.n);
+    }
   });
 
   it("lets only users of the page see it, and only those with export:reports download it", async () => {

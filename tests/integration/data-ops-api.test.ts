@@ -22,6 +22,9 @@ const METRICS_TABLES = [
   "product_search_keys",
   "stock_value_weekly",
   "sales_daily",
+  "stock_aging",
+  "receipt_months",
+  "lost_sales",
 ];
 
 /** Reads server-sent events with fetch (Node 20 has no EventSource) until `until` says stop. */
@@ -163,6 +166,7 @@ describe(`data management REST and SSE (${testBackend})`, () => {
     );
     expect((await get("/csv/status/modules")).map((m: { module_name: string }) => m.module_name)).toEqual([
       "aggregates",
+      "analytics_figures",
       "elasticity",
       "forecast",
       "forecast_snapshots",

@@ -207,6 +207,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "Calculate product_search",
       "Calculate stock_series",
       "Calculate sales_series",
+      "Calculate analytics_figures",
       "Index metrics tables",
     ]);
     expect((await prisma.syncStatus.findMany()).map((s) => s.tableName).sort()).toContain("order_lines");
@@ -214,6 +215,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       (await prisma.calculateStatus.findMany({ orderBy: { moduleName: "asc" } })).map((s) => s.moduleName),
     ).toEqual([
       "aggregates",
+      "analytics_figures",
       "elasticity",
       "forecast",
       "forecast_snapshots",

@@ -725,7 +725,7 @@ function Cover({ canExport }: { canExport: boolean }) {
     <ChartCard
       id="cover"
       title="Days of cover"
-      how="Today's products by on hand ÷ their demand rate (docs/metrics.md §6), with their stock value at cost; discontinued products left out."
+      how="Today's products by on hand ÷ their demand rate (docs/metrics.md §6), with their stock value at cost; discontinued products left out. Open a bucket for its products."
       exportHref={exportHref(canExport, "cover", "")}
       query={q}
     >
@@ -741,7 +741,7 @@ function Aging({ canExport }: { canExport: boolean }) {
     <ChartCard
       id="aging"
       title="Stock aging"
-      how="Stock on hand by days since the receipt it came in with, first in first out (today's stock is the newest receipts); stock no receipt explains dates from the first receipt or creation."
+      how="Stock on hand by days since the receipt it came in with, first in first out (today's stock is the newest receipts); stock no receipt explains dates from the first receipt or creation. Open a bucket for the products holding stock of that age."
       exportHref={exportHref(canExport, "aging", "")}
       query={q}
     >
@@ -814,12 +814,13 @@ function SellThrough({ canExport }: { canExport: boolean }) {
     ...trpc.analytics.sellThrough.queryOptions({ months }),
     placeholderData: keepPreviousData,
   });
+  const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
     <ChartCard
       id="sell_through"
       title="Sell-through by receipt month"
-      how="Of the units received in each month, the share sold since: received − still on hand (first in, first out) ÷ received."
+      how="Of the units received in each month, the share sold since: received − still on hand (first in, first out) ÷ received. Open a month for the products received in it."
       exportHref={exportHref(canExport, "sell_through", `months=${months}`)}
       query={q}
       control={
@@ -876,6 +877,13 @@ function SellThrough({ canExport }: { canExport: boolean }) {
           <Bar dataKey="sell_through" fill={CHART_COLORS.sales} isAnimationActive={false} />
         </BarChart>
       </ChartFrame>
+      <div className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs text-muted-foreground">
+        {rows.map((r) => (
+          <span key={r.month} data-testid="receipt-month" data-key={r.month}>
+            {link(r.href, r.month)}: {formatNumber(r.products)} products, {formatPercent(r.sell_through, 0)}
+          </span>
+        ))}
+      </div>
     </ChartCard>
   );
 }

@@ -32,6 +32,8 @@ import { cn } from "@client/lib/utils.ts";
 import {
   ABC_CLASSES,
   type AbcClass,
+  AGING_BUCKETS,
+  COVER_BUCKETS,
   METRICS_PAGE_SIZE,
   PRODUCT_KIND_LABELS,
   PRODUCT_STATUSES,
@@ -291,7 +293,10 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
       search.category ||
       search.stockout_before_arrival ||
       search.out_of_stock ||
-      search.no_sales_days,
+      search.no_sales_days ||
+      search.cover ||
+      search.aging ||
+      search.received_month,
   );
   const pageCount = data ? Math.max(1, Math.ceil(data.total / METRICS_PAGE_SIZE)) : 1;
   // A page past the end (fewer results after a recalculation, an old link): go to the last one.
@@ -357,7 +362,10 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
           search.category ||
           search.stockout_before_arrival ||
           search.out_of_stock ||
-          search.no_sales_days) && (
+          search.no_sales_days ||
+          search.cover ||
+          search.aging ||
+          search.received_month) && (
           <div className="flex flex-wrap gap-2">
             {search.category && (
               <FilterChip
@@ -393,6 +401,27 @@ export function ProductsList({ search, onSearchChange }: ProductsListProps) {
                 flag="no_sales_days"
                 label={`No sale in the last ${formatNumber(search.no_sales_days)} days`}
                 onRemove={() => set({ no_sales_days: undefined })}
+              />
+            )}
+            {search.cover && (
+              <FlagChip
+                flag="cover"
+                label={`Days of cover: ${COVER_BUCKETS.find((b) => b.key === search.cover)?.label ?? search.cover}`}
+                onRemove={() => set({ cover: undefined })}
+              />
+            )}
+            {search.aging && (
+              <FlagChip
+                flag="aging"
+                label={`Stock received ${AGING_BUCKETS.find((b) => b.key === search.aging)?.label ?? search.aging} ago`}
+                onRemove={() => set({ aging: undefined })}
+              />
+            )}
+            {search.received_month && (
+              <FlagChip
+                flag="received_month"
+                label={`Received in ${search.received_month}`}
+                onRemove={() => set({ received_month: undefined })}
               />
             )}
             {search.vendor && (

@@ -2,6 +2,8 @@
 // zod/mini: route search schemas load with the first bundle, so they stay small.
 import {
   ABC_CLASSES,
+  AGING_BUCKET_KEYS,
+  COVER_BUCKET_KEYS,
   MAX_NO_SALES_DAYS,
   PRODUCT_METRIC_SORTS,
   PRODUCT_STATUSES,
@@ -9,6 +11,7 @@ import {
   type ProductMetricsListInput,
   type ProductStatus,
   parseStatusList,
+  RECEIPT_MONTH_RE,
   SORT_DIRECTIONS,
   type SortDirection,
   XYZ_CLASSES,
@@ -70,6 +73,10 @@ export const ProductsSearchSchema = z.object({
     z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(MAX_NO_SALES_DAYS))),
     undefined,
   ),
+  /** The Analytics page's buckets: days of cover, stock age since receipt, receipt month (YYYY-MM) */
+  cover: z.catch(z.optional(z.enum(COVER_BUCKET_KEYS)), undefined),
+  aging: z.catch(z.optional(z.enum(AGING_BUCKET_KEYS)), undefined),
+  received_month: z.catch(z.optional(z.string().check(z.regex(RECEIPT_MONTH_RE))), undefined),
   sort: z.catch(z.optional(z.enum(PRODUCT_METRIC_SORTS)), undefined),
   dir: z.catch(z.optional(z.enum(SORT_DIRECTIONS)), undefined),
 });
@@ -91,6 +98,9 @@ export function listInputOf(search: ProductsSearch, pageSize: number): ProductMe
     stockoutBeforeArrival: search.stockout_before_arrival ? true : undefined,
     outOfStock: search.out_of_stock ? true : undefined,
     noSalesDays: search.no_sales_days,
+    cover: search.cover,
+    aging: search.aging,
+    receivedMonth: search.received_month,
     sort: search.sort ?? DEFAULT_SORT,
     dir: search.dir ?? DEFAULT_DIR,
   };
@@ -111,6 +121,9 @@ export function cleanSearch(search: ProductsSearch): ProductsSearch {
   if (search.stockout_before_arrival) out.stockout_before_arrival = 1;
   if (search.out_of_stock) out.out_of_stock = 1;
   if (search.no_sales_days) out.no_sales_days = search.no_sales_days;
+  if (search.cover) out.cover = search.cover;
+  if (search.aging) out.aging = search.aging;
+  if (search.received_month) out.received_month = search.received_month;
   const sort = search.sort ?? DEFAULT_SORT;
   const dir = search.dir ?? DEFAULT_DIR;
   if (sort !== DEFAULT_SORT || dir !== DEFAULT_DIR) {

@@ -20,11 +20,12 @@ import {
   type StockCategoryRow,
 } from "../../../shared/analytics.ts";
 import type { StockValuePoint } from "../../../shared/dashboard.ts";
-import { ABC_CLASSES, XYZ_CLASSES } from "../../../shared/metrics.ts";
+import { ABC_CLASSES, AGING_BUCKETS, COVER_BUCKETS, XYZ_CLASSES } from "../../../shared/metrics.ts";
 import { hasPermission, type PermissionHolder } from "../../../shared/permissions.ts";
 import type { Database } from "../../db/database.ts";
 import { isProductCategorySql } from "../config/category-types.ts";
 import { loadDataAge } from "../dashboard/dashboard.service.ts";
+import { COVER_BUCKET_SQL } from "../metrics/metrics.service.ts";
 import { periodOf, runner } from "./overview.service.ts";
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
@@ -318,22 +319,10 @@ export function stockByCategory(db: Database, user: PermissionHolder, input: Per
   });
 }
 
-const COVER_BUCKETS: { key: string; label: string; sql: string }[] = [
-  { key: "out", label: "Out of stock", sql: "m.on_hand <= 0" },
-  { key: "none", label: "No demand", sql: "m.on_hand > 0 AND m.days_of_cover IS NULL" },
-  { key: "0_14", label: "Under 15 days", sql: "m.days_of_cover < 15" },
-  { key: "15_30", label: "15–30 days", sql: "m.days_of_cover >= 15 AND m.days_of_cover <= 30" },
-  { key: "31_60", label: "31–60 days", sql: "m.days_of_cover > 30 AND m.days_of_cover <= 60" },
-  { key: "61_90", label: "61–90 days", sql: "m.days_of_cover > 60 AND m.days_of_cover <= 90" },
-  { key: "91_180", label: "91–180 days", sql: "m.days_of_cover > 90 AND m.days_of_cover <= 180" },
-  { key: "181_365", label: "181–365 days", sql: "m.days_of_cover > 180 AND m.days_of_cover <= 365" },
-  { key: "over_365", label: "Over 365 days", sql: "m.days_of_cover > 365" },
-];
-
 /** Products by days of cover today (on hand ÷ demand rate, §6), with their stock value. */
 export function coverDistribution(db: Database, user: PermissionHolder) {
   return chart<Bucket>(db, user, "cover", async () => {
-    const cases = COVER_BUCKETS.map((b) => `WHEN ${b.sql} THEN '${b.key}'`).join(" ");
+    const cases = COVER_BUCKETS.map((b) => `WHEN ${COVER_BUCKET_SQL[b.key]} THEN '${b.key}'`).join(" ");
     const rows = await runner(db)<{ b: string; n: number; units: number; value: number }>(
       `SELECT CASE ${cases} END AS b, count(*)::int AS n, SUM(GREATEST(m.on_hand, 0))::float8 AS units,
          SUM(m.stock_value_cost)::float8 AS value
@@ -349,7 +338,8 @@ export function coverDistribution(db: Database, user: PermissionHolder) {
         products: r?.n ?? 0,
         units: r?.units ?? 0,
         value: round2(r?.value ?? 0),
-        href: b.key === "out" ? "/products?out_of_stock=1" : null,
+        // The list with the same conditions (productFilterWhere's cover): as many products.
+        href: `/products?cover=${b.key}`,
       };
     });
     return {
@@ -363,72 +353,24 @@ export function coverDistribution(db: Database, user: PermissionHolder) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Receipts, first in first out
-
-/**
- * Temp-free SQL: each receipt (per product and day, up to D0) with the units of it still on hand,
- * first in first out: today's stock is made of the newest receipts, so a receipt keeps
- * min(its units, on hand − the units of the receipts after it). Stock the receipts on record do not
- * explain is dated to the product's first receipt, else its creation day (`rest` rows).
- */
-const FIFO_SQL = `
-  WITH rec AS (
-    SELECT l.pid, r.received_date AS day, SUM(r.qty)::int AS qty
-    FROM receivings r JOIN po_lines l ON l.id = r.po_line_id
-    WHERE r.received_date <= $1::date AND r.qty > 0
-    GROUP BY l.pid, r.received_date
-  ),
-  stock AS (
-    SELECT m.pid, m.on_hand, COALESCE(p.cost_price, 0) AS cost,
-      COALESCE(p.first_received, (p.created_at AT TIME ZONE 'UTC')::date) AS since
-    FROM product_metrics m JOIN products p ON p.pid = m.pid
-    WHERE p.kind = 'merchandise'
-  ),
-  alloc AS (
-    SELECT r.pid, r.day, r.qty,
-      LEAST(r.qty, GREATEST(s.on_hand - COALESCE(SUM(r.qty) OVER (
-        PARTITION BY r.pid ORDER BY r.day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0), 0)) AS left_units
-    FROM rec r JOIN stock s ON s.pid = r.pid
-  ),
-  lots AS (
-    SELECT a.pid, a.day, a.qty, a.left_units, false AS rest FROM alloc a
-    UNION ALL
-    SELECT s.pid, LEAST(s.since, $1::date), 0, s.on_hand - COALESCE(t.n, 0), true
-    FROM stock s LEFT JOIN (SELECT pid, SUM(left_units) AS n FROM alloc GROUP BY pid) t ON t.pid = s.pid
-    WHERE s.on_hand - COALESCE(t.n, 0) > 0
-  )`;
-
-const AGING_BUCKETS = [
-  { key: "0_90", label: "0–90 days", lo: 0, hi: 90 },
-  { key: "91_180", label: "91–180 days", lo: 91, hi: 180 },
-  { key: "181_365", label: "181–365 days", lo: 181, hi: 365 },
-  { key: "over_365", label: "Over 365 days", lo: 366, hi: 1_000_000 },
-];
+// Receipts, first in first out (stored by the calculation module analytics_figures)
 
 /** Stock on hand by days since the receipt it came in with (first in, first out), with its value at cost. */
 export function aging(db: Database, user: PermissionHolder) {
-  return chart<Bucket>(db, user, "aging", async ({ d0 }) => {
-    const cases = AGING_BUCKETS.map(
-      (b) => `WHEN $1::date - l.day BETWEEN ${b.lo} AND ${b.hi} THEN '${b.key}'`,
-    ).join(" ");
-    const rows = await runner(db)<{ b: string; n: number; units: number; value: number }>(
-      `${FIFO_SQL}
-       SELECT CASE ${cases} END AS b, count(DISTINCT l.pid)::int AS n, SUM(l.left_units)::float8 AS units,
-         SUM(l.left_units * s.cost)::float8 AS value
-       FROM lots l JOIN stock s ON s.pid = l.pid
-       WHERE l.left_units > 0
-       GROUP BY 1`,
-      [d0],
+  return chart<Bucket>(db, user, "aging", async () => {
+    const rows = await runner(db)<{ bucket: string; products: number; units: number; value: number }>(
+      "SELECT bucket, products, units, value_cost::float8 AS value FROM stock_aging",
     );
     const out: Bucket[] = AGING_BUCKETS.map((b) => {
-      const r = rows.find((x) => x.b === b.key);
+      const r = rows.find((x) => x.bucket === b.key);
       return {
         key: b.key,
         label: b.label,
-        products: r?.n ?? 0,
+        products: r?.products ?? 0,
         units: r?.units ?? 0,
         value: round2(r?.value ?? 0),
-        href: null,
+        // The list of the very products counted (productFilterWhere's aging).
+        href: `/products?aging=${b.key}`,
       };
     });
     return {
@@ -443,16 +385,14 @@ export function aging(db: Database, user: PermissionHolder) {
 
 /** Of the units received in each month, how many have sold since (first in, first out). */
 export function sellThrough(db: Database, user: PermissionHolder, months: number) {
-  return chart<SellThroughRow & { href?: null }>(db, user, `sell_through|${months}`, async ({ d0 }) => {
+  return chart<SellThroughRow>(db, user, `sell_through|${months}`, async ({ d0 }) => {
     const first = `${d0.slice(0, 7)}-01`;
-    const rows = await runner(db)<{ month: string; received: number; left_units: number }>(
-      `${FIFO_SQL}
-       SELECT to_char(date_trunc('month', l.day), 'YYYY-MM') AS month, SUM(l.qty)::float8 AS received,
-         SUM(l.left_units)::float8 AS left_units
-       FROM lots l
-       WHERE NOT l.rest AND l.day >= ($2::date - make_interval(months => $3::int - 1))::date
-       GROUP BY 1 ORDER BY 1`,
-      [d0, first, months],
+    const rows = await runner(db)<{ month: string; received: number; left_units: number; products: number }>(
+      `SELECT to_char(month, 'YYYY-MM') AS month, received, on_hand AS left_units, products
+       FROM receipt_months
+       WHERE month >= ($1::date - make_interval(months => $2::int - 1))::date
+       ORDER BY month`,
+      [first, months],
     );
     const out: SellThroughRow[] = rows.map((r) => ({
       month: r.month,
@@ -460,12 +400,14 @@ export function sellThrough(db: Database, user: PermissionHolder, months: number
       on_hand: r.left_units,
       sold: r.received - r.left_units,
       sell_through: r.received > 0 ? (r.received - r.left_units) / r.received : null,
+      products: r.products,
+      href: `/products?received_month=${r.month}`,
     }));
     return {
       data: { period: null, rows: out },
       table: {
-        columns: ["receipt_month", "received", "sold_since", "on_hand", "sell_through"],
-        rows: out.map((r) => [r.month, r.received, r.sold, r.on_hand, r.sell_through]),
+        columns: ["receipt_month", "received", "sold_since", "on_hand", "sell_through", "products"],
+        rows: out.map((r) => [r.month, r.received, r.sold, r.on_hand, r.sell_through, r.products]),
       },
     };
   });
@@ -539,45 +481,32 @@ export function abcXyz(db: Database, user: PermissionHolder) {
  */
 export function lostSales(db: Database, user: PermissionHolder, days: 90 | 365, dim: "category" | "vendor") {
   return chart<LostSalesRow>(db, user, `lost_sales|${days}|${dim}`, async () => {
-    const oos = days === 90 ? "m.out_of_stock_days_90" : "m.out_of_stock_days_365";
-    const lost = `m.avg_daily_sales * ${oos} * p.price`;
-    const base = `FROM product_metrics m JOIN products p ON p.pid = m.pid
-      WHERE p.kind = 'merchandise' AND ${oos} > 0 AND m.avg_daily_sales > 0`;
-    const rows =
-      dim === "vendor"
-        ? await runner(db)<{ id: number; name: string; lost: number; oos: number; n: number }>(
-            `SELECT v.id, v.name, SUM(${lost})::float8 AS lost, SUM(${oos})::int AS oos, count(*)::int AS n
-             ${base.replace("WHERE", "JOIN vendors v ON v.id = p.vendor_id WHERE")}
-             GROUP BY v.id, v.name`,
-          )
-        : await runner(db)<{ id: number; name: string; lost: number; oos: number; n: number }>(
-            `WITH RECURSIVE pcat AS (SELECT id, parent_id, name FROM categories c WHERE ${isProductCategorySql("c")}),
-             up(category_id, ancestor_id) AS (
-               SELECT id, id FROM pcat
-               UNION SELECT up.category_id, c.parent_id FROM up JOIN pcat c ON c.id = up.ancestor_id
-               WHERE c.parent_id IN (SELECT id FROM pcat)
-             ),
-             cp AS (
-               SELECT DISTINCT up.ancestor_id AS category_id, pc.pid
-               FROM product_categories pc JOIN up ON up.category_id = pc.category_id
-             )
-             SELECT c.id, c.name, SUM(${lost})::float8 AS lost, SUM(${oos})::int AS oos, count(*)::int AS n
-             ${base.replace("WHERE", "JOIN cp ON cp.pid = m.pid JOIN pcat c ON c.id = cp.category_id WHERE")}
-             GROUP BY c.id, c.name`,
-          );
+    // Stored per calculation (module analytics_figures): the groups' sums and the total row.
+    const rows = await runner(db)<{
+      dim: string;
+      id: number;
+      name: string | null;
+      lost: number;
+      oos: number;
+      n: number;
+    }>(
+      `SELECT s.dim, s.key AS id, e.name, s.lost_revenue::float8 AS lost, s.out_of_stock_days AS oos, s.products AS n
+       FROM lost_sales s LEFT JOIN ${DIM_TABLE[dim]} e ON e.id = s.key AND s.dim = $2
+       WHERE s.days = $1 AND s.dim IN ($2, 'total')`,
+      [days, dim],
+    );
     const out: LostSalesRow[] = rows
+      .filter((r) => r.dim === dim && r.name !== null)
       .map((r) => ({
         id: r.id,
-        name: r.name,
+        name: r.name!,
         lost_revenue: round2(r.lost),
         out_of_stock_days: r.oos,
         products: r.n,
         href: `/products?${dim}=${r.id}`,
       }))
       .sort((a, b) => b.lost_revenue - a.lost_revenue || a.name.localeCompare(b.name));
-    const [total] = await runner(db)<{ lost: number }>(
-      `SELECT COALESCE(SUM(${lost}), 0)::float8 AS lost ${base}`,
-    );
+    const total = rows.find((r) => r.dim === "total");
     return {
       data: { period: null, rows: out.slice(0, 50), extra: { total: round2(total?.lost ?? 0) } },
       table: {

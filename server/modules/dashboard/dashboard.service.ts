@@ -467,10 +467,13 @@ export async function getDashboard(
     caches.set(db, kept);
     kept.figures.catch(() => caches.delete(db));
   }
-  // Purchase orders change with every PO action, not only with a calculation: read each time.
+  // Purchase orders change with every PO action, not only with a calculation: the app's orders are
+  // summed each time, the imported ones kept per data version (dashboardPoTotals).
   const [figures, purchaseOrders] = await Promise.all([
     kept.figures,
-    hasPermission(user, "access:purchase_orders") ? purchaseOrderTiles(db) : null,
+    hasPermission(user, "access:purchase_orders")
+      ? purchaseOrderTiles(db, version, data.as_of_day ?? now.toISOString().slice(0, 10))
+      : null,
   ]);
   const products = hasPermission(user, "access:products");
   return {

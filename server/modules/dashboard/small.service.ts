@@ -6,7 +6,7 @@ import type { Database } from "../../db/database.ts";
 import { notFound } from "../../errors.ts";
 import { hashToken, newToken } from "../auth/auth.service.ts";
 import { countProductMetrics } from "../metrics/metrics.service.ts";
-import { purchaseOrderTotals } from "../purchasing/purchasing.service.ts";
+import { dashboardPoTotals } from "../purchasing/purchasing.service.ts";
 import { addDays, DASHBOARD_TILES, LAST_YEAR_DAYS, loadDataAge } from "./dashboard.service.ts";
 
 type Query = <T>(sql: string, params?: unknown[]) => Promise<T[]>;
@@ -93,9 +93,13 @@ export async function getSmall(db: Database, now: Date = new Date()): Promise<Sm
     caches.set(db, kept);
     kept.figures.catch(() => caches.delete(db));
   }
-  // Purchase orders change with every PO action, not only with a calculation: counted each time.
-  const [figures, due] = await Promise.all([kept.figures, purchaseOrderTotals(db, { due: true })]);
-  return { ...figures, pos_due_or_overdue: due.count, data, read_at: now.toISOString() };
+  // Purchase orders change with every PO action, not only with a calculation: the app's orders are
+  // counted each time, the imported ones kept per data version (dashboardPoTotals).
+  const [figures, po] = await Promise.all([
+    kept.figures,
+    dashboardPoTotals(db, version, data.as_of_day ?? now.toISOString().slice(0, 10)),
+  ]);
+  return { ...figures, pos_due_or_overdue: po.due!.count, data, read_at: now.toISOString() };
 }
 
 // ---------------------------------------------------------------------------------------------

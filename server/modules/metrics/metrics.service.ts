@@ -10,6 +10,7 @@ import {
   type AggregateRow,
   type AggregateSort,
   aggregateListInput,
+  type COVER_BUCKETS,
   isMerchandiseSql,
   type MetricsExplanation,
   PRODUCT_STATUSES,
@@ -164,6 +165,24 @@ async function versioned<T>(
   }
 }
 
+/**
+ * The days-of-cover buckets' conditions (the Analytics chart counts with them, the `cover` filter
+ * lists with them): merchandise products that are not discontinued, by on hand and days of cover.
+ */
+export const COVER_BUCKET_SQL: Record<(typeof COVER_BUCKETS)[number]["key"], string> = {
+  out: "m.on_hand <= 0",
+  none: "m.on_hand > 0 AND m.days_of_cover IS NULL",
+  "0_14": "m.on_hand > 0 AND m.days_of_cover < 15",
+  "15_30": "m.on_hand > 0 AND m.days_of_cover >= 15 AND m.days_of_cover <= 30",
+  "31_60": "m.on_hand > 0 AND m.days_of_cover > 30 AND m.days_of_cover <= 60",
+  "61_90": "m.on_hand > 0 AND m.days_of_cover > 60 AND m.days_of_cover <= 90",
+  "91_180": "m.on_hand > 0 AND m.days_of_cover > 90 AND m.days_of_cover <= 180",
+  "181_365": "m.on_hand > 0 AND m.days_of_cover > 180 AND m.days_of_cover <= 365",
+  over_365: "m.on_hand > 0 AND m.days_of_cover > 365",
+};
+/** What the cover chart counts at all. */
+export const COVER_BASE_SQL = "p.kind = 'merchandise' AND m.status IS DISTINCT FROM 'discontinued'";
+
 /** D0 of a product_metrics row: the UTC day its figures are as of. */
 const METRICS_D0 = "(m.calculated_at AT TIME ZONE 'UTC')::date";
 
@@ -203,6 +222,13 @@ export function productFilterWhere(q: ProductMetricsListQuery, param: (v: unknow
   if (q.noSalesDays)
     where.push(
       `(m.date_last_sold IS NULL OR m.date_last_sold <= ${METRICS_D0} - ${param(q.noSalesDays)}::int)`,
+    );
+  // The Analytics page's buckets: the same conditions or the very products its chart counted.
+  if (q.cover) where.push(`${COVER_BASE_SQL} AND ${COVER_BUCKET_SQL[q.cover]}`);
+  if (q.aging) where.push(`m.pid IN (SELECT unnest(pids) FROM stock_aging WHERE bucket = ${param(q.aging)})`);
+  if (q.receivedMonth)
+    where.push(
+      `m.pid IN (SELECT unnest(pids) FROM receipt_months WHERE month = ${param(`${q.receivedMonth}-01`)}::date)`,
     );
   return where;
 }

@@ -604,16 +604,17 @@ export async function createFromSuggestions(
  * drafts and ordered/partial POs count as they are; app POs the shop system echoed stay listed
  * (they show where they went) but are marked superseded.
  */
-function poUnion(asOfParam: string): string {
-  return `
+function poUnion(asOfParam: string, only?: "imported" | "app"): string {
+  const imported = `
   SELECT o.id::text AS number, 'imported' AS source, o.id AS sort_id, o.vendor_id, o.status,
     o.date_ordered, o.date_expected,
     (o.status IN ('ordered', 'partial') AND o.date_expected < ${asOfParam}::date) AS overdue
-  FROM purchase_orders o
-  UNION ALL
-  SELECT a.number, 'app', a.id, a.vendor_id, a.status, a.date_ordered, a.date_expected,
+  FROM purchase_orders o`;
+  const app = `
+  SELECT a.number, 'app' AS source, a.id AS sort_id, a.vendor_id, a.status, a.date_ordered, a.date_expected,
     (a.status IN ('ordered', 'partial') AND a.date_expected < ${asOfParam}::date) AS overdue
   FROM app_purchase_orders a`;
+  return only === "imported" ? imported : only === "app" ? app : `${imported}\n  UNION ALL${app}`;
 }
 
 const SORT_SQL: Record<string, string> = {
@@ -631,6 +632,18 @@ function poFilter(input: ReturnType<typeof poListInput.parse>, asOf: string) {
     params.push(v);
     return `$${params.length}`;
   };
+  const where = poWhere(input, add);
+  const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
+  const dir = input.dir === "asc" ? "ASC" : "DESC";
+  const order = SORT_SQL[input.sort]!.split(", ")
+    .map((c) => (c.includes("NULLS") ? c.replace(" NULLS LAST", ` ${dir} NULLS LAST`) : `${c} ${dir}`))
+    .join(", ");
+  const base = `SELECT u.*, v.name AS vendor FROM (${poUnion("$1")}) u JOIN vendors v ON v.id = u.vendor_id ${whereSql}`;
+  return { base, params, add, order };
+}
+
+/** The list's filters as SQL conditions over `u` (a row of the union; $1 = the as-of day). */
+function poWhere(input: ReturnType<typeof poListInput.parse>, add: (v: unknown) => string): string[] {
   const where: string[] = [];
   if (input.status) where.push(`u.status = ${add(input.status)}`);
   if (input.vendor_id) where.push(`u.vendor_id = ${add(input.vendor_id)}`);
@@ -660,13 +673,7 @@ function poFilter(input: ReturnType<typeof poListInput.parse>, asOf: string) {
     );
     where.push(`(${parts.join(" OR ")})`);
   }
-  const whereSql = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const dir = input.dir === "asc" ? "ASC" : "DESC";
-  const order = SORT_SQL[input.sort]!.split(", ")
-    .map((c) => (c.includes("NULLS") ? c.replace(" NULLS LAST", ` ${dir} NULLS LAST`) : `${c} ${dir}`))
-    .join(", ");
-  const base = `SELECT u.*, v.name AS vendor FROM (${poUnion("$1")}) u JOIN vendors v ON v.id = u.vendor_id ${whereSql}`;
-  return { base, params, add, order };
+  return where;
 }
 
 /** PO list pages, kept per the workspace's version (the same inputs: POs, their receipts, the plan). */
@@ -1343,18 +1350,92 @@ const PO_TILE_DEFS: Omit<PoTile, "count" | "value" | "href">[] = [
   },
 ];
 
-/** The purchase-order tiles of /dashboard, counted with the PO list's own filters. */
-export async function purchaseOrderTiles(db: Database): Promise<PoTile[]> {
-  const asOf = await figuresDay(db);
-  return Promise.all(
-    PO_TILE_DEFS.map(async (t) => {
-      const totals = await purchaseOrderTotals(db, t.search as PoListInput, asOf);
-      return {
-        ...t,
-        count: totals.count,
-        value: totals.open_value,
-        href: `/purchase-orders?${new URLSearchParams(t.search).toString()}`,
-      };
-    }),
+/** The filters counted for the dashboards: the tiles of /dashboard, then /small's "due or overdue". */
+const PO_COUNTED: { key: string; search: PoListInput }[] = [
+  ...PO_TILE_DEFS.map((t) => ({ key: t.key, search: t.search as PoListInput })),
+  { key: "due", search: { due: true } },
+];
+type PoSums = Record<string, { count: number; open_value: number }>;
+
+/**
+ * purchaseOrderTotals for every filter of PO_COUNTED at once, over one source's orders: the same
+ * conditions (poWhere) as the list, so a tile still equals the list it opens. One statement: the
+ * open value of each open order is summed once (its lines' receipts grouped, not looked up per line).
+ */
+async function poSums(db: Database, asOf: string, source: "imported" | "app"): Promise<PoSums> {
+  const params: unknown[] = [asOf];
+  const add = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const conds = PO_COUNTED.map((c) => poWhere(poListInput.parse(c.search), add).join(" AND ") || "true");
+  const open =
+    source === "imported"
+      ? `SELECT l.po_id, SUM(GREATEST(l.ordered_qty - COALESCE(r.qty, 0), 0) * l.cost_each) AS v
+         FROM po_lines l
+         LEFT JOIN (SELECT po_line_id, SUM(qty) AS qty FROM receivings
+                    WHERE po_line_id IN (SELECT id FROM po_lines WHERE po_id IN (SELECT sort_id FROM f WHERE status IN ('ordered', 'partial')))
+                    GROUP BY po_line_id) r ON r.po_line_id = l.id
+         WHERE l.po_id IN (SELECT sort_id FROM f WHERE status IN ('ordered', 'partial'))
+         GROUP BY l.po_id`
+      : `SELECT l.po_id, SUM(GREATEST(l.ordered_qty - l.received_qty, 0) * l.cost_each) AS v
+         FROM app_po_lines l
+         WHERE l.po_id IN (SELECT sort_id FROM f WHERE status IN ('ordered', 'partial'))
+         GROUP BY l.po_id`;
+  const [r] = await rows<Record<string, number>>(
+    db.prisma,
+    `WITH f AS MATERIALIZED (SELECT u.* FROM (${poUnion("$1", source)}) u JOIN vendors v ON v.id = u.vendor_id),
+     ov AS (${open})
+     SELECT ${conds
+       .map(
+         (c, i) => `count(*) FILTER (WHERE ${c})::int AS n${i},
+       COALESCE(SUM(ov.v) FILTER (WHERE (${c}) AND u.status IN ('ordered', 'partial')), 0)::float8 AS v${i}`,
+       )
+       .join(",\n       ")}
+     FROM f u LEFT JOIN ov ON ov.po_id = u.sort_id`,
+    ...params,
   );
+  return Object.fromEntries(
+    PO_COUNTED.map((c, i) => [c.key, { count: r?.[`n${i}`] ?? 0, open_value: r?.[`v${i}`] ?? 0 }]),
+  );
+}
+
+/** The imported orders' sums: they change only when a run commits, so they are kept per data version. */
+const importedPoSums = new WeakMap<Database, { key: string; sums: Promise<PoSums> }>();
+
+/**
+ * The dashboards' purchase-order counts (PO_COUNTED). `version` names the data a run committed
+ * (loadDataAge's version): the imported orders, their receipts and product_metrics change only
+ * then, so their part is kept per version and day; the app's orders change with every PO action and
+ * are summed on each call (a few rows).
+ */
+export async function dashboardPoTotals(db: Database, version: string, asOf: string): Promise<PoSums> {
+  const key = `${version}|${asOf}`;
+  let kept = importedPoSums.get(db);
+  if (!kept || kept.key !== key) {
+    kept = { key, sums: poSums(db, asOf, "imported") };
+    importedPoSums.set(db, kept);
+    kept.sums.catch(() => importedPoSums.delete(db));
+  }
+  const [imported, app] = await Promise.all([kept.sums, poSums(db, asOf, "app")]);
+  return Object.fromEntries(
+    PO_COUNTED.map((c) => [
+      c.key,
+      {
+        count: imported[c.key]!.count + app[c.key]!.count,
+        open_value: round2(imported[c.key]!.open_value + app[c.key]!.open_value),
+      },
+    ]),
+  );
+}
+
+/** The purchase-order tiles of /dashboard, counted with the PO list's own filters (dashboardPoTotals). */
+export async function purchaseOrderTiles(db: Database, version: string, asOf: string): Promise<PoTile[]> {
+  const sums = await dashboardPoTotals(db, version, asOf);
+  return PO_TILE_DEFS.map((t) => ({
+    ...t,
+    count: sums[t.key]!.count,
+    value: sums[t.key]!.open_value,
+    href: `/purchase-orders?${new URLSearchParams(t.search).toString()}`,
+  }));
 }
