@@ -227,6 +227,8 @@ export async function measurePromotionDips(run: SqlRunner, asOf: Date): Promise<
 }
 
 const MARK = "promotion_dips";
+/** The measurement's advisory lock (two keys; purchasing takes 715001 with a vendor id). */
+const DIP_LOCK = [715002, 0] as const;
 
 const measuring = new WeakMap<Database, Promise<void>>();
 
@@ -270,7 +272,9 @@ export async function ensurePromotionDips(db: Database): Promise<void> {
   await db.prisma.$transaction(
     async (tx) => {
       const q = <T>(sql: string, ...p: unknown[]) => tx.$queryRawUnsafe<T[]>(sql, ...p);
-      await tx.$executeRawUnsafe("SELECT pg_advisory_xact_lock(72707370)");
+      // Its own lock (the two-key form, a key space apart from the data operations' one-key lock):
+      // measuring must never keep a run from starting.
+      await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${DIP_LOCK[0]}, ${DIP_LOCK[1]})`);
       const asOf = await stale(q);
       if (!asOf) return;
       await tx.$executeRawUnsafe("SET LOCAL work_mem = '64MB'");
