@@ -9,13 +9,16 @@ import { planningModule } from "./planning.ts";
 import { stockHistoryModule } from "./stock-history.ts";
 import { xyzModule } from "./xyz.ts";
 
+// elasticity reads only the imported tables and the stock history: it runs before forecast so that a
+// Full Reset's run connection fits it while the second connection still computes the forecast
+// (planning, next, waits for that), instead of waiting idle.
 export const PLANNING_MODULES: readonly CalcModule[] = [
   stockHistoryModule,
   leadTimesModule,
+  elasticityModule,
   forecastModule,
   planningModule,
   xyzModule,
   aggregatesModule,
-  elasticityModule,
   forecastSnapshotsModule,
 ];
