@@ -58,7 +58,9 @@ describe("Purchasing in Chromium", () => {
     // The drafts are in the list; open the first vendor's.
     await page.goto("/purchase-orders?status=draft");
     await page.getByTestId("po-link").first().waitFor();
-    const drafts = await page.getByTestId("po-link").allTextContents();
+    // The demo data may hold imported drafts too (which ones depends on the day it is generated
+    // for): the two made here are the app's (numbers A…).
+    const drafts = (await page.getByTestId("po-link").allTextContents()).filter((n) => /^A\d+$/.test(n));
     expect(drafts.length).toBe(2);
     const details = await Promise.all(drafts.map((n) => api<PoDetail>(`/api/purchase-orders/${n}`)));
     // A draft with a line packed in cases of more than one unit, to show the rounding.
