@@ -216,18 +216,32 @@ export function clearPurchasingCaches(db: Database): void {
   poListCaches.delete(db);
 }
 
-export async function listReplenishment(db: Database, raw: ReplenishmentInput): Promise<ReplenishmentPage> {
-  const input = replenishmentInput.parse(raw);
+/**
+ * A page kept per database, input and version of what it reads (workspaceVersion and the as-of day):
+ * the kept page while both are the same, else `compute`'s, kept in its place.
+ */
+async function keptPage<I extends object, P>(
+  caches: WeakMap<Database, Map<string, { version: string; page: P }>>,
+  db: Database,
+  input: I,
+  compute: (input: I, asOf: string) => Promise<P>,
+): Promise<P> {
   const [version, asOf] = await Promise.all([workspaceVersion(db), figuresDay(db)]);
-  const cache = workspaceCaches.get(db) ?? new Map<string, { version: string; page: ReplenishmentPage }>();
-  workspaceCaches.set(db, cache);
+  const cache = caches.get(db) ?? new Map<string, { version: string; page: P }>();
+  caches.set(db, cache);
   const key = JSON.stringify({ ...input, asOf });
   const kept = cache.get(key);
   if (kept && kept.version === version) return kept.page;
-  const page = await computeReplenishment(db, input, asOf);
+  const page = await compute(input, asOf);
   if (cache.size >= WORKSPACE_CACHE_SIZE) cache.clear();
   cache.set(key, { version, page });
   return page;
+}
+
+export async function listReplenishment(db: Database, raw: ReplenishmentInput): Promise<ReplenishmentPage> {
+  return keptPage(workspaceCaches, db, replenishmentInput.parse(raw), (input, asOf) =>
+    computeReplenishment(db, input, asOf),
+  );
 }
 
 async function computeReplenishment(
@@ -680,17 +694,7 @@ function poWhere(input: ReturnType<typeof poListInput.parse>, add: (v: unknown) 
 const poListCaches = new WeakMap<Database, Map<string, { version: string; page: PoListPage }>>();
 
 export async function listPurchaseOrders(db: Database, raw: PoListInput): Promise<PoListPage> {
-  const input = poListInput.parse(raw);
-  const [version, asOf] = await Promise.all([workspaceVersion(db), figuresDay(db)]);
-  const cache = poListCaches.get(db) ?? new Map<string, { version: string; page: PoListPage }>();
-  poListCaches.set(db, cache);
-  const key = JSON.stringify({ ...input, asOf });
-  const kept = cache.get(key);
-  if (kept && kept.version === version) return kept.page;
-  const page = await computePoList(db, input, asOf);
-  if (cache.size >= WORKSPACE_CACHE_SIZE) cache.clear();
-  cache.set(key, { version, page });
-  return page;
+  return keptPage(poListCaches, db, poListInput.parse(raw), (input, asOf) => computePoList(db, input, asOf));
 }
 
 async function computePoList(
