@@ -152,7 +152,7 @@ export const AGING_BUCKET_KEYS = AGING_BUCKETS.map((b) => b.key) as unknown as r
   ...(typeof AGING_BUCKETS)[number]["key"][],
 ];
 /** A receipt month, "YYYY-MM" (the sell-through chart's `received_month` filter). */
-export const RECEIPT_MONTH_RE = /^\d{4}-(0[1-9]|1[0-2])$/;
+export const RECEIPT_MONTH_RE = /^(?!0000)\d{4}-(0[1-9]|1[0-2])$/;
 
 export const productMetricsListInput = z.object({
   ...pageFields,

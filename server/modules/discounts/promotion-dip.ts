@@ -260,13 +260,14 @@ export function promotionDipsSettled(db: Database): Promise<void> {
  */
 export async function ensurePromotionDips(db: Database): Promise<void> {
   const stale = async (q: <T>(sql: string, ...p: unknown[]) => Promise<T[]>) => {
-    const [row] = await q<{ stale: boolean; as_of: Date | null }>(
+    const [row] = await q<{ stale: boolean; as_of: Date | null; calculated: Date }>(
       `SELECT e.last_calculation_timestamp IS DISTINCT FROM d.last_calculation_timestamp AS stale,
+         e.last_calculation_timestamp AS calculated,
          (SELECT calculated_at FROM product_metrics LIMIT 1) AS as_of
        FROM (SELECT last_calculation_timestamp FROM calculate_status WHERE module_name = 'elasticity') e
        LEFT JOIN calculate_status d ON d.module_name = '${MARK}'`,
     );
-    return row?.stale && row.as_of ? row.as_of : null;
+    return row?.stale && row.as_of ? { asOf: row.as_of, calculated: row.calculated } : null;
   };
   if (!(await stale((sql, ...p) => db.prisma.$queryRawUnsafe(sql, ...p)))) return;
   await db.prisma.$transaction(
@@ -275,8 +276,8 @@ export async function ensurePromotionDips(db: Database): Promise<void> {
       // Its own lock (the two-key form, a key space apart from the data operations' one-key lock):
       // measuring must never keep a run from starting.
       await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${DIP_LOCK[0]}, ${DIP_LOCK[1]})`);
-      const asOf = await stale(q);
-      if (!asOf) return;
+      const due = await stale(q);
+      if (!due) return;
       await tx.$executeRawUnsafe("SET LOCAL work_mem = '64MB'");
       await measurePromotionDips(
         {
@@ -285,12 +286,14 @@ export async function ensurePromotionDips(db: Database): Promise<void> {
             await tx.$executeRawUnsafe(sql, ...params);
           },
         },
-        new Date(asOf),
+        new Date(due.asOf),
       );
+      // Marked with the calculation it measured (a run may have committed meanwhile: its own
+      // calculation is then still due).
       await tx.$executeRawUnsafe(
-        `INSERT INTO calculate_status (module_name, last_calculation_timestamp)
-         SELECT '${MARK}', last_calculation_timestamp FROM calculate_status WHERE module_name = 'elasticity'
+        `INSERT INTO calculate_status (module_name, last_calculation_timestamp) VALUES ('${MARK}', $1)
          ON CONFLICT (module_name) DO UPDATE SET last_calculation_timestamp = EXCLUDED.last_calculation_timestamp`,
+        due.calculated,
       );
     },
     { maxWait: 60_000, timeout: 120_000 },

@@ -119,6 +119,7 @@ interface ListCache {
   chips: Map<string, Promise<Versioned<{ status: string | null; n: number }[]>>>;
 }
 const ORDERING_CACHE_PIDS = 4_000_000;
+const ORDERING_CACHE_KEYS = 2_000;
 const CHIP_CACHE_SIZE = 500;
 const listCaches = new WeakMap<Database, ListCache>();
 const listCacheOf = (db: Database): ListCache => {
@@ -320,7 +321,9 @@ export async function listProductMetrics(
       (v) => {
         cache.pids += v.value.length - (cache.sizes.get(orderingKey) ?? 0);
         cache.sizes.set(orderingKey, v.value.length);
-        if (cache.pids > ORDERING_CACHE_PIDS) {
+        // Bounded by the pids held and by the number of orderings (a search that matches nothing
+        // holds no pid).
+        if (cache.pids > ORDERING_CACHE_PIDS || cache.orderings.size > ORDERING_CACHE_KEYS) {
           for (const key of [...cache.orderings.keys()]) if (key !== orderingKey) cache.orderings.delete(key);
           cache.sizes.clear();
           cache.sizes.set(orderingKey, v.value.length);
