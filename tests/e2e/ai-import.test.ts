@@ -123,7 +123,8 @@ describe("AI check of an import in Chromium", () => {
     // used to leave the cell waiting for the other rows.
     await page.route(/aiValidation\.importStatus/, async (route) => {
       await new Promise((r) => setTimeout(r, 700));
-      await route.continue();
+      // The page may have let go of the route meanwhile (unrouted or closed): nothing to continue then.
+      await route.continue().catch(() => undefined);
     });
     try {
       const clicked = Date.now();

@@ -173,7 +173,8 @@ describe("settings and users in Chromium", () => {
     // The loading text shows while the settings load.
     await page.route("**/trpc/config.global**", async (route) => {
       await new Promise((r) => setTimeout(r, 600));
-      await route.continue();
+      // The page may have let go of the route meanwhile (unrouted or closed): nothing to continue then.
+      await route.continue().catch(() => undefined);
     });
     await page.reload();
     await page.getByText("Loading settings...").waitFor();
