@@ -7,7 +7,7 @@ import { AiValidation } from "./modules/aiValidation/aiValidation.service.ts";
 import { LoginLimiter } from "./modules/auth/auth.service.ts";
 import { SessionWatch } from "./modules/auth/session-watch.ts";
 import { CHAT_STEP_COUNT, runChatImport } from "./modules/chat/import/chat-import.ts";
-import { promotionDipsSettled, refreshPromotionDips } from "./modules/discounts/promotion-dip.ts";
+import { abortPromotionDips, promotionDipsSettled, refreshPromotionDips } from "./modules/discounts/promotion-dip.ts";
 import { matchCreatedProducts } from "./modules/productImport/submit.ts";
 import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
 import { S3ImageStorage } from "./storage/s3-image-storage.ts";
@@ -42,8 +42,13 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
       await matchCreatedProducts(db);
       // The dip after past promotions (docs/metrics.md §16.2): seconds on a large catalogue, so in
       // the background, after the run is complete.
-      void refreshPromotionDips(db, (err) => log?.error(err, "measuring the promotion dips failed"));
+      void refreshPromotionDips(db, (err) => log?.error(err, "measuring the promotion dips failed"), {
+        force: true,
+      });
     },
+    // The measurement reads order lines and calculation tables for seconds: a run about to swap
+    // them stops it (it is measured again for the run's own calculation, above).
+    beforeSwap: () => abortPromotionDips(db),
     chat: {
       stepCount: CHAT_STEP_COUNT,
       run: (ctx) => runChatImport({ ...ctx, dir: config.chatSourceDir }),

@@ -75,6 +75,12 @@ export interface DataOpsOptions {
    */
   afterImport?: () => Promise<unknown>;
   /**
+   * Just before a Full Update or Full Reset takes the exclusive locks of its swap: background work
+   * that reads the live tables for seconds (the promotion dips' measurement) is stopped, so the
+   * swap, and the readers queued behind its lock, do not wait for it. A failure is logged.
+   */
+  beforeSwap?: () => Promise<unknown>;
+  /**
    * The "chat" run type: the chat archive import (server/modules/chat/import). It runs on the run's
    * connection through the same steps, progress, cancel and history as the other runs.
    */
@@ -171,6 +177,10 @@ export class DataOps {
   }
 
   /** Runs left "running" by a server that stopped become failed, with a final event. */
+  private async beforeSwap(): Promise<void> {
+    await this.opts.beforeSwap?.().catch((err) => this.opts.log?.error({ err }, "before-swap step failed"));
+  }
+
   private async failStaleRuns(exceptId?: number): Promise<void> {
     const { prisma } = this.opts.db;
     const stale = await prisma.dataRun.findMany({
@@ -574,7 +584,7 @@ export class DataOps {
           await steps.run(`Calculate ${module.name}`, () => {
             check?.();
             return away(module)
-              ? beside!.moduleDone(module.name, tx, module.tables)
+              ? beside!.moduleDone(module.name)
               : module.run({ conn: tx, asOf });
           });
         }
@@ -686,6 +696,7 @@ export class DataOps {
           await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
           await calculate(tx);
           await tx.query("SELECT set_config('search_path', $1, true)", [path]);
+          await this.beforeSwap();
           await lockForSwap(tx, moduleTables);
           await swapModuleTables(tx, moduleTables);
           await dropSwapSchema(tx);
@@ -896,6 +907,8 @@ export class DataOps {
           // The calculation tables this connection fills are new ones too, so readers of the live
           // ones never wait for the calculations.
           const moduleTables = ctx.modules.filter((m) => !b?.runs(m.name)).flatMap((m) => m.tables);
+          // The second connection's modules' new tables (already in SWAP_SCHEMA): swapped in with the rest.
+          const besideTables = ctx.modules.filter((m) => b?.runs(m.name)).flatMap((m) => m.tables);
           await createFreshModuleTables(tx, moduleTables);
           await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
           // What the modules can do with the tables loaded so far, while the largest still loads.
@@ -927,7 +940,8 @@ export class DataOps {
               modules_s: b.moduleSeconds,
             };
           }
-          await lockForSwap(tx, [...IMPORTED_TABLES.map((d) => d.table), ...moduleTables]);
+          await this.beforeSwap();
+          await lockForSwap(tx, [...IMPORTED_TABLES.map((d) => d.table), ...moduleTables, ...besideTables]);
           for (const def of IMPORTED_TABLES) {
             await steps.run(`Replace ${def.table}`, async () => {
               const c = await swapTable(
@@ -940,7 +954,7 @@ export class DataOps {
               return c.added;
             });
           }
-          await swapModuleTables(tx, moduleTables);
+          await swapModuleTables(tx, [...moduleTables, ...besideTables]);
           await recordSync(
             tx,
             IMPORTED_TABLES.map((d) => d.table),

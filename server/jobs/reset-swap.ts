@@ -566,13 +566,14 @@ export class BesideLoader {
   }
 
   /**
-   * Waits for module `name` (run here) and, in the run's transaction `tx`, swaps its new tables in
-   * for the live ones; answers the module's rows.
+   * Waits for module `name` (run here); answers the module's rows. Its new tables stay in
+   * SWAP_SCHEMA, which is first in the run's search path, so the later modules read them there; they
+   * take the live ones' places with the run's other tables at the end (swapModuleTables), not here:
+   * dropping a live table now would hold its readers (the Forecasting page, the dashboards) for the
+   * rest of the calculation.
    */
-  async moduleDone(name: string, tx: SqlConnection, tables: readonly string[]): Promise<number> {
-    const rows = await this.moduleRuns.get(name)!.promise;
-    for (const table of tables) await swapIn(tx, table, []);
-    return rows;
+  async moduleDone(name: string): Promise<number> {
+    return this.moduleRuns.get(name)!.promise;
   }
 
   /** Stops the work: the COPY ends at its next chunk, the statement in progress is interrupted. */

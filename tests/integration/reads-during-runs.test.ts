@@ -57,6 +57,14 @@ describe.skipIf(testBackend !== "postgres")("reads during a run's calculations",
           await reader.query("SET LOCAL lock_timeout = '300ms'");
           const read = await reader
             .query("SELECT count(*)::int AS n, max(calculated_at) AS at FROM product_metrics")
+            .then(async (r) => {
+              // So do the tables a Full Reset's second connection fills (the forecasts, the daily
+              // sales series): they are swapped in at the commit with the rest, not at their
+              // module's place in the order.
+              await reader.query("SELECT count(*) FROM product_forecasts");
+              await reader.query("SELECT count(*) FROM sales_daily");
+              return r;
+            })
             .finally(() => reader.query("COMMIT"));
           readsInCalculation++;
           // The last calculation's figures, unless the run committed since its step was stored.

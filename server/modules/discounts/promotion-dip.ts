@@ -231,21 +231,82 @@ const MARK = "promotion_dips";
 const DIP_LOCK = [715002, 0] as const;
 
 const measuring = new WeakMap<Database, Promise<void>>();
+/** The backend running a measurement (PostgreSQL), so a run about to swap its tables can stop it. */
+const measuringPid = new WeakMap<Database, { pid: number; since: string }>();
+/** After a failed measurement: when the next nudge may try again, and the wait after that one. */
+const backOff = new WeakMap<Database, { until: number; waitMs: number }>();
+/** The first wait after a failed measurement; it doubles after each further failure, up to the cap. */
+export const DIP_RETRY_MS = 30_000;
+const DIP_RETRY_MAX_MS = 15 * 60_000;
+
+/** A measurement stopped by abortPromotionDips (PostgreSQL's query_canceled): not a failure. */
+function wasCancelled(err: unknown): boolean {
+  const e = err as { code?: string; meta?: { code?: string }; message?: string };
+  return (
+    e?.code === "57014" ||
+    e?.meta?.code === "57014" ||
+    /canceling statement due to user request/.test(String(e?.message ?? ""))
+  );
+}
 
 /**
  * Starts ensurePromotionDips in the background (at most one at a time per database) and returns at
- * once: a run's completion starts it (services.ts, afterImport) and every simulation nudges it, but
- * no request waits for it. Until it is done the simulation and the promotion layer read the dips of
- * the previous measurement (none on a new database). Answers the measurement, for tests and shutdown.
+ * once: a run's completion starts it (services.ts, afterImport, with `force`) and every simulation
+ * nudges it, but no request waits for it. Until it is done the simulation and the promotion layer
+ * read the dips of the previous measurement (none on a new database). After a measurement failed,
+ * nudges leave it alone for DIP_RETRY_MS, doubling after each further failure (up to 15 minutes), so
+ * a measurement that keeps failing does not cost every simulation seconds of database time; a run's
+ * completion (`force`) always tries. Answers the measurement, for tests and shutdown.
  */
-export function refreshPromotionDips(db: Database, onError?: (err: unknown) => void): Promise<void> {
+export function refreshPromotionDips(
+  db: Database,
+  onError?: (err: unknown) => void,
+  opts: { force?: boolean } = {},
+): Promise<void> {
   const running = measuring.get(db);
   if (running) return running;
+  const failed = backOff.get(db);
+  if (failed && !opts.force && Date.now() < failed.until) return Promise.resolve();
   const started = ensurePromotionDips(db)
-    .catch((err) => onError?.(err))
-    .finally(() => measuring.delete(db));
+    .then(() => {
+      backOff.delete(db);
+    })
+    .catch((err) => {
+      if (wasCancelled(err)) return;
+      const waitMs = failed ? Math.min(failed.waitMs * 2, DIP_RETRY_MAX_MS) : DIP_RETRY_MS;
+      backOff.set(db, { until: Date.now() + waitMs, waitMs });
+      onError?.(err);
+    })
+    .finally(() => {
+      measuring.delete(db);
+      measuringPid.delete(db);
+    });
   measuring.set(db, started);
   return started;
+}
+
+/**
+ * Stops a measurement in progress (PostgreSQL: cancels its statement; it is rolled back and not
+ * counted as a failure) and waits until it has let go. A run calls it before it takes the exclusive
+ * locks of its swap: the measurement reads order lines and calculation tables for seconds, and a
+ * swap waiting for it would hold the run, and the readers queued behind the swap's lock, that long.
+ * The run's completion measures again for the new calculation.
+ */
+export async function abortPromotionDips(db: Database): Promise<void> {
+  const running = measuring.get(db);
+  if (!running) return;
+  const backend = measuringPid.get(db);
+  // Only while that backend is still in the measurement's transaction (its connection goes back to
+  // the pool afterwards and may be serving someone else).
+  if (db.kind === "postgres" && backend)
+    await db.prisma
+      .$queryRawUnsafe(
+        "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid = $1::int AND xact_start = $2::timestamptz",
+        backend.pid,
+        backend.since,
+      )
+      .catch(() => undefined);
+  await running;
 }
 
 /** The measurement running in the background, if any (closeServices waits for it). */
@@ -275,6 +336,11 @@ export async function ensurePromotionDips(db: Database): Promise<void> {
       const q = <T>(sql: string, ...p: unknown[]) => tx.$queryRawUnsafe<T[]>(sql, ...p);
       // Its own lock (the two-key form, a key space apart from the data operations' one-key lock):
       // measuring must never keep a run from starting.
+      const [backend] = await q<{ pid: number; since: string }>(
+        // As text: the transaction's start to the microsecond (a Date would keep milliseconds).
+        "SELECT pg_backend_pid() AS pid, now()::text AS since",
+      );
+      if (backend) measuringPid.set(db, { pid: Number(backend.pid), since: backend.since });
       await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${DIP_LOCK[0]}, ${DIP_LOCK[1]})`);
       const due = await stale(q);
       if (!due) return;
