@@ -7,7 +7,11 @@ import { AiValidation } from "./modules/aiValidation/aiValidation.service.ts";
 import { LoginLimiter } from "./modules/auth/auth.service.ts";
 import { SessionWatch } from "./modules/auth/session-watch.ts";
 import { CHAT_STEP_COUNT, runChatImport } from "./modules/chat/import/chat-import.ts";
-import { abortPromotionDips, promotionDipsSettled, refreshPromotionDips } from "./modules/discounts/promotion-dip.ts";
+import {
+  abortPromotionDips,
+  promotionDipsSettled,
+  refreshPromotionDips,
+} from "./modules/discounts/promotion-dip.ts";
 import { matchCreatedProducts } from "./modules/productImport/submit.ts";
 import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
 import { S3ImageStorage } from "./storage/s3-image-storage.ts";

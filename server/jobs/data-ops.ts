@@ -583,9 +583,7 @@ export class DataOps {
         for (const module of modules) {
           await steps.run(`Calculate ${module.name}`, () => {
             check?.();
-            return away(module)
-              ? beside!.moduleDone(module.name)
-              : module.run({ conn: tx, asOf });
+            return away(module) ? beside!.moduleDone(module.name) : module.run({ conn: tx, asOf });
           });
         }
         // The newest sale in the data (for the freshness warnings): product_metrics has each
