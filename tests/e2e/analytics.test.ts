@@ -1,6 +1,7 @@
 // The Analytics page in Chromium over a small demo data set calculated by a real Full Reset: the
 // empty state before any run, every chart with its note, an ABC × XYZ cell opening the Products page
-// filtered by both classes, a user holding only access:analytics (charts, no links, no CSV), and the
+// filtered by both classes, a days-of-cover, stock-aging and receipt-month bucket each opening
+// its products (as many as the bucket says), a user holding only access:analytics (charts, no links, no CSV), and the
 // phone layout.
 import fs from "node:fs";
 import os from "node:os";
@@ -78,6 +79,31 @@ describe("Analytics in Chromium", () => {
         (u) => u.pathname === "/products" && u.searchParams.has("xyz") && u.searchParams.has("abc"),
       );
       await page.locator('[data-testid="flag-filter"][data-flag="xyz"]').waitFor();
+    });
+
+    it("a days-of-cover, a stock-aging and a receipt-month bucket each open their products, as many as the bucket says", async () => {
+      const page = await open("/analytics");
+      for (const [chart, item] of [
+        ["cover", "bucket"],
+        ["aging", "bucket"],
+        ["sell_through", "receipt-month"],
+      ] as const) {
+        const card = page.locator(`[data-chart="${chart}"]`);
+        await card.getByTestId(item).first().waitFor();
+        // The first bucket holding products (its line reads "label: N products, …").
+        const lines = await card.getByTestId(item).allTextContents();
+        const at = lines.findIndex((l) => /: [1-9][\d,]* products?,/.test(l));
+        expect(at, `${chart}: ${lines.join(" | ")}`).toBeGreaterThanOrEqual(0);
+        const count = /: ([\d,]+) products?,/.exec(lines[at]!)![1]!;
+        await card.getByTestId(item).nth(at).getByTestId("drill-link").click();
+        await page.waitForURL((u) => u.pathname === "/products");
+        const noun = count === "1" ? "product" : "products";
+        await expect
+          .poll(() => page.getByTestId("paging-summary").textContent())
+          .toMatch(new RegExp(`of ${count} ${noun}$`));
+        await page.goBack();
+        await page.waitForURL((u) => u.pathname === "/analytics");
+      }
     });
 
     it("shows a user with only access:analytics the charts, no links and no CSV", async () => {
