@@ -276,6 +276,36 @@ describe(`forecasting API (${testBackend})`, () => {
     expect((await plan(1010)).reorder_qty).toBe(before.reorder_qty);
   });
 
+  it("an override shows in the grid at once even when the last run's timestamp is ahead of the clock", async () => {
+    // Clock skew: the last calculation was stamped an hour ahead of this server's clock.
+    const saved = await q<{ module_name: string; t: Date }>(
+      "SELECT module_name, last_calculation_timestamp AS t FROM calculate_status",
+    );
+    await t.tdb.db.prisma.$executeRawUnsafe(
+      "UPDATE calculate_status SET last_calculation_timestamp = last_calculation_timestamp + interval '1 hour'",
+    );
+    const url = "/api/forecasting/products?search=1010";
+    const row = async () => (await call("GET", url)).body.items.find((r: { id: number }) => r.id === 1010);
+    const before = await row();
+    expect(before.override.every((o: number | null) => o === null)).toBe(true);
+    const made = await call("POST", "/api/forecasting/overrides", admin, {
+      scope: { pid: 1010 },
+      weeks: [{ week_start: WEEKS[0], units: 4321 }],
+      reason: "Skew",
+    });
+    expect(made.status).toBe(201);
+    // The page kept before the override is not served again: the version moved.
+    expect((await row()).override[0]).toBe(4321);
+    await call("DELETE", `/api/forecasting/overrides/${(made.body as OverrideResult).id}`);
+    expect((await row()).override[0]).toBeNull();
+    for (const s of saved)
+      await t.tdb.db.prisma.$executeRawUnsafe(
+        "UPDATE calculate_status SET last_calculation_timestamp = $2 WHERE module_name = $1",
+        s.module_name,
+        s.t,
+      );
+  });
+
   it("refuses bad overrides with a 400 naming what is wrong, and saves nothing", async () => {
     const before = await count("SELECT count(*)::int AS n FROM forecast_override_groups");
     const cases: [unknown, RegExp][] = [

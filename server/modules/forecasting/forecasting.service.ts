@@ -48,6 +48,7 @@ import {
 import type { Database } from "../../db/database.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { promotionWeeksSql } from "../discounts/promotion-layer.ts";
+import { KEPT_PAGES_MAX_BYTES, keptPagesPerDatabase } from "../kept-pages.ts";
 import {
   activeOverridesSql,
   type CalendarWeeks,
@@ -231,20 +232,9 @@ export async function listForecastRows(db: Database, input: ForecastListInput): 
   // A product page reads only what the last calculation or planning refresh stored: kept per
   // version like the group rows (and the products list's pages).
   const version = await figuresVersion(db);
-  const cache = pageCaches.get(db) ?? new Map<string, { version: string; page: ForecastGridPage }>();
-  pageCaches.set(db, cache);
   const cacheKey = JSON.stringify({ ...q, d0: cal.d0 });
-  const kept = version ? cache.get(cacheKey) : undefined;
-  if (kept && kept.version === version) return kept.page;
-  const page = await productPage(db, q, cal);
-  if (version) {
-    if (cache.size >= GROUP_CACHE_SIZE * 4) cache.clear();
-    cache.set(cacheKey, { version, page });
-  }
-  return page;
+  return pageCaches.of(db).get(cacheKey, version, () => productPage(db, q, cal));
 }
-
-const pageCaches = new WeakMap<Database, Map<string, { version: string; page: ForecastGridPage }>>();
 
 async function productPage(
   db: Database,
@@ -464,10 +454,13 @@ interface GroupRow {
 /**
  * Group rows per calculation (the timestamp in calculate_status, renewed by every calculation, every
  * override and promotion saved and every purchase-order action): the whole sorted list of one
- * level under one filter set, per database, at most GROUP_CACHE_SIZE lists. A page is a slice.
+ * level under one filter set, per database, at most GROUP_CACHE_SIZE lists and about KEPT_PAGES_MAX_BYTES
+ * (server/modules/kept-pages.ts). A page is a slice.
  */
 const GROUP_CACHE_SIZE = 500;
-const groupCaches = new WeakMap<Database, Map<string, { version: string; rows: GroupRow[] }>>();
+const groupCaches = keptPagesPerDatabase<GroupRow[]>(GROUP_CACHE_SIZE, KEPT_PAGES_MAX_BYTES);
+/** Product pages of the grid, kept the same way. */
+const pageCaches = keptPagesPerDatabase<ForecastGridPage>(GROUP_CACHE_SIZE * 4, KEPT_PAGES_MAX_BYTES);
 
 /** The version of the figures the grid reads: the newest calculation or planning refresh. */
 async function figuresVersion(db: Database): Promise<string> {
@@ -479,9 +472,9 @@ async function figuresVersion(db: Database): Promise<string> {
 
 /** Forgets every kept group list (the bench times the first computation after a calculation). */
 export function clearForecastCaches(db: Database): void {
-  groupCaches.delete(db);
+  groupCaches.clear(db);
   countCaches.delete(db);
-  pageCaches.delete(db);
+  pageCaches.clear(db);
 }
 
 /**
@@ -501,20 +494,9 @@ async function listGroupRows(
 ): Promise<ForecastGridPage> {
   const level = q.level as Exclude<ForecastLevel, "product">;
   const version = await figuresVersion(db);
-  const cache = groupCaches.get(db) ?? new Map<string, { version: string; rows: GroupRow[] }>();
-  groupCaches.set(db, cache);
   const { page: _page, pageSize: _size, ...rest } = q;
   const cacheKey = JSON.stringify({ ...rest, d0: cal.d0 });
-  const kept = version ? cache.get(cacheKey) : undefined;
-  let all: GroupRow[];
-  if (kept && kept.version === version) all = kept.rows;
-  else {
-    all = await computeGroupRows(db, q, cal, level);
-    if (version) {
-      if (cache.size >= GROUP_CACHE_SIZE) cache.clear();
-      cache.set(cacheKey, { version, rows: all });
-    }
-  }
+  const all = await groupCaches.of(db).get(cacheKey, version, () => computeGroupRows(db, q, cal, level));
   const rows = all.slice((q.page - 1) * q.pageSize, q.page * q.pageSize);
   const weeks = weeksOf(cal);
   const items = rows.map((r): ForecastGridRow => {

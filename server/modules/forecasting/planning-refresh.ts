@@ -11,7 +11,7 @@ import { addDaysIso } from "../../../shared/forecasting.ts";
 import type { Prisma } from "../../db/generated/client.ts";
 import { HORIZON_FORECAST, OVERRIDE_ADJUSTMENT } from "../../jobs/planning/planning.ts";
 import { promotionAdjustmentSql } from "../discounts/promotion-layer.ts";
-import { replanProducts } from "../purchasing/replan.ts";
+import { BUMP_PLANNING_VERSION_SQL, replanProducts } from "../purchasing/replan.ts";
 import { activeOverridesSql, type CalendarWeeks, forecastFiguresSql } from "./forecast-weeks.ts";
 
 type Tx = Pick<Prisma.TransactionClient, "$queryRawUnsafe" | "$executeRawUnsafe">;
@@ -54,10 +54,7 @@ export async function refreshPlanningRows(
     cal.d0,
   );
   await replanProducts(tx, unique);
-  await tx.$executeRawUnsafe(
-    `INSERT INTO calculate_status (module_name, last_calculation_timestamp) VALUES ('planning', now())
-     ON CONFLICT (module_name) DO UPDATE SET last_calculation_timestamp = EXCLUDED.last_calculation_timestamp`,
-  );
+  await tx.$executeRawUnsafe(BUMP_PLANNING_VERSION_SQL);
 }
 
 /** Recomputes the grid's stored figures (final units and value, has_override, change) of `pids`. */

@@ -40,6 +40,7 @@ import { badRequest, conflict, forbidden, notFound } from "../../errors.ts";
 import { isProductCategorySql } from "../config/category-types.ts";
 import { figuresDay } from "../dataOps/as-of.service.ts";
 import { stoppedReorderSql } from "../discounts/promotion-layer.ts";
+import { KEPT_PAGES_MAX_BYTES, type KeptPages, keptPagesPerDatabase } from "../kept-pages.ts";
 import { supersededSql } from "./open-orders.ts";
 import { replanProducts } from "./replan.ts";
 
@@ -193,10 +194,11 @@ const terms = (t: {
  * Workspace pages kept per version of what they read: the last calculation or re-plan (calculate_status,
  * renewed by every calculation, purchase-order action that re-plans, override and promotion), the
  * app's purchase orders (every change of one bumps its version; drafts add rows), the vendors' terms
- * and the global settings. Per database, at most WORKSPACE_CACHE_SIZE pages.
+ * and the global settings. Per database, at most WORKSPACE_CACHE_SIZE pages and about
+ * KEPT_PAGES_MAX_BYTES (least recently used first out); one computation per page and version at a time.
  */
 const WORKSPACE_CACHE_SIZE = 500;
-const workspaceCaches = new WeakMap<Database, Map<string, { version: string; page: ReplenishmentPage }>>();
+const workspaceCaches = keptPagesPerDatabase<ReplenishmentPage>(WORKSPACE_CACHE_SIZE, KEPT_PAGES_MAX_BYTES);
 
 async function workspaceVersion(db: Database): Promise<string> {
   const [row] = await rows<{ v: string | null }>(
@@ -212,8 +214,8 @@ async function workspaceVersion(db: Database): Promise<string> {
 
 /** Forgets every kept workspace page (the bench times the first computation too). */
 export function clearPurchasingCaches(db: Database): void {
-  workspaceCaches.delete(db);
-  poListCaches.delete(db);
+  workspaceCaches.clear(db);
+  poListCaches.clear(db);
 }
 
 /**
@@ -221,21 +223,14 @@ export function clearPurchasingCaches(db: Database): void {
  * the kept page while both are the same, else `compute`'s, kept in its place.
  */
 async function keptPage<I extends object, P>(
-  caches: WeakMap<Database, Map<string, { version: string; page: P }>>,
+  caches: { of(db: Database): KeptPages<P> },
   db: Database,
   input: I,
   compute: (input: I, asOf: string) => Promise<P>,
 ): Promise<P> {
   const [version, asOf] = await Promise.all([workspaceVersion(db), figuresDay(db)]);
-  const cache = caches.get(db) ?? new Map<string, { version: string; page: P }>();
-  caches.set(db, cache);
   const key = JSON.stringify({ ...input, asOf });
-  const kept = cache.get(key);
-  if (kept && kept.version === version) return kept.page;
-  const page = await compute(input, asOf);
-  if (cache.size >= WORKSPACE_CACHE_SIZE) cache.clear();
-  cache.set(key, { version, page });
-  return page;
+  return caches.of(db).get(key, version || "-", () => compute(input, asOf));
 }
 
 export async function listReplenishment(db: Database, raw: ReplenishmentInput): Promise<ReplenishmentPage> {
@@ -691,7 +686,7 @@ function poWhere(input: ReturnType<typeof poListInput.parse>, add: (v: unknown) 
 }
 
 /** PO list pages, kept per the workspace's version (the same inputs: POs, their receipts, the plan). */
-const poListCaches = new WeakMap<Database, Map<string, { version: string; page: PoListPage }>>();
+const poListCaches = keptPagesPerDatabase<PoListPage>(WORKSPACE_CACHE_SIZE, KEPT_PAGES_MAX_BYTES);
 
 export async function listPurchaseOrders(db: Database, raw: PoListInput): Promise<PoListPage> {
   return keptPage(poListCaches, db, poListInput.parse(raw), (input, asOf) => computePoList(db, input, asOf));

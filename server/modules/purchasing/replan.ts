@@ -104,9 +104,15 @@ export async function replanProducts(tx: Tx, pids: readonly number[]): Promise<n
   );
   // The planning timestamp is the version of the figures pages keep per calculation (the products
   // list, the forecasting grid's group rows): renewed so that every instance reads them again.
-  await tx.$executeRawUnsafe(
-    `INSERT INTO calculate_status (module_name, last_calculation_timestamp) VALUES ('planning', now())
-     ON CONFLICT (module_name) DO UPDATE SET last_calculation_timestamp = EXCLUDED.last_calculation_timestamp`,
-  );
+  await tx.$executeRawUnsafe(BUMP_PLANNING_VERSION_SQL);
   return changed;
 }
+
+/**
+ * SQL: renews the planning timestamp in calculate_status, the version of the figures pages keep
+ * (max over its rows). Strictly after every timestamp there, so the version moves even when the
+ * clock is behind the last run's timestamp (skew) or in its millisecond: GREATEST(now(), newest + 1 ms).
+ */
+export const BUMP_PLANNING_VERSION_SQL = `INSERT INTO calculate_status (module_name, last_calculation_timestamp)
+  SELECT 'planning', GREATEST(now(), (SELECT max(last_calculation_timestamp) FROM calculate_status) + interval '1 millisecond')
+  ON CONFLICT (module_name) DO UPDATE SET last_calculation_timestamp = EXCLUDED.last_calculation_timestamp`;
