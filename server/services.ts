@@ -13,6 +13,7 @@ import {
   refreshPromotionDips,
 } from "./modules/discounts/promotion-dip.ts";
 import { matchCreatedProducts } from "./modules/productImport/submit.ts";
+import { cancelPageWarmUp, pageWarmUpSettled, warmPageCaches } from "./modules/warm-pages.ts";
 import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
 import { S3ImageStorage } from "./storage/s3-image-storage.ts";
 
@@ -49,10 +50,19 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
       void refreshPromotionDips(db, (err) => log?.error(err, "measuring the promotion dips failed"), {
         force: true,
       });
+      // The pages that keep figures per calculation, computed now rather than on their first
+      // request (server/modules/warm-pages.ts): in the background, never delaying the run's end.
+      // Not on the embedded database: its one connection would queue users' statements behind
+      // the warm-up's (and its data sets are small).
+      if (db.kind === "postgres")
+        void warmPageCaches(db, (err, page) => log?.error(err, `warming the ${page} page failed`));
     },
     // The measurement reads order lines and calculation tables for seconds: a run about to swap
     // them stops it (it is measured again for the run's own calculation, above).
-    beforeSwap: () => abortPromotionDips(db),
+    beforeSwap: async () => {
+      cancelPageWarmUp(db);
+      await abortPromotionDips(db);
+    },
     chat: {
       stepCount: CHAT_STEP_COUNT,
       run: (ctx) => runChatImport({ ...ctx, dir: config.chatSourceDir }),
@@ -78,5 +88,7 @@ export async function closeServices(services: AppServices): Promise<void> {
   await services.ai.close();
   await services.dataOps.close();
   await promotionDipsSettled(services.db);
+  cancelPageWarmUp(services.db);
+  await pageWarmUpSettled(services.db);
   await services.bus.close();
 }

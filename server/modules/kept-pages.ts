@@ -68,6 +68,11 @@ export class KeptPages<V> {
     return value;
   }
 
+  /** Whether the page of `key` is kept (or being computed) for `version`. */
+  has(key: string, version: string): boolean {
+    return this.entries.get(key)?.version === version;
+  }
+
   clear(): void {
     this.entries.clear();
     this.total = 0;

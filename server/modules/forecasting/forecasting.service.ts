@@ -677,58 +677,66 @@ async function computeGroupRows(
 /** GET one product: 104 weeks of history with last year, the forecast with overrides and band. */
 export async function forecastProduct(db: Database, pid: number): Promise<ForecastProductDetail> {
   const query = runner(db);
-  const [product] = await query<{ pid: number; title: string; sku: string | null }>(
-    "SELECT pid, title, sku FROM products WHERE pid = $1::int",
-    [pid],
-  );
-  if (!product) throw notFound(`Product ${pid} not found`);
+  // Two rounds of statements: the calendar, then everything else at once (each by primary key or
+  // the pid index), so the detail waits for its slowest statement, not for the sum of them.
   const cal = await forecastCalendar(db);
   const weeks = cal ? weeksOf(cal, DETAIL_HISTORY_WEEKS) : emptyWeeks();
   const asOfWeek = cal?.asOfWeek ?? mondayOf(new Date().toISOString().slice(0, 10));
-  const [[forecast], backtest, groups] = await Promise.all([
-    query<{ method: string; requested_method: string; chosen_by_backtest: boolean; weekly: number[] }>(
-      "SELECT method, requested_method, chosen_by_backtest, weekly FROM product_forecasts WHERE pid = $1::int",
-      [pid],
-    ),
-    query<{
-      method: string;
-      weeks: number;
-      wape: number | null;
-      mape: number | null;
-      bias: number | null;
-      mase: number | null;
-      naive_wape: number | null;
-      seasonal_naive_wape: number | null;
-      seasonal_naive_mase: number | null;
-    }>(
-      `SELECT method, weeks, wape, mape, bias, mase, naive_wape, seasonal_naive_wape, seasonal_naive_mase
-       FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method`,
-      [pid],
-    ),
-    listOverrideGroups(db, { pid, pageSize: 200 }),
-  ]);
   // 104 weeks of history and, for last year's overlay, the 52 before them.
   const historyFrom = addDaysIso(asOfWeek, -7 * (DETAIL_HISTORY_WEEKS + 52));
-  const sales = (await weeklySales(db, [pid], historyFrom, asOfWeek)).get(pid) ?? new Map<string, number>();
+  const [[product], [forecast], backtest, groups, salesByPid, ownByPid, promoByPid, promotions] =
+    await Promise.all([
+      query<{ pid: number; title: string; sku: string | null }>(
+        "SELECT pid, title, sku FROM products WHERE pid = $1::int",
+        [pid],
+      ),
+      query<{ method: string; requested_method: string; chosen_by_backtest: boolean; weekly: number[] }>(
+        "SELECT method, requested_method, chosen_by_backtest, weekly FROM product_forecasts WHERE pid = $1::int",
+        [pid],
+      ),
+      query<{
+        method: string;
+        weeks: number;
+        wape: number | null;
+        mape: number | null;
+        bias: number | null;
+        mase: number | null;
+        naive_wape: number | null;
+        seasonal_naive_wape: number | null;
+        seasonal_naive_mase: number | null;
+      }>(
+        `SELECT method, weeks, wape, mape, bias, mase, naive_wape, seasonal_naive_wape, seasonal_naive_mase
+       FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method`,
+        [pid],
+      ),
+      listOverrideGroups(db, { pid, pageSize: 200 }),
+      weeklySales(db, [pid], historyFrom, asOfWeek),
+      cal ? overridesFor(db, cal, [pid]) : new Map<number, Map<string, number>>(),
+      cal
+        ? promotionLayerFor(db, cal, [pid])
+        : new Map<number, Map<number, { delta: number; promotions: number[] }>>(),
+      cal
+        ? query<ForecastPromotion>(
+            `SELECT pr.id, pr.name, to_char(pr.starts_on, 'YYYY-MM-DD') AS starts_on,
+             to_char(pr.ends_on, 'YYYY-MM-DD') AS ends_on, pr.discount_pct::float8 AS discount_pct,
+             pr.target_price::float8 AS target_price, pp.uplift::float8 AS uplift, pr.stop_reordering,
+             pp.dip::float8 AS dip, pp.dip_weeks
+           FROM promotions pr JOIN promotion_products pp ON pp.promotion_id = pr.id AND pp.pid = $1::int
+           WHERE pr.cancelled_at IS NULL AND pr.ends_on + 7 * pp.dip_weeks > $2::date
+           ORDER BY pr.starts_on, pr.id`,
+            [pid, cal.d0],
+          )
+        : ([] as ForecastPromotion[]),
+    ]);
+  if (!product) throw notFound(`Product ${pid} not found`);
+  const sales = salesByPid.get(pid) ?? new Map<string, number>();
   const history = weeks.history.map((w) => ({
     week_start: w,
     units: sales.get(w) ?? 0,
     last_year: sales.get(addDaysIso(w, -364)) ?? 0,
   }));
-  const own = cal ? ((await overridesFor(db, cal, [pid])).get(pid) ?? new Map<string, number>()) : new Map();
-  const promo = cal ? ((await promotionLayerFor(db, cal, [pid])).get(pid) ?? new Map()) : new Map();
-  const promotions = cal
-    ? await query<ForecastPromotion>(
-        `SELECT pr.id, pr.name, to_char(pr.starts_on, 'YYYY-MM-DD') AS starts_on,
-           to_char(pr.ends_on, 'YYYY-MM-DD') AS ends_on, pr.discount_pct::float8 AS discount_pct,
-           pr.target_price::float8 AS target_price, pp.uplift::float8 AS uplift, pr.stop_reordering,
-           pp.dip::float8 AS dip, pp.dip_weeks
-         FROM promotions pr JOIN promotion_products pp ON pp.promotion_id = pr.id AND pp.pid = $1::int
-         WHERE pr.cancelled_at IS NULL AND pr.ends_on + 7 * pp.dip_weeks > $2::date
-         ORDER BY pr.starts_on, pr.id`,
-        [pid, cal.d0],
-      )
-    : [];
+  const own = ownByPid.get(pid) ?? new Map<string, number>();
+  const promo = promoByPid.get(pid) ?? new Map<number, { delta: number; promotions: number[] }>();
   const system = forecast && cal ? toCalendar(forecast.weekly.map(Number), cal.r) : [];
   const chosen = backtest.find((b) => b.method === forecast?.method);
   const actualMean = history.slice(-8).reduce((a, h) => a + h.units, 0) / 8;

@@ -233,6 +233,13 @@ async function keptPage<I extends object, P>(
   return caches.of(db).get(key, version || "-", () => compute(input, asOf));
 }
 
+/** Whether the workspace page of `raw` is kept for the data now in force (the warm-up's test). */
+export async function replenishmentPageKept(db: Database, raw: ReplenishmentInput): Promise<boolean> {
+  const [version, asOf] = await Promise.all([workspaceVersion(db), figuresDay(db)]);
+  const key = JSON.stringify({ ...replenishmentInput.parse(raw), asOf });
+  return workspaceCaches.of(db).has(key, version || "-");
+}
+
 export async function listReplenishment(db: Database, raw: ReplenishmentInput): Promise<ReplenishmentPage> {
   return keptPage(workspaceCaches, db, replenishmentInput.parse(raw), (input, asOf) =>
     computeReplenishment(db, input, asOf),

@@ -1,0 +1,82 @@
+// The pages that keep figures per calculation are computed right after a run completes
+// (server/modules/warm-pages.ts), so the first request reads kept figures; what the warm-up keeps
+// is never served for a newer calculation, and every page equals a fresh computation.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../server/db/database.ts";
+import { getDashboard } from "../../server/modules/dashboard/dashboard.service.ts";
+import {
+  clearForecastCaches,
+  listForecastRows,
+} from "../../server/modules/forecasting/forecasting.service.ts";
+import {
+  clearPurchasingCaches,
+  listPurchaseOrders,
+  listReplenishment,
+  replenishmentPageKept,
+} from "../../server/modules/purchasing/purchasing.service.ts";
+import { pageWarmUpSettled, warmPageCaches } from "../../server/modules/warm-pages.ts";
+import { startTestApp, type TestApp } from "../helpers/app.ts";
+import { testBackend } from "../helpers/db.ts";
+import { FIXTURE_DIR } from "../helpers/pipeline.ts";
+
+const everything = { is_admin: true, permissions: [] as string[] };
+
+/** The default pages as a request reads them now (kept or computed). */
+async function pages(db: Database) {
+  const dashboard = await getDashboard(db, everything);
+  return {
+    tiles: dashboard.tiles,
+    purchase_orders: dashboard.purchase_orders,
+    categories: await listForecastRows(db, { level: "category", pageSize: 50 }),
+    vendors: await listForecastRows(db, { level: "vendor", pageSize: 50 }),
+    products: await listForecastRows(db, { pageSize: 50 }),
+    workspace: await listReplenishment(db, { pageSize: 250 }),
+    orders: await listPurchaseOrders(db, { pageSize: 50, late_for_stockout: true }),
+  };
+}
+
+/** The same pages computed afresh (kept pages forgotten). */
+async function freshPages(db: Database) {
+  clearForecastCaches(db);
+  clearPurchasingCaches(db);
+  return pages(db);
+}
+
+describe(`warming the pages after a calculation (${testBackend})`, () => {
+  let t: TestApp;
+  const db = () => t.tdb.db;
+  const reset = async () => {
+    await t.app.services.dataOps.start("reset", null);
+    await t.app.services.dataOps.idle();
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ env: { SOURCE_DIR: FIXTURE_DIR } });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("after a run the default pages are already kept (PostgreSQL) and equal a fresh computation", async () => {
+    await reset();
+    await pageWarmUpSettled(db());
+    // The embedded database is not warmed: its one connection would make requests wait.
+    expect(await replenishmentPageKept(db(), { pageSize: 250 })).toBe(testBackend === "postgres");
+    const served = await pages(db());
+    expect(served.categories.items.length).toBeGreaterThan(0);
+    expect(served).toEqual(await freshPages(db()));
+  }, 120_000);
+
+  it("a warm-up running when a newer calculation arrives keeps nothing that is served for the newer one", async () => {
+    const warming = warmPageCaches(db());
+    await reset();
+    await warming;
+    await pageWarmUpSettled(db());
+    const served = await pages(db());
+    expect(served).toEqual(await freshPages(db()));
+    // Another warm-up over the same calculation serves the same pages.
+    await warmPageCaches(db());
+    expect(await replenishmentPageKept(db(), { pageSize: 250 })).toBe(true);
+    expect(await pages(db())).toEqual(served);
+  }, 120_000);
+});
