@@ -59,6 +59,9 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     },
     // The measurement reads order lines and calculation tables for seconds: a run about to swap
     // them stops it (it is measured again for the run's own calculation, above).
+    // A new run supersedes the warm-up of the previous calculation: it stops, so the run has the
+    // machine (the run's completion warms its own calculation's pages).
+    onRunStart: () => cancelPageWarmUp(db),
     beforeSwap: async () => {
       cancelPageWarmUp(db);
       await abortPromotionDips(db);

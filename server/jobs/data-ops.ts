@@ -81,6 +81,11 @@ export interface DataOpsOptions {
    */
   beforeSwap?: () => Promise<unknown>;
   /**
+   * When a Full Update or Full Reset starts: background work left from the previous run that only
+   * pays off for its calculation (warming the pages' figures) gives the new run the machine.
+   */
+  onRunStart?: () => void;
+  /**
    * The "chat" run type: the chat archive import (server/modules/chat/import). It runs on the run's
    * connection through the same steps, progress, cancel and history as the other runs.
    */
@@ -436,6 +441,7 @@ export class DataOps {
     const { prisma } = this.opts.db;
     const label = LABEL[run.type];
     const started = new Date();
+    if (run.type !== "chat") this.opts.onRunStart?.();
     const modules = this.opts.modules ?? CALC_MODULES;
     // Load and apply each table, check references, each module, then the metrics tables' indexes.
     const baseStepCount = IMPORTED_TABLES.length * 2 + 1 + modules.length + 1;
