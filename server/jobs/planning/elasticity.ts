@@ -42,6 +42,9 @@ export const elasticityModule: CalcModule = {
     // Discontinued products are left out: their clearance goes with the end of the line's life
     // (demand fading, then cleared), so it says little about what a price cut does to a live product.
     // So are non-merchandise products (postage, fees, gift cards: products.kind).
+    // The week's takings are summed in whole cents as float8 (by value, where a numeric sum keeps a
+    // state per group): every term and partial sum is a whole number below 2^53, so the sum is exact
+    // and the price the same numeric division as before.
     await conn.query(
       `CREATE TEMP TABLE el_weeks ON COMMIT DROP AS
        SELECT pid, (($1::date - (order_date AT TIME ZONE 'UTC')::date) / 7)::int AS k,
@@ -251,6 +254,9 @@ export const elasticityModule: CalcModule = {
     // Per product: its own fit when trusted, else the deepest trusted category among its linked
     // categories and their ancestors (the narrower the category, the closer its products; ties:
     // the smaller standard error). Products with neither get no row: the global setting applies.
+    // The chain is walked per category (a few hundred rows), each linked category's best trusted
+    // ancestor-or-self picked, then the best of a product's linked categories: the same choice as
+    // walking every product link (≈ 114k) up to the root.
     const rows = await conn.query(
       `WITH RECURSIVE up(category_id, ancestor_id) AS (
          SELECT id, id FROM categories
