@@ -43,8 +43,9 @@ export const elasticityModule: CalcModule = {
     // (demand fading, then cleared), so it says little about what a price cut does to a live product.
     // So are non-merchandise products (postage, fees, gift cards: products.kind).
     // The week's takings are summed in whole cents as float8 (by value, where a numeric sum keeps a
-    // state per group): every term and partial sum is a whole number below 2^53, so the sum is exact
-    // and the price the same numeric division as before.
+    // state per group): every term and partial sum is a whole number, exact in a float8 while a
+    // product's week takes less than 2^53 cents (≈ 90 trillion), so the price is the same numeric
+    // division of the same total as before.
     await conn.query(
       `CREATE TEMP TABLE el_weeks ON COMMIT DROP AS
        SELECT pid, (($1::date - (order_date AT TIME ZONE 'UTC')::date) / 7)::int AS k,
