@@ -42,10 +42,15 @@ export const elasticityModule: CalcModule = {
     // Discontinued products are left out: their clearance goes with the end of the line's life
     // (demand fading, then cleared), so it says little about what a price cut does to a live product.
     // So are non-merchandise products (postage, fees, gift cards: products.kind).
+    // The week's takings are summed in whole cents as float8 (by value, where a numeric sum keeps a
+    // state per group): every term and partial sum is a whole number, exact in a float8 while a
+    // product's week takes less than 2^53 cents (≈ 90 trillion), so the price is the same numeric
+    // division of the same total as before.
     await conn.query(
       `CREATE TEMP TABLE el_weeks ON COMMIT DROP AS
        SELECT pid, (($1::date - (order_date AT TIME ZONE 'UTC')::date) / 7)::int AS k,
-         SUM(quantity)::float8 AS u, (SUM(price * quantity) / SUM(quantity))::float8 AS p
+         SUM(quantity)::float8 AS u,
+         ((SUM(round(price::float8 * 100) * quantity)::int8 * 0.01) / SUM(quantity))::float8 AS p
        FROM order_lines
        WHERE status = 'completed' AND quantity > 0 AND price > 0
          AND order_date >= $2::timestamptz AND order_date <= $3::timestamptz
@@ -250,19 +255,29 @@ export const elasticityModule: CalcModule = {
     // Per product: its own fit when trusted, else the deepest trusted category among its linked
     // categories and their ancestors (the narrower the category, the closer its products; ties:
     // the smaller standard error). Products with neither get no row: the global setting applies.
+    // The chain is walked per category (a few hundred rows), each linked category's best trusted
+    // ancestor-or-self picked, then the best of a product's linked categories: the same choice as
+    // walking every product link (≈ 114k) up to the root.
     const rows = await conn.query(
-      `WITH RECURSIVE up(pid, category_id) AS (
-         SELECT pid, category_id FROM product_categories
+      `WITH RECURSIVE up(category_id, ancestor_id) AS (
+         SELECT id, id FROM categories
          UNION
-         SELECT up.pid, c.parent_id FROM up JOIN categories c ON c.id = up.category_id
+         SELECT up.category_id, c.parent_id FROM up JOIN categories c ON c.id = up.ancestor_id
          WHERE c.parent_id IS NOT NULL
        ),
-       best AS (
-         SELECT DISTINCT ON (up.pid) up.pid, ce.category_id, ce.elasticity, ce.ci_low, ce.ci_high
+       linked_best AS (
+         SELECT DISTINCT ON (up.category_id) up.category_id AS linked, ce.category_id, ce.elasticity,
+           ce.ci_low, ce.ci_high, ce.se, c.level
          FROM up
-         JOIN category_elasticities ce ON ce.category_id = up.category_id AND ce.trusted
-         JOIN categories c ON c.id = up.category_id
-         ORDER BY up.pid, c.level DESC, ce.se, ce.category_id
+         JOIN category_elasticities ce ON ce.category_id = up.ancestor_id AND ce.trusted
+         JOIN categories c ON c.id = up.ancestor_id
+         ORDER BY up.category_id, c.level DESC, ce.se, ce.category_id
+       ),
+       best AS (
+         SELECT DISTINCT ON (pc.pid) pc.pid, b.category_id, b.elasticity, b.ci_low, b.ci_high
+         FROM product_categories pc
+         JOIN linked_best b ON b.linked = pc.category_id
+         ORDER BY pc.pid, b.level DESC, b.se, b.category_id
        ),
        own AS (
          SELECT f.*, f.changes >= $1 AND f.discounted_units >= $2 AND f.se <= $3
