@@ -103,6 +103,14 @@ export interface Database {
   prisma: PrismaClient;
   /** A connection of its own (PostgreSQL) or the single embedded one (PGlite). */
   connect(): Promise<SqlConnection>;
+  /**
+   * Embedded PGlite only: while a transaction holds the one connection (a data run's apply and
+   * calculations), a way into that transaction for a short read that must not wait for its end
+   * (the session lookup that lets staff cancel the run). Nothing else can commit meanwhile, so the
+   * read sees the latest committed rows of any table the transaction does not write. Null when no
+   * transaction is open.
+   */
+  heldTransaction?(): SqlConnection | null;
   close(): Promise<void>;
 }
 
@@ -337,13 +345,15 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   await pglite.waitReady;
   await pglite.exec("SET TIME ZONE 'UTC'");
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
-  const connection = pgliteConnection(pglite);
+  const held: { tx: SqlConnection | null } = { tx: null };
+  const connection = pgliteConnection(pglite, false, held);
   return {
     kind: "pglite",
     prisma,
     async connect() {
       return connection;
     },
+    heldTransaction: () => held.tx,
     async close() {
       await prisma.$disconnect();
       await pglite.close();
@@ -354,7 +364,11 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
 
 type PgliteQueryable = Pick<PGlite, "query" | "exec">;
 
-function pgliteConnection(pg: PgliteQueryable, inTransaction = false): SqlConnection {
+function pgliteConnection(
+  pg: PgliteQueryable,
+  inTransaction = false,
+  held?: { tx: SqlConnection | null },
+): SqlConnection {
   const conn: SqlConnection = {
     async query(sql, params) {
       const res = await pg.query(sql, params as unknown[] | undefined);
@@ -369,7 +383,15 @@ function pgliteConnection(pg: PgliteQueryable, inTransaction = false): SqlConnec
     },
     async transaction(fn) {
       if (inTransaction) return fn(conn);
-      return (pg as PGlite).transaction((tx) => fn(pgliteConnection(tx as unknown as PgliteQueryable, true)));
+      return (pg as PGlite).transaction(async (tx) => {
+        const inner = pgliteConnection(tx as unknown as PgliteQueryable, true);
+        if (held) held.tx = inner;
+        try {
+          return await fn(inner);
+        } finally {
+          if (held?.tx === inner) held.tx = null;
+        }
+      });
     },
     async copyCsv({ schema, table, columns, source, header, signal, onProgress }) {
       // PGlite reads COPY input from a Blob: feed it in chunks cut at line ends outside quotes,

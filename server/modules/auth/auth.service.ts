@@ -177,6 +177,14 @@ export async function login(
   return { token, user: toCurrentUser(found), expiresAt };
 }
 
+const SESSION_SQL = `
+  SELECT s.id, s.expires_at, s.last_seen_at, u.id AS user_id, u.username, u.email, u.is_admin,
+         u.is_active, u.rocket_chat_user_id,
+         COALESCE((SELECT array_agg(p.code ORDER BY p.code COLLATE "C") FROM user_permissions up
+                   JOIN permissions p ON p.id = up.permission_id WHERE up.user_id = u.id), '{}') AS codes
+  FROM sessions s JOIN users u ON u.id = s.user_id
+  WHERE s.token_hash = $1`;
+
 /** The user behind a token, or null when it is unknown, expired, or the user is inactive. */
 export async function resolveSession(
   db: Database,
@@ -185,17 +193,24 @@ export async function resolveSession(
 ): Promise<{ user: AuthUser; expiresAt: Date; touched: boolean } | null> {
   if (!token || token.length > 200) return null;
   // Every authenticated request runs this: one query (session, user and permission codes together).
-  const [session] = await db.prisma.$queryRaw<SessionRow[]>`
-    SELECT s.id, s.expires_at, s.last_seen_at, u.id AS user_id, u.username, u.email, u.is_admin,
-           u.is_active, u.rocket_chat_user_id,
-           COALESCE((SELECT array_agg(p.code ORDER BY p.code COLLATE "C") FROM user_permissions up
-                     JOIN permissions p ON p.id = up.permission_id WHERE up.user_id = u.id), '{}') AS codes
-    FROM sessions s JOIN users u ON u.id = s.user_id
-    WHERE s.token_hash = ${hashToken(token)}`;
+  // On embedded PGlite, while a data run's transaction holds the one connection, the lookup reads
+  // through that transaction instead of waiting for the run's end: otherwise nobody could cancel it.
+  const held = db.kind === "pglite" ? (db.heldTransaction?.() ?? null) : null;
+  let session: SessionRow | undefined;
+  let borrowed = false;
+  if (held) {
+    const rows = await held.query<SessionRow>(SESSION_SQL, [hashToken(token)]).catch(() => null);
+    if (rows) {
+      [session] = rows;
+      borrowed = true;
+    }
+  }
+  if (!borrowed) [session] = await db.prisma.$queryRawUnsafe<SessionRow[]>(SESSION_SQL, hashToken(token));
   const now = Date.now();
   if (!session || session.expires_at.getTime() <= now || !session.is_active) return null;
   let expiresAt = session.expires_at;
-  const touched = now - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS;
+  // (Not touched through a run's transaction: it could roll back; the next request touches it.)
+  const touched = !borrowed && now - session.last_seen_at.getTime() > TOUCH_INTERVAL_MS;
   if (touched) {
     expiresAt = new Date(now + config.sessionTtlMs);
     await db.prisma.session.update({
