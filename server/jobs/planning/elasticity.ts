@@ -24,6 +24,10 @@ export const OWN_FIT_RULE = { minPriceChanges: 2, minDiscountedUnits: 5, maxSe: 
 /** When a category's pooled fit stands in for its products. */
 export const CATEGORY_FIT_RULE = { minProducts: 3, maxSe: 0.35, max: 10 } as const;
 
+/** The last week k a product's life covers (0 … 51): its weeks since it was created or first received. */
+const ksSql = (d0Param: string) => `LEAST(${ELASTICITY_WEEKS - 1}, GREATEST(0,
+  (${d0Param}::date - LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received)) / 7))`;
+
 export const elasticityModule: CalcModule = {
   name: "elasticity",
   tables: ["product_elasticities", "category_elasticities"],
@@ -69,14 +73,21 @@ export const elasticityModule: CalcModule = {
        WITH sizes AS (
          SELECT category_id, count(*) AS n FROM product_categories GROUP BY 1 HAVING count(*) >= $1
        )
-       , sold AS (SELECT DISTINCT pid FROM el_weeks),
+       , sold AS (
+         SELECT w.pid, SUM(w.u) AS u, SUM(w.u) FILTER (WHERE w.k <= p.ks) AS u_in_range
+         FROM el_weeks w
+         LEFT JOIN (SELECT p.pid, ${ksSql("$2")} AS ks FROM products p) p ON p.pid = w.pid
+         GROUP BY 1
+       ),
        pick AS (
          SELECT DISTINCT ON (pc.pid) pc.pid, pc.category_id
          FROM product_categories pc JOIN sizes s USING (category_id) JOIN sold USING (pid)
          ORDER BY pc.pid, s.n, pc.category_id
        )
-       SELECT sold.pid, COALESCE(pick.category_id, 0) AS home FROM sold LEFT JOIN pick USING (pid)`,
-      [HOME_CATEGORY_MIN_PRODUCTS],
+       SELECT sold.pid, COALESCE(pick.category_id, 0) AS home, sold.u AS own_u,
+         COALESCE(sold.u_in_range, 0) AS own_in_range
+       FROM sold LEFT JOIN pick USING (pid)`,
+      [HOME_CATEGORY_MIN_PRODUCTS, d0],
     );
     await conn.exec("ALTER TABLE el_home ADD PRIMARY KEY (pid); ANALYZE el_home");
 
@@ -124,12 +135,10 @@ export const elasticityModule: CalcModule = {
     // are regular), and a slow seller's regular rate is not taken from its weeks with sales alone.
     await conn.query(
       `CREATE TEMP TABLE el_levels ON COMMIT DROP AS
-       WITH own AS (SELECT pid, SUM(u) AS u FROM el_weeks GROUP BY 1),
+       WITH own AS (SELECT pid, own_u AS u FROM el_home),
        prod AS (
          SELECT h.pid, h.home, o.u AS own_u, c.total - o.u AS others,
-           COALESCE(p.regular_price, p.price)::float8 AS regular,
-           LEAST(${ELASTICITY_WEEKS - 1}, GREATEST(0,
-             ($1::date - LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received)) / 7)) AS ks
+           COALESCE(p.regular_price, p.price)::float8 AS regular, ${ksSql("$1")} AS ks
          FROM el_home h
          JOIN own o ON o.pid = h.pid
          JOIN products p ON p.pid = h.pid
@@ -162,9 +171,7 @@ export const elasticityModule: CalcModule = {
          LEFT JOIN el_weeks w ON w.pid = o.pid AND w.k = o.k
          GROUP BY 1
        ),
-       own_in_range AS (
-         SELECT w.pid, SUM(w.u) AS u FROM el_weeks w JOIN prod pr ON pr.pid = w.pid AND w.k <= pr.ks GROUP BY 1
-       ),
+       own_in_range AS (SELECT pid, own_in_range AS u FROM el_home),
        exposure AS (
          SELECT pr.pid, 7 * CASE WHEN pr.others > 0
              THEN (c.cum - COALESCE(oi.u, 0)) * ${ELASTICITY_WEEKS} / pr.others
