@@ -961,15 +961,15 @@ describe(`metrics.explain over a Full Reset of the worked fixture (${testBackend
     const pids = (
       await tdb.db.prisma.$queryRawUnsafe<{ pid: number }[]>("SELECT pid FROM products ORDER BY pid")
     ).map((r) => r.pid);
-    expect(pids).toHaveLength(13);
+    expect(pids).toHaveLength(16);
     for (const pid of pids) {
       const e = await explainProductMetrics(tdb.db, pid);
       expect(e.d0).toBe("2026-06-30");
       expect(e.figures.map((f) => f.key)).toEqual([...EXPLAINED_FIGURE_KEYS]);
       for (const f of e.figures) expect.soft(f.note ?? "", `${pid} ${f.key}`).not.toMatch(/changed since/);
       const week1 = e.figures.find((f) => f.key === "forecast_week_1")!;
-      if (pid === 1007) {
-        // Excluded by its setting: no forecast, no backtest.
+      if (pid === 1007 || pid === 1015) {
+        // Excluded by its setting (1007) or not merchandise (1015, postage): no forecast, no backtest.
         expect(week1).toMatchObject({ value: null, substituted: "excluded → no forecast" });
         continue;
       }
@@ -995,6 +995,13 @@ describe(`metrics.explain over a Full Reset of the worked fixture (${testBackend
     expect((await fig(1003, "days_in_stock_90")).substituted).toBe(
       "life start 2026-04-02 → days of the last 90 in its life: 2026-04-02 … 2026-06-30 = 90; out of stock: 2026-05-13 … 2026-05-22 (10) = 10 → in stock 90 − 10 = 80",
     );
+    // §12.10: 1015 (postage, kind fee) has 50 on hand at 3.20 but no stock value, and the
+    // explanation says why instead of "50 × 3.20 = 160.00 … changed since".
+    expect(await fig(1015, "stock_value_cost")).toMatchObject({
+      value: 0,
+      substituted: "not merchandise (fee) → 0",
+    });
+    expect((await fig(1015, "stock_value_retail")).note).toBeUndefined();
     // §12.7: 1002's backtest, seasonal 0 against standard 0.000498.
     expect((await fig(1002, "backtest")).value).toBe("seasonal");
   });

@@ -124,6 +124,12 @@ const SALES = table(
     1011: [10, 0, 16, 40, 9, 36, 108, 126, 35, 143, 431, 503, 126, 503],
     1012: [5, 0, 5, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
     1013: [8, 0, 0, 40, 0, 0, 0, 4, 0, 0, 0, 20, 4, 20],
+    // A correction of −4 on D0−5 (§0): 7 and 30 days would be −4 → 0; 90 and 365 days 10 − 4 = 6.
+    1014: [20, 0, 20, 60, 0, 0, 6, 6, 0, 0, 18, 18, 6, 18],
+    // Not merchandise (kind fee): its sales stay, its stock has no value.
+    1015: [50, 0, 0, 0, 35, 150, 450, 450, 173.25, 742.5, 2227.5, 2227.5, 450, 2227.5],
+    // The bulk order of 150 stays in the sales.
+    1016: [60, 0, 6, 15, 21, 76, 276, 276, 5.25, 19, 69, 69, 276, 69],
   },
 );
 
@@ -153,6 +159,9 @@ const HISTORY = table(
     1011: ["2026-03-25", 98, false, 90, 0, 0, 1.2, 0, 68.5],
     1012: ["2025-12-13", 200, false, 90, 0, 0, 0, 0, 5],
     1013: ["2025-09-04", 300, false, 90, 0, 0, 0, 0, 10.39],
+    1014: ["2026-05-02", 60, false, 60, 0, 0, 0.1, 1.3363, 19.57],
+    1015: ["2026-04-02", 90, false, 90, 0, 0, 5, 0, 272.5],
+    1016: ["2026-05-13", 49, false, 49, 0, 0, 5.6327, Math.SQRT2, 161.51], // σd = √14 ÷ √7 = √2
   },
 );
 
@@ -172,6 +181,9 @@ const MARGINS = table(
     1011: [201.6, 301.4, 0.5992, 0.7826, 1.8394, 2.75],
     1012: [0, 0, null, 0, 0, 0],
     1013: [null, null, null, 0, null, null],
+    1014: [6, 12, 0.6667, 0, 0.3066, 0.6132],
+    1015: [1440, 787.5, 0.3535, 0.75, 1.6514, 0.9031],
+    1016: [27.6, 41.4, 0.6, 0.5588, 1.7089, 2.5633],
   },
 );
 
@@ -200,6 +212,9 @@ const LEAD_TIMES = table(
     1011: [7, "vendor", null, null, 0, null, 7, "configured"],
     1012: [14, "global", null, null, 0, null, 14, "configured"],
     1013: [7, "vendor", null, null, 0, null, 7, "configured"],
+    1014: [14, "global", null, null, 0, null, 14, "configured"],
+    1015: [12, "vendor_quoted", 14, 2, 3, "vendor", 14, "measured"],
+    1016: [14, "global", null, null, 0, null, 14, "configured"],
   },
 );
 
@@ -232,6 +247,10 @@ const PLANNING = table(
     1011: ["standard", 1.2, "history", 20, 27, 34.71, 0.95, 1.6449, 0, "statistical", 8.4, 9],
     1012: ["standard", 0, "history", 30, 44, 0, 0.95, 1.6449, 0, "statistical", 0, 0],
     1013: ["standard", 0, "history", 20, 27, 0.01, 0.95, 1.6449, 0, "statistical", 0, 0],
+    1014: ["standard", 0.1, "history", 30, 44, 0.87, 0.95, 1.6449, 9, "statistical", 1.4, 11],
+    // Not merchandise: no forecast (F(H) = d × H), its SS and ROP order nothing.
+    1015: [null, 5, "history", 28, 42, 210, 0.95, 1.6449, 17, "statistical", 70, 87],
+    1016: ["standard", 5.6327, "history", 30, 44, 191.93, 0.95, 1.6449, 9, "statistical", 78.86, 88],
   },
 );
 
@@ -259,23 +278,30 @@ const ORDERING = table(
     1011: [25, 40, 0, 0, 8.3, "2026-07-09", "critical"],
     1012: [0, 0, 5, 5, null, null, "overstocked"],
     1013: [0, 0, 8, 0, null, null, "excluded"],
+    1014: [0, 0, 0, 0, 200, "2027-01-16", "healthy"],
+    1015: [0, 0, 0, 0, null, null, "excluded"],
+    1016: [141, 14.1, 0, 0, 10.7, "2026-07-11", "critical"],
   },
 );
 
 const ABC = table(["abc_basis_value", "abc_share_before", "abc_class"], {
-  1001: [122, 0.729224, "A"],
+  1001: [122, 0.719754, "A"],
   1002: [400, 0, "A"],
-  1003: [105, 0.813712, "B"],
-  1004: [135, 0.542244, "A"],
+  1003: [105, 0.803144, "B"],
+  1004: [135, 0.535202, "A"],
   1005: [0, 1, "C"],
-  1006: [135, 0.635734, "A"],
-  1007: [70, 0.886427, "B"],
-  1008: [60, 0.934903, "B"],
-  1009: [240, 0.277008, "A"],
-  1010: [34, 0.976454, "C"],
-  1011: [143, 0.443213, "A"],
+  1006: [135, 0.627478, "A"],
+  1007: [70, 0.874915, "B"],
+  1008: [60, 0.922761, "B"],
+  1009: [240, 0.273411, "A"],
+  1010: [34, 0.963773, "C"],
+  1011: [143, 0.437457, "A"],
   1012: [0, 1, "C"],
   1013: [0, 1, "C"],
+  1014: [0, 1, "C"],
+  // Not merchandise: not ranked, not in the total (its 742.50 would rank first).
+  1015: [null, null, null],
+  1016: [19, 0.987013, "C"],
 });
 
 // §12.5: every run of 1003 (out of stock D0−48 … D0−39) and of the new 1004.
@@ -301,6 +327,13 @@ const RUNS: Record<number, [string, string, number, number][]> = {
     ["2026-06-17", "2026-06-24", 51, 9],
     ["2026-06-25", "2026-06-28", 42, 9],
     ["2026-06-29", "2026-06-30", 33, 9],
+  ],
+  // The correction of −4 on D0−5 brings 4 back (16 → 20), like a receipt; the returned line of
+  // D0−20 moves nothing (no run starts there).
+  1014: [
+    ["2026-05-02", "2026-05-20", 26, 0],
+    ["2026-05-21", "2026-06-24", 16, 10],
+    ["2026-06-25", "2026-06-30", 20, -4],
   ],
 };
 
@@ -336,6 +369,14 @@ const FORECASTS: Record<number, { method: string; requested: string; weekly: num
     weekly: [0.00817, 0.000293, ...flat(0).slice(2)],
     total: 0.008463,
   },
+  1014: {
+    method: "standard",
+    requested: "standard",
+    weekly: [0.501762, 0.273191, 0.090334, ...flat(0).slice(3)],
+    total: 0.865287,
+  },
+  // The bulk order stays in the forecast (only σd leaves it out).
+  1016: { method: "standard", requested: "standard", weekly: flat(30.534345), total: 396.946486 },
 };
 
 // §12.7: [pid, method, weeks, actual, WAPE, MAPE, bias].
@@ -592,6 +633,38 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
     }
   });
 
+  it("§12.4–12.5: a correction (1014) is no sale for first and last sold; the run's history counts it", async () => {
+    const m = await byKey("SELECT pid, first_sold, date_last_sold FROM product_metrics", "pid");
+    // The sale of D0−40 is its first and last; the correction of D0−5 is neither.
+    expect(m.get(1014)).toMatchObject({ first_sold: "2026-05-21", date_last_sold: "2026-05-21" });
+    const h = await tdb.db.prisma.importHistory.findFirst({
+      where: { status: "completed" },
+      orderBy: { id: "desc" },
+    });
+    const info = h?.additionalInfo as { details: Record<string, Record<string, number>> };
+    expect(info.details.sales_corrections).toEqual({ completed_lines_with_negative_quantity: 1 });
+  });
+
+  it("§12.5: 1016's bulk order of 150 is in its sales and d̄ but not in σd, and the explanation says so", async () => {
+    const m = await byKey("SELECT pid, demand_variability FROM product_metrics", "pid");
+    expect(m.get(1016)?.demand_variability).toEqual({ bulk: [{ day: "2026-05-26", units: 150 }] });
+    // No other product of the fixture has one (1006's four lines of 45 are under 20 lines).
+    for (const [pid, row] of m) if (pid !== 1016) expect.soft(row.demand_variability, `${pid}`).toBeNull();
+    // The bulk day's run: 2 + 150 sold, stock 303 → 151.
+    const runs = await rows(
+      "SELECT valid_from, stock, sold_first_day FROM product_stock_history WHERE pid = 1016 AND valid_from BETWEEN '2026-05-25' AND '2026-05-27' ORDER BY valid_from",
+    );
+    expect(runs.map((r) => [r.valid_from, r.stock, r.sold_first_day])).toEqual([
+      ["2026-05-25", 303, 2],
+      ["2026-05-26", 151, 152],
+      ["2026-05-27", 148, 3],
+    ]);
+    const sd = (await explainProductMetrics(tdb.db, 1016)).figures.find((f) => f.key === "daily_sales_std")!;
+    expect(sd.value).toBeCloseTo(Math.SQRT2, 4);
+    expect(sd.note).toContain("1 bulk order of 150 units on 2026-05-26 not used for safety stock.");
+    expect(sd.note ?? "").not.toMatch(/changed since/);
+  });
+
   it("§12.6: COGS, gross profit, margin, sell-through, turnover and GMROI", async () => {
     expectTable(MARGINS, await byKey("SELECT * FROM product_metrics", "pid"));
   });
@@ -606,9 +679,10 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
     expect(vendors.get(30)?.samples ?? 0).toBe(0);
   });
 
-  it("§12.7: the 13-week forecasts (none for the excluded product)", async () => {
+  it("§12.7: the 13-week forecasts (none for the excluded product nor for the non-merchandise one)", async () => {
     const got = await byKey("SELECT * FROM product_forecasts", "pid");
     expect(got.has(1007)).toBe(false);
+    expect(got.has(1015)).toBe(false);
     for (const [pid, want] of Object.entries(FORECASTS)) {
       const row = got.get(Number(pid));
       expect.soft(row, `forecast of ${pid}`).toBeDefined();
@@ -618,7 +692,7 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
         .toEqual([want.method, want.requested, "2026-07-01"]);
       const weekly = row.weekly as number[];
       expect.soft(weekly.length, `weeks of ${pid}`).toBe(13);
-      const digits = Number(pid) === 1005 || Number(pid) === 1013 ? 6 : 4;
+      const digits = [1005, 1013, 1014, 1016].includes(Number(pid)) ? 6 : 4;
       weekly.forEach((v, i) => {
         expect.soft(v, `${pid} week ${i + 1}`).toBeCloseTo(want.weekly[i]!, digits);
       });
@@ -629,7 +703,8 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
   it("§12.7: the backtests, per product and method (none under 9 weeks of history)", async () => {
     const got = await rows("SELECT * FROM product_forecast_accuracy ORDER BY pid, method");
     const byPidMethod = new Map(got.map((r) => [`${r.pid} ${r.method}`, r]));
-    expect(got.filter((r) => r.pid === 1004 || r.pid === 1007)).toEqual([]);
+    // 1004 (2 weeks), 1014 (8) and 1016 (7) have under 9 weeks; 1007 and 1015 no forecast at all.
+    expect(got.filter((r) => [1004, 1007, 1014, 1015, 1016].includes(r.pid as number))).toEqual([]);
     for (const [pid, method, weeks, actual, wape, mape, bias] of ACCURACY) {
       const label = `accuracy ${pid} ${method}`;
       const row = byPidMethod.get(`${pid} ${method}`);
@@ -695,7 +770,7 @@ describe(`planning engine on the worked fixture of docs/metrics.md §12 (${testB
   it("a Full Update right after changes none of these figures", async () => {
     // calculated_at included: it is the run's asOf, the same for both runs.
     const before = await planningTables();
-    expect(before.metrics).toHaveLength(13);
+    expect(before.metrics).toHaveLength(16);
     expect(await p.run("update")).toMatchObject({ status: "complete", error: null });
     expect(await planningTables()).toEqual(before);
   });

@@ -1153,16 +1153,20 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
 
 function stockValueFigures(m: ExplainRow): Fig[] {
   const cost = m.cost_price;
-  const atCost = m.on_hand * (cost ?? 0);
-  const atRetail = m.on_hand * m.price;
+  // Non-merchandise (postage, fees, gift cards) has no stock value (§1): a voucher on hand is not stock.
+  const nonMerchandise = (m.kind ?? "merchandise") !== "merchandise";
+  const atCost = nonMerchandise ? 0 : m.on_hand * (cost ?? 0);
+  const atRetail = nonMerchandise ? 0 : m.on_hand * m.price;
+  const notStock = `not merchandise (${m.kind}) → 0`;
   return [
     {
       key: "stock_value_cost",
       label: "Stock value at cost",
       value: m.stock_value_cost,
-      formula: "on hand × cost price (0 without a cost)",
-      substituted:
-        cost === null
+      formula: "on hand × cost price (0 without a cost; 0 for non-merchandise)",
+      substituted: nonMerchandise
+        ? notStock
+        : cost === null
           ? `no cost price → ${m.on_hand} × 0 = 0.00`
           : `${m.on_hand} × ${price(cost)} = ${money(atCost)}`,
       inputs: { on_hand: m.on_hand, cost_price: cost },
@@ -1173,8 +1177,8 @@ function stockValueFigures(m: ExplainRow): Fig[] {
       key: "stock_value_retail",
       label: "Stock value at retail",
       value: m.stock_value_retail,
-      formula: "on hand × price",
-      substituted: `${m.on_hand} × ${price(m.price)} = ${money(atRetail)}`,
+      formula: "on hand × price (0 for non-merchandise)",
+      substituted: nonMerchandise ? notStock : `${m.on_hand} × ${price(m.price)} = ${money(atRetail)}`,
       inputs: { on_hand: m.on_hand, price: m.price },
       note: staleNote(atRetail, m.stock_value_retail, 2),
       section: "§1",
