@@ -6,7 +6,6 @@
 
 import { PageHeader } from "@client/components/page-header.tsx";
 import { Button } from "@client/components/ui/button.tsx";
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
 import { Input } from "@client/components/ui/input.tsx";
 import { Skeleton } from "@client/components/ui/skeleton.tsx";
 import {
@@ -17,21 +16,27 @@ import {
   TableHeader,
   TableRow,
 } from "@client/components/ui/table.tsx";
-import { LoadError } from "@client/features/config/parts.tsx";
-import { NoData } from "@client/features/dashboard/dashboard-page.tsx";
+import { ChartCard } from "@client/features/charts/chart-card.tsx";
 import {
-  AXIS_TICK,
   CHART_COLORS,
   ChartFrame,
   ChartLegend,
+  chartBox,
+  gridLines,
+  LAST_YEAR,
+  monthOfWeek,
+  rowTooltip,
   TooltipBox,
   TooltipRow,
-} from "@client/features/products/charts.tsx";
+  weekAxis,
+  xAxis,
+  yAxis,
+} from "@client/features/charts/recharts.tsx";
+import { LoadError } from "@client/features/config/parts.tsx";
+import { NoData } from "@client/features/dashboard/dashboard-page.tsx";
 import {
-  dayMs,
   formatDay,
   formatMoneyShort,
-  formatMonth,
   formatNumber,
   formatPercent,
 } from "@client/features/products/format.ts";
@@ -41,11 +46,10 @@ import type { AnalyticsData, BreakdownDim } from "@shared/analytics.ts";
 import { keepPreviousData, type UseQueryResult, useQuery } from "@tanstack/react-query";
 import { useRouter } from "@tanstack/react-router";
 import { type ReactNode, useState } from "react";
-import { Bar, BarChart, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, ComposedChart, Line } from "recharts";
 import { ChangeText } from "./breakdown-table.tsx";
 import { PeriodPicker, type PeriodSearch, periodInputOf, periodQuery } from "./period-picker.tsx";
 
-const LAST_YEAR = "#94a3b8";
 const MARGIN = "#10b981";
 
 export function AnalyticsPage({
@@ -115,55 +119,29 @@ export function AnalyticsPage({
   );
 }
 
-/** A chart's card: title, its control, the chart, how it is computed, and its CSV link. */
-function ChartCard({
+/** A chart's card on this page: named for tests, its note is how it is computed. */
+function AnalyticsCard({
   id,
-  title,
   how,
-  control,
-  exportHref,
-  query,
-  children,
-  className,
+  ...card
 }: {
   id: string;
   title: string;
   how: string;
   control?: ReactNode;
   exportHref: string | null;
-  query: UseQueryResult<unknown, { message: string }>;
+  query?: UseQueryResult<unknown, { message: string }>;
   children: ReactNode;
-  className?: string;
 }) {
   return (
-    <Card data-testid="analytics-chart" data-chart={id} className={cn("min-w-0", className)}>
-      <CardHeader>
-        <div className="flex flex-wrap items-start justify-between gap-2">
-          <CardTitle>{title}</CardTitle>
-          {exportHref && (
-            <Button asChild size="sm" variant="outline">
-              <a href={exportHref} download data-testid="export-csv">
-                CSV
-              </a>
-            </Button>
-          )}
-        </div>
-        <CardDescription data-testid="chart-how">{how}</CardDescription>
-        {control}
-      </CardHeader>
-      <CardContent className={cn(query.isPlaceholderData && "opacity-60")}>
-        {query.isError ? (
-          <LoadError
-            message={query.error?.message ?? "Could not load"}
-            onRetry={() => void query.refetch()}
-          />
-        ) : query.data === undefined ? (
-          <Skeleton className="h-48 w-full" />
-        ) : (
-          children
-        )}
-      </CardContent>
-    </Card>
+    <ChartCard
+      testId="analytics-chart"
+      chartId={id}
+      noteTestId="chart-how"
+      className="min-w-0"
+      note={how}
+      {...card}
+    />
   );
 }
 
@@ -237,7 +215,7 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
   const ly = `ly_${measure}` as const;
   const fmt = (v: number) => (measure === "units" ? formatNumber(v) : formatMoneyShort(v));
   return (
-    <ChartCard
+    <AnalyticsCard
       id="sales_trend"
       title="Weekly sales, this year against last"
       how="Σ of the stored daily sales per week ending on the period's last day; last year = the same weeks 52 weeks earlier. Margin = revenue − units × cost price."
@@ -272,41 +250,18 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
             { label: "Last year", color: LAST_YEAR, dash: "2 2" },
           ]}
         />
-        <ComposedChart
-          responsive
-          style={{ width: "100%", height: 240 }}
-          data={rows}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-        >
-          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis
-            dataKey="week_end"
-            tick={AXIS_TICK}
-            tickLine={false}
-            tickFormatter={(w: string) => formatDay(w).replace(/, \d{4}$/, "")}
-            minTickGap={24}
-          />
-          <YAxis
-            tick={AXIS_TICK}
-            tickLine={false}
-            axisLine={false}
-            width={56}
-            tickFormatter={(v: number) => fmt(v)}
-          />
-          <Tooltip
-            content={({ active, payload }) => {
-              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
-              if (!p) return null;
-              return (
-                <TooltipBox
-                  title={`Week ending ${formatDay(p.week_end)}${p.days < 7 ? ` (${p.days} days)` : ""}`}
-                >
-                  <TooltipRow color={CHART_COLORS.sales} label="This year" value={fmt(p[measure])} />
-                  <TooltipRow color={LAST_YEAR} label="Last year" value={fmt(p[ly])} />
-                </TooltipBox>
-              );
-            }}
-          />
+        <ComposedChart {...chartBox(rows, 240)}>
+          {gridLines()}
+          {weekAxis((w) => formatDay(w).replace(/, \d{4}$/, ""), 24)}
+          {yAxis({ width: 56, tickFormat: fmt })}
+          {rowTooltip(rows, (p) => (
+            <TooltipBox
+              title={`Week ending ${formatDay(p.week_end)}${p.days < 7 ? ` (${p.days} days)` : ""}`}
+            >
+              <TooltipRow color={CHART_COLORS.sales} label="This year" value={fmt(p[measure])} />
+              <TooltipRow color={LAST_YEAR} label="Last year" value={fmt(p[ly])} />
+            </TooltipBox>
+          ))}
           <Bar
             dataKey={measure}
             fill={measure === "gross_margin" ? MARGIN : CHART_COLORS.sales}
@@ -322,7 +277,7 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
           />
         </ComposedChart>
       </ChartFrame>
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -334,7 +289,7 @@ function Movers({ search, canExport }: { search: PeriodSearch; canExport: boolea
   const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
-    <ChartCard
+    <AnalyticsCard
       id="movers"
       title="Top movers"
       how="The 10 whose sales rose most and the 10 whose sales fell most against the comparison period, in money."
@@ -389,7 +344,7 @@ function Movers({ search, canExport }: { search: PeriodSearch; canExport: boolea
           </TableBody>
         </Table>
       )}
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -434,7 +389,7 @@ function StockValue({ canExport }: { canExport: boolean }) {
   })();
   const link = useLink();
   return (
-    <ChartCard
+    <AnalyticsCard
       id="stock_value"
       title="Stock value over time"
       how="Σ reconstructed closing stock × cost price at each week's end (merchandise); by category: per top-level product category (each product once), the 8 largest today."
@@ -475,42 +430,20 @@ function StockValue({ canExport }: { canExport: boolean }) {
           height={220}
           empty={rows.length ? undefined : "No stock history yet."}
         >
-          <ComposedChart
-            responsive
-            style={{ width: "100%", height: 220 }}
-            data={rows}
-            margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-          >
-            <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-            <XAxis
-              dataKey="week_end"
-              tick={AXIS_TICK}
-              tickLine={false}
-              tickFormatter={(w: string) => formatMonth(dayMs(w))}
-              minTickGap={28}
-            />
-            <YAxis
-              tick={AXIS_TICK}
-              tickLine={false}
-              axisLine={false}
-              width={56}
-              tickFormatter={(v: number) => formatMoneyShort(v)}
-            />
-            <Tooltip
-              content={({ active, payload }) => {
-                const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
-                return p ? (
-                  <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
-                    <TooltipRow
-                      color={CHART_COLORS.stock}
-                      label="At cost"
-                      value={formatMoneyShort(p.value_cost)}
-                    />
-                    <TooltipRow color={CHART_COLORS.stock} label="Units" value={formatNumber(p.units)} />
-                  </TooltipBox>
-                ) : null;
-              }}
-            />
+          <ComposedChart {...chartBox(rows, 220)}>
+            {gridLines()}
+            {weekAxis(monthOfWeek, 28)}
+            {yAxis({ width: 56, tickFormat: formatMoneyShort })}
+            {rowTooltip(rows, (p) => (
+              <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
+                <TooltipRow
+                  color={CHART_COLORS.stock}
+                  label="At cost"
+                  value={formatMoneyShort(p.value_cost)}
+                />
+                <TooltipRow color={CHART_COLORS.stock} label="Units" value={formatNumber(p.units)} />
+              </TooltipBox>
+            ))}
             <Line
               dataKey="value_cost"
               stroke={CHART_COLORS.stock}
@@ -527,46 +460,22 @@ function StockValue({ canExport }: { canExport: boolean }) {
           height={220}
           empty={series.length ? undefined : "No product category holds stock."}
         >
-          <ComposedChart
-            responsive
-            style={{ width: "100%", height: 220 }}
-            data={merged}
-            margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-          >
-            <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-            <XAxis
-              dataKey="week_end"
-              tick={AXIS_TICK}
-              tickLine={false}
-              tickFormatter={(w: string) => formatMonth(dayMs(w))}
-              minTickGap={28}
-            />
-            <YAxis
-              tick={AXIS_TICK}
-              tickLine={false}
-              axisLine={false}
-              width={56}
-              tickFormatter={(v: number) => formatMoneyShort(v)}
-            />
-            <Tooltip
-              content={({ active, payload }) => {
-                const p = active
-                  ? (payload?.[0]?.payload as Record<string, number | string> | undefined)
-                  : undefined;
-                return p ? (
-                  <TooltipBox title={`Week ending ${formatDay(String(p.week_end))}`}>
-                    {series.map((s, i) => (
-                      <TooltipRow
-                        key={s.id}
-                        color={SERIES_COLORS[i % SERIES_COLORS.length]!}
-                        label={s.name}
-                        value={formatMoneyShort(Number(p[`c${s.id}`] ?? 0))}
-                      />
-                    ))}
-                  </TooltipBox>
-                ) : null;
-              }}
-            />
+          <ComposedChart {...chartBox(merged, 220)}>
+            {gridLines()}
+            {weekAxis(monthOfWeek, 28)}
+            {yAxis({ width: 56, tickFormat: formatMoneyShort })}
+            {rowTooltip(merged, (p) => (
+              <TooltipBox title={`Week ending ${formatDay(String(p.week_end))}`}>
+                {series.map((s, i) => (
+                  <TooltipRow
+                    key={s.id}
+                    color={SERIES_COLORS[i % SERIES_COLORS.length]!}
+                    label={s.name}
+                    value={formatMoneyShort(Number(p[`c${s.id}`] ?? 0))}
+                  />
+                ))}
+              </TooltipBox>
+            ))}
             {series.map((s, i) => (
               <Line
                 key={s.id}
@@ -591,7 +500,7 @@ function StockValue({ canExport }: { canExport: boolean }) {
           </div>
         </ChartFrame>
       )}
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -604,7 +513,7 @@ function StockByCategory({ search, canExport }: { search: PeriodSearch; canExpor
   const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
-    <ChartCard
+    <AnalyticsCard
       id="stock_by_category"
       title="Stock and turnover by category"
       how="Today's stock value at cost per top-level category (rolled up); turnover = the period's cost of goods sold × 365 ÷ its days ÷ that stock value. The period is the Sales period above."
@@ -647,7 +556,7 @@ function StockByCategory({ search, canExport }: { search: PeriodSearch; canExpor
           </Table>
         </div>
       )}
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -669,41 +578,17 @@ function BucketChart({
         height={200}
         empty={rows.every((r) => r.products === 0) ? empty : undefined}
       >
-        <BarChart
-          responsive
-          style={{ width: "100%", height: 200 }}
-          data={rows}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-        >
-          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis
-            dataKey="label"
-            tick={AXIS_TICK}
-            tickLine={false}
-            interval={0}
-            angle={-20}
-            textAnchor="end"
-            height={44}
-          />
-          <YAxis
-            tick={AXIS_TICK}
-            tickLine={false}
-            axisLine={false}
-            width={56}
-            tickFormatter={(v: number) => formatMoneyShort(v)}
-          />
-          <Tooltip
-            content={({ active, payload }) => {
-              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
-              return p ? (
-                <TooltipBox title={p.label}>
-                  <TooltipRow color={CHART_COLORS.sales} label="At cost" value={formatMoneyShort(p.value)} />
-                  <TooltipRow color={CHART_COLORS.sales} label="Units" value={formatNumber(p.units)} />
-                  <TooltipRow color={CHART_COLORS.sales} label="Products" value={formatNumber(p.products)} />
-                </TooltipBox>
-              ) : null;
-            }}
-          />
+        <BarChart {...chartBox(rows, 200)}>
+          {gridLines()}
+          {xAxis({ dataKey: "label", interval: 0, angle: -20, textAnchor: "end", height: 44 })}
+          {yAxis({ width: 56, tickFormat: formatMoneyShort })}
+          {rowTooltip(rows, (p) => (
+            <TooltipBox title={p.label}>
+              <TooltipRow color={CHART_COLORS.sales} label="At cost" value={formatMoneyShort(p.value)} />
+              <TooltipRow color={CHART_COLORS.sales} label="Units" value={formatNumber(p.units)} />
+              <TooltipRow color={CHART_COLORS.sales} label="Products" value={formatNumber(p.products)} />
+            </TooltipBox>
+          ))}
           <Bar dataKey="value" fill={CHART_COLORS.sales} isAnimationActive={false} />
         </BarChart>
       </ChartFrame>
@@ -722,7 +607,7 @@ function Cover({ canExport }: { canExport: boolean }) {
   const trpc = useTRPC();
   const q = useQuery(trpc.analytics.cover.queryOptions());
   return (
-    <ChartCard
+    <AnalyticsCard
       id="cover"
       title="Days of cover"
       how="Today's products by on hand ÷ their demand rate (docs/metrics.md §6), with their stock value at cost; discontinued products left out. Open a bucket for its products."
@@ -730,7 +615,7 @@ function Cover({ canExport }: { canExport: boolean }) {
       query={q}
     >
       <BucketChart testId="cover-chart" rows={q.data?.rows ?? []} empty="No products." />
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -738,7 +623,7 @@ function Aging({ canExport }: { canExport: boolean }) {
   const trpc = useTRPC();
   const q = useQuery(trpc.analytics.aging.queryOptions());
   return (
-    <ChartCard
+    <AnalyticsCard
       id="aging"
       title="Stock aging"
       how="Stock on hand by days since the receipt it came in with, first in first out (today's stock is the newest receipts); stock no receipt explains dates from the first receipt or creation. Open a bucket for the products holding stock of that age."
@@ -746,7 +631,7 @@ function Aging({ canExport }: { canExport: boolean }) {
       query={q}
     >
       <BucketChart testId="aging-chart" rows={q.data?.rows ?? []} empty="No stock on hand." />
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -761,7 +646,7 @@ function DeadStock({ canExport }: { canExport: boolean }) {
   const link = useLink();
   const row = q.data?.rows[0];
   return (
-    <ChartCard
+    <AnalyticsCard
       id="dead_stock"
       title="Dead stock"
       how="Products with stock on hand and no completed sale in the last N days (or never), with their stock value at cost."
@@ -803,7 +688,7 @@ function DeadStock({ canExport }: { canExport: boolean }) {
           </div>
         </div>
       )}
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -817,7 +702,7 @@ function SellThrough({ canExport }: { canExport: boolean }) {
   const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
-    <ChartCard
+    <AnalyticsCard
       id="sell_through"
       title="Sell-through by receipt month"
       how="Of the units received in each month, the share sold since: received − still on hand (first in, first out) ÷ received. Open a month for the products received in it."
@@ -842,38 +727,21 @@ function SellThrough({ canExport }: { canExport: boolean }) {
         height={200}
         empty={rows.length ? undefined : "No receipts in these months."}
       >
-        <BarChart
-          responsive
-          style={{ width: "100%", height: 200 }}
-          data={rows}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-        >
-          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis dataKey="month" tick={AXIS_TICK} tickLine={false} />
-          <YAxis
-            tick={AXIS_TICK}
-            tickLine={false}
-            axisLine={false}
-            width={44}
-            domain={[0, 1]}
-            tickFormatter={(v: number) => formatPercent(v, 0)}
-          />
-          <Tooltip
-            content={({ active, payload }) => {
-              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
-              return p ? (
-                <TooltipBox title={p.month}>
-                  <TooltipRow
-                    color={CHART_COLORS.sales}
-                    label="Sell-through"
-                    value={formatPercent(p.sell_through)}
-                  />
-                  <TooltipRow color={CHART_COLORS.sales} label="Received" value={formatNumber(p.received)} />
-                  <TooltipRow color={CHART_COLORS.sales} label="Sold since" value={formatNumber(p.sold)} />
-                </TooltipBox>
-              ) : null;
-            }}
-          />
+        <BarChart {...chartBox(rows, 200)}>
+          {gridLines()}
+          {xAxis({ dataKey: "month" })}
+          {yAxis({ width: 44, tickFormat: (v) => formatPercent(v, 0), domain: [0, 1] })}
+          {rowTooltip(rows, (p) => (
+            <TooltipBox title={p.month}>
+              <TooltipRow
+                color={CHART_COLORS.sales}
+                label="Sell-through"
+                value={formatPercent(p.sell_through)}
+              />
+              <TooltipRow color={CHART_COLORS.sales} label="Received" value={formatNumber(p.received)} />
+              <TooltipRow color={CHART_COLORS.sales} label="Sold since" value={formatNumber(p.sold)} />
+            </TooltipBox>
+          ))}
           <Bar dataKey="sell_through" fill={CHART_COLORS.sales} isAnimationActive={false} />
         </BarChart>
       </ChartFrame>
@@ -884,7 +752,7 @@ function SellThrough({ canExport }: { canExport: boolean }) {
           </span>
         ))}
       </div>
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -897,63 +765,50 @@ function AbcXyz({
   const cols = ["X", "Y", "Z", "none"];
   const cell = (abc: string, xyz: string) => data.rows.find((c) => c.abc === abc && c.xyz === xyz);
   return (
-    <Card data-testid="analytics-chart" data-chart="abc_xyz" className="min-w-0">
-      <CardHeader>
-        <div className="flex flex-wrap items-start justify-between gap-2">
-          <CardTitle>ABC × XYZ</CardTitle>
-          {data.can_export && (
-            <Button asChild size="sm" variant="outline">
-              <a href="/api/analytics/export?chart=abc_xyz" download data-testid="export-csv">
-                CSV
-              </a>
-            </Button>
-          )}
-        </div>
-        <CardDescription data-testid="chart-how">
-          Products and stock value at cost by ABC class (share of revenue) and XYZ class (variation of weekly
-          demand over in-stock weeks: X steady, Z erratic; docs/metrics.md §9). Today's classes.
-        </CardDescription>
-      </CardHeader>
-      <CardContent>
-        <table className="w-full table-fixed text-sm" data-testid="abc-xyz">
-          <thead>
-            <tr>
-              <th className="w-10" />
-              {cols.map((x) => (
-                <th key={x} className="pb-1 text-left text-xs font-medium text-muted-foreground">
-                  {x === "none" ? "No XYZ" : x}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {["A", "B", "C"].map((abc) => (
-              <tr key={abc}>
-                <th className="text-left font-semibold">{abc}</th>
-                {cols.map((xyz) => {
-                  const c = cell(abc, xyz);
-                  return (
-                    <td key={xyz} className="p-0.5" data-cell={`${abc}${xyz}`}>
-                      <div className="rounded-md border bg-muted/30 px-1.5 py-1">
-                        <div className="tabular-nums">
-                          {link(c?.href ?? null, formatNumber(c?.products ?? 0), "matrix-link")}
-                        </div>
-                        <div className="truncate text-xs text-muted-foreground tabular-nums">
-                          {formatMoneyShort(c?.value ?? 0)}
-                        </div>
-                      </div>
-                    </td>
-                  );
-                })}
-              </tr>
+    <AnalyticsCard
+      id="abc_xyz"
+      title="ABC × XYZ"
+      how="Products and stock value at cost by ABC class (share of revenue) and XYZ class (variation of weekly demand over in-stock weeks: X steady, Z erratic; docs/metrics.md §9). Today's classes."
+      exportHref={exportHref(data.can_export, "abc_xyz", "")}
+    >
+      <table className="w-full table-fixed text-sm" data-testid="abc-xyz">
+        <thead>
+          <tr>
+            <th className="w-10" />
+            {cols.map((x) => (
+              <th key={x} className="pb-1 text-left text-xs font-medium text-muted-foreground">
+                {x === "none" ? "No XYZ" : x}
+              </th>
             ))}
-          </tbody>
-        </table>
-        <p className="mt-2 text-xs text-muted-foreground">
-          "No XYZ": fewer than 4 in-stock weeks or no demand. A count opens those products.
-        </p>
-      </CardContent>
-    </Card>
+          </tr>
+        </thead>
+        <tbody>
+          {["A", "B", "C"].map((abc) => (
+            <tr key={abc}>
+              <th className="text-left font-semibold">{abc}</th>
+              {cols.map((xyz) => {
+                const c = cell(abc, xyz);
+                return (
+                  <td key={xyz} className="p-0.5" data-cell={`${abc}${xyz}`}>
+                    <div className="rounded-md border bg-muted/30 px-1.5 py-1">
+                      <div className="tabular-nums">
+                        {link(c?.href ?? null, formatNumber(c?.products ?? 0), "matrix-link")}
+                      </div>
+                      <div className="truncate text-xs text-muted-foreground tabular-nums">
+                        {formatMoneyShort(c?.value ?? 0)}
+                      </div>
+                    </div>
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="mt-2 text-xs text-muted-foreground">
+        "No XYZ": fewer than 4 in-stock weeks or no demand. A count opens those products.
+      </p>
+    </AnalyticsCard>
   );
 }
 
@@ -968,7 +823,7 @@ function LostSales({ canExport }: { canExport: boolean }) {
   const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
-    <ChartCard
+    <AnalyticsCard
       id="lost_sales"
       title="Lost sales"
       how="Per product: average daily units on in-stock days (last 90 days) × its days out of stock in the window × its price; summed per category (rolled up) or vendor."
@@ -1035,6 +890,6 @@ function LostSales({ canExport }: { canExport: boolean }) {
           </Table>
         </div>
       )}
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
