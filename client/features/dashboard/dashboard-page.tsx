@@ -3,8 +3,8 @@
 // against the period before and last year, and three charts. One query: dashboard.summary.
 import { PageHeader } from "@client/components/page-header.tsx";
 import { Button } from "@client/components/ui/button.tsx";
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
 import { Skeleton } from "@client/components/ui/skeleton.tsx";
+import { ChartCard } from "@client/features/charts/chart-card.tsx";
 import { LoadError } from "@client/features/config/parts.tsx";
 import { DASH, formatMoneyShort, formatNumber, formatPercent } from "@client/features/products/format.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
@@ -327,37 +327,25 @@ function Kpis({ periods }: { periods: KpiPeriod[] }) {
 function Charts({ charts }: { charts: DashboardSummary["charts"] }) {
   return (
     <section className="grid gap-4 xl:grid-cols-2">
-      <Card className="xl:col-span-2">
-        <CardHeader>
-          <CardTitle>Units sold per week</CardTitle>
-          <CardDescription>
-            The last 26 weeks, the same weeks last year, and the forecast for the next 13.
-          </CardDescription>
-        </CardHeader>
-        <CardContent>
-          <SalesChart points={charts.weekly_sales} />
-        </CardContent>
-      </Card>
-      <Card>
-        <CardHeader>
-          <CardTitle>Stock value at cost</CardTitle>
-          <CardDescription>
-            Reconstructed closing stock × cost price, at each week's end over the last year.
-          </CardDescription>
-        </CardHeader>
-        <CardContent>
-          <StockValueChart points={charts.stock_value} />
-        </CardContent>
-      </Card>
-      <Card>
-        <CardHeader>
-          <CardTitle>Stock value by status</CardTitle>
-          <CardDescription>Today's stock at cost, by the products' planning status.</CardDescription>
-        </CardHeader>
-        <CardContent>
-          <StatusValueChart rows={charts.stock_by_status} />
-        </CardContent>
-      </Card>
+      <ChartCard
+        className="xl:col-span-2"
+        title="Units sold per week"
+        note="The last 26 weeks, the same weeks last year, and the forecast for the next 13."
+      >
+        <SalesChart points={charts.weekly_sales} />
+      </ChartCard>
+      <ChartCard
+        title="Stock value at cost"
+        note="Reconstructed closing stock × cost price, at each week's end over the last year."
+      >
+        <StockValueChart points={charts.stock_value} />
+      </ChartCard>
+      <ChartCard
+        title="Stock value by status"
+        note="Today's stock at cost, by the products' planning status."
+      >
+        <StatusValueChart rows={charts.stock_by_status} />
+      </ChartCard>
     </section>
   );
 }
