@@ -98,8 +98,8 @@ export function AnalyticsPage({
             <div className="grid gap-4 xl:grid-cols-2">
               <StockValue canExport={head.can_export} />
               <StockByCategory search={search} canExport={head.can_export} />
-              <Cover canExport={head.can_export} />
-              <Aging canExport={head.can_export} />
+              <Buckets chart="cover" canExport={head.can_export} />
+              <Buckets chart="aging" canExport={head.can_export} />
               <DeadStock canExport={head.can_export} />
               <SellThrough canExport={head.can_export} />
             </div>
@@ -145,6 +145,7 @@ function AnalyticsCard({
   );
 }
 
+/** One of a few values, as a row of toggle buttons; `options` are [value, label] pairs. */
 function Choice<T extends string | number>({
   label,
   value,
@@ -153,29 +154,39 @@ function Choice<T extends string | number>({
 }: {
   label: string;
   value: T;
-  options: { value: T; label: string }[];
+  options: readonly (readonly [T, string])[];
   onChange: (v: T) => void;
 }) {
   return (
     <fieldset className="flex flex-wrap items-center gap-1" aria-label={label}>
-      {options.map((o) => (
+      {options.map(([v, text]) => (
         <button
-          key={String(o.value)}
+          key={String(v)}
           type="button"
-          aria-pressed={value === o.value}
-          onClick={() => onChange(o.value)}
+          aria-pressed={value === v}
+          onClick={() => onChange(v)}
           className={cn(
             "rounded-md border px-2 py-0.5 text-xs",
-            value === o.value
+            value === v
               ? "border-primary bg-primary text-primary-foreground"
               : "text-muted-foreground hover:bg-muted",
           )}
         >
-          {o.label}
+          {text}
         </button>
       ))}
     </fieldset>
   );
+}
+
+/** A chart's choice: its value (starting at `initial`) and its control. */
+function useChoice<T extends string | number>(
+  label: string,
+  options: readonly (readonly [T, string])[],
+  initial: NoInfer<T>,
+): [T, ReactNode] {
+  const [value, setValue] = useState<T>(initial);
+  return [value, <Choice key={label} label={label} value={value} onChange={setValue} options={options} />];
 }
 
 const exportHref = (can: boolean, chart: string, extra: string) =>
@@ -202,6 +213,48 @@ function useLink() {
     );
 }
 
+/**
+ * A table of named rows (the name opening its products where it can) and their figures; on a
+ * phone each row is a card, each figure labelled by its column.
+ */
+function NamedRowsTable<R extends { id: string | number; name: string; href: string | null }>({
+  nameHead,
+  rows,
+  columns,
+  rowTestId,
+}: {
+  nameHead: string;
+  rows: R[];
+  columns: [head: string, cell: (row: R) => ReactNode][];
+  rowTestId?: string;
+}) {
+  const link = useLink();
+  return (
+    <Table stackOnPhone>
+      <TableHeader>
+        <TableRow>
+          <TableHead>{nameHead}</TableHead>
+          {columns.map(([head]) => (
+            <TableHead key={head}>{head}</TableHead>
+          ))}
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {rows.map((r) => (
+          <TableRow key={r.id} data-testid={rowTestId}>
+            <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
+            {columns.map(([head, cell]) => (
+              <TableCell key={head} data-label={head} className="tabular-nums">
+                {cell(r)}
+              </TableCell>
+            ))}
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 
 function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: boolean }) {
@@ -210,7 +263,15 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
     ...trpc.analytics.salesTrend.queryOptions(periodInputOf(search)),
     placeholderData: keepPreviousData,
   });
-  const [measure, setMeasure] = useState<"revenue" | "units" | "gross_margin">("revenue");
+  const [measure, measureChoice] = useChoice<"revenue" | "units" | "gross_margin">(
+    "Measure",
+    [
+      ["revenue", "Revenue"],
+      ["units", "Units"],
+      ["gross_margin", "Margin"],
+    ],
+    "revenue",
+  );
   const rows = q.data?.rows ?? [];
   const ly = `ly_${measure}` as const;
   const fmt = (v: number) => (measure === "units" ? formatNumber(v) : formatMoneyShort(v));
@@ -221,18 +282,7 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
       how="Σ of the stored daily sales per week ending on the period's last day; last year = the same weeks 52 weeks earlier. Margin = revenue − units × cost price."
       exportHref={exportHref(canExport, "sales_trend", periodQuery(search))}
       query={q}
-      control={
-        <Choice
-          label="Measure"
-          value={measure}
-          onChange={setMeasure}
-          options={[
-            { value: "revenue", label: "Revenue" },
-            { value: "units", label: "Units" },
-            { value: "gross_margin", label: "Margin" },
-          ]}
-        />
-      }
+      control={measureChoice}
     >
       <ChartFrame
         testId="sales-trend-chart"
@@ -283,10 +333,17 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
 
 function Movers({ search, canExport }: { search: PeriodSearch; canExport: boolean }) {
   const trpc = useTRPC();
-  const [dim, setDim] = useState<BreakdownDim>("category");
+  const [dim, dimChoice] = useChoice<BreakdownDim>(
+    "By",
+    [
+      ["category", "Categories"],
+      ["brand", "Brands"],
+      ["vendor", "Vendors"],
+    ],
+    "category",
+  );
   const input = { ...periodInputOf(search), dim };
   const q = useQuery({ ...trpc.analytics.movers.queryOptions(input), placeholderData: keepPreviousData });
-  const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
     <AnalyticsCard
@@ -295,54 +352,34 @@ function Movers({ search, canExport }: { search: PeriodSearch; canExport: boolea
       how="The 10 whose sales rose most and the 10 whose sales fell most against the comparison period, in money."
       exportHref={exportHref(canExport, "movers", `${periodQuery(search)}&dim=${dim}`)}
       query={q}
-      control={
-        <Choice
-          label="By"
-          value={dim}
-          onChange={setDim}
-          options={[
-            { value: "category", label: "Categories" },
-            { value: "brand", label: "Brands" },
-            { value: "vendor", label: "Vendors" },
-          ]}
-        />
-      }
+      control={dimChoice}
     >
       {rows.length === 0 ? (
         <p className="py-8 text-center text-sm text-muted-foreground">
           No change in sales between the two periods.
         </p>
       ) : (
-        <Table stackOnPhone>
-          <TableHeader>
-            <TableRow>
-              <TableHead>Name</TableHead>
-              <TableHead>Sales</TableHead>
-              <TableHead>Compared with</TableHead>
-              <TableHead>Change</TableHead>
-            </TableRow>
-          </TableHeader>
-          <TableBody>
-            {rows.map((r) => (
-              <TableRow key={r.id} data-testid="mover">
-                <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
-                <TableCell data-label="Sales" className="tabular-nums">
-                  {formatMoneyShort(r.revenue)}
-                </TableCell>
-                <TableCell data-label="Compared with" className="tabular-nums">
-                  {formatMoneyShort(r.comparison_revenue)}
-                </TableCell>
-                <TableCell data-label="Change" className="tabular-nums">
+        <NamedRowsTable
+          nameHead="Name"
+          rows={rows}
+          rowTestId="mover"
+          columns={[
+            ["Sales", (r) => formatMoneyShort(r.revenue)],
+            ["Compared with", (r) => formatMoneyShort(r.comparison_revenue)],
+            [
+              "Change",
+              (r) => (
+                <>
                   <span className={r.delta > 0 ? "text-emerald-700" : "text-red-700"}>
                     {r.delta > 0 ? "+" : ""}
                     {formatMoneyShort(r.delta)}
                   </span>{" "}
                   <ChangeText change={r.change} comparison={r.comparison_revenue} />
-                </TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
+                </>
+              ),
+            ],
+          ]}
+        />
       )}
     </AnalyticsCard>
   );
@@ -361,8 +398,23 @@ const SERIES_COLORS = [
 
 function StockValue({ canExport }: { canExport: boolean }) {
   const trpc = useTRPC();
-  const [weeks, setWeeks] = useState<13 | 26 | 52>(52);
-  const [split, setSplit] = useState<"total" | "category">("total");
+  const [weeks, weeksChoice] = useChoice<13 | 26 | 52>(
+    "Weeks",
+    [
+      [13, "13 weeks"],
+      [26, "26 weeks"],
+      [52, "52 weeks"],
+    ],
+    52,
+  );
+  const [split, splitChoice] = useChoice<"total" | "category">(
+    "Split",
+    [
+      ["total", "Total"],
+      ["category", "By category"],
+    ],
+    "total",
+  );
   const total = useQuery({
     ...trpc.analytics.stockValue.queryOptions({ weeks }),
     placeholderData: keepPreviousData,
@@ -401,25 +453,8 @@ function StockValue({ canExport }: { canExport: boolean }) {
       query={q}
       control={
         <div className="flex flex-wrap gap-3">
-          <Choice
-            label="Weeks"
-            value={weeks}
-            onChange={setWeeks}
-            options={[
-              { value: 13, label: "13 weeks" },
-              { value: 26, label: "26 weeks" },
-              { value: 52, label: "52 weeks" },
-            ]}
-          />
-          <Choice
-            label="Split"
-            value={split}
-            onChange={setSplit}
-            options={[
-              { value: "total", label: "Total" },
-              { value: "category", label: "By category" },
-            ]}
-          />
+          {weeksChoice}
+          {splitChoice}
         </div>
       }
     >
@@ -510,7 +545,6 @@ function StockByCategory({ search, canExport }: { search: PeriodSearch; canExpor
     ...trpc.analytics.stockByCategory.queryOptions(periodInputOf(search)),
     placeholderData: keepPreviousData,
   });
-  const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
     <AnalyticsCard
@@ -524,36 +558,23 @@ function StockByCategory({ search, canExport }: { search: PeriodSearch; canExpor
         <p className="py-8 text-center text-sm text-muted-foreground">No product categories.</p>
       ) : (
         <div className="max-h-80 overflow-y-auto">
-          <Table stackOnPhone>
-            <TableHeader>
-              <TableRow>
-                <TableHead>Category</TableHead>
-                <TableHead>Stock at cost</TableHead>
-                <TableHead>Cost of sales</TableHead>
-                <TableHead>Turnover</TableHead>
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {rows.map((r) => (
-                <TableRow key={r.id}>
-                  <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
-                  <TableCell data-label="Stock at cost" className="tabular-nums">
-                    {formatMoneyShort(r.stock_value)}
-                  </TableCell>
-                  <TableCell data-label="Cost of sales" className="tabular-nums">
-                    {formatMoneyShort(r.cogs)}
-                  </TableCell>
-                  <TableCell data-label="Turnover" className="tabular-nums">
-                    {r.turnover === null ? (
-                      <span title="No stock at cost">—</span>
-                    ) : (
-                      `${formatNumber(r.turnover, 2)}×`
-                    )}
-                  </TableCell>
-                </TableRow>
-              ))}
-            </TableBody>
-          </Table>
+          <NamedRowsTable
+            nameHead="Category"
+            rows={rows}
+            columns={[
+              ["Stock at cost", (r) => formatMoneyShort(r.stock_value)],
+              ["Cost of sales", (r) => formatMoneyShort(r.cogs)],
+              [
+                "Turnover",
+                (r) =>
+                  r.turnover === null ? (
+                    <span title="No stock at cost">—</span>
+                  ) : (
+                    `${formatNumber(r.turnover, 2)}×`
+                  ),
+              ],
+            ]}
+          />
         </div>
       )}
     </AnalyticsCard>
@@ -603,34 +624,27 @@ function BucketChart({
   );
 }
 
-function Cover({ canExport }: { canExport: boolean }) {
-  const trpc = useTRPC();
-  const q = useQuery(trpc.analytics.cover.queryOptions());
-  return (
-    <AnalyticsCard
-      id="cover"
-      title="Days of cover"
-      how="Today's products by on hand ÷ their demand rate (docs/metrics.md §6), with their stock value at cost; discontinued products left out. Open a bucket for its products."
-      exportHref={exportHref(canExport, "cover", "")}
-      query={q}
-    >
-      <BucketChart testId="cover-chart" rows={q.data?.rows ?? []} empty="No products." />
-    </AnalyticsCard>
-  );
-}
+/** The bucket charts: their stock value at cost by bucket, each bucket opening its products. */
+const BUCKETS = {
+  cover: {
+    title: "Days of cover",
+    how: "Today's products by on hand ÷ their demand rate (docs/metrics.md §6), with their stock value at cost; discontinued products left out. Open a bucket for its products.",
+    empty: "No products.",
+  },
+  aging: {
+    title: "Stock aging",
+    how: "Stock on hand by days since the receipt it came in with, first in first out (today's stock is the newest receipts); stock no receipt explains dates from the first receipt or creation. Open a bucket for the products holding stock of that age.",
+    empty: "No stock on hand.",
+  },
+};
 
-function Aging({ canExport }: { canExport: boolean }) {
+function Buckets({ chart, canExport }: { chart: keyof typeof BUCKETS; canExport: boolean }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.analytics.aging.queryOptions());
+  const q = useQuery(trpc.analytics[chart].queryOptions());
+  const { title, how, empty } = BUCKETS[chart];
   return (
-    <AnalyticsCard
-      id="aging"
-      title="Stock aging"
-      how="Stock on hand by days since the receipt it came in with, first in first out (today's stock is the newest receipts); stock no receipt explains dates from the first receipt or creation. Open a bucket for the products holding stock of that age."
-      exportHref={exportHref(canExport, "aging", "")}
-      query={q}
-    >
-      <BucketChart testId="aging-chart" rows={q.data?.rows ?? []} empty="No stock on hand." />
+    <AnalyticsCard id={chart} title={title} how={how} exportHref={exportHref(canExport, chart, "")} query={q}>
+      <BucketChart testId={`${chart}-chart`} rows={q.data?.rows ?? []} empty={empty} />
     </AnalyticsCard>
   );
 }
@@ -694,7 +708,15 @@ function DeadStock({ canExport }: { canExport: boolean }) {
 
 function SellThrough({ canExport }: { canExport: boolean }) {
   const trpc = useTRPC();
-  const [months, setMonths] = useState<6 | 12 | 24>(12);
+  const [months, monthsChoice] = useChoice<6 | 12 | 24>(
+    "Months",
+    [
+      [6, "6 months"],
+      [12, "12 months"],
+      [24, "24 months"],
+    ],
+    12,
+  );
   const q = useQuery({
     ...trpc.analytics.sellThrough.queryOptions({ months }),
     placeholderData: keepPreviousData,
@@ -708,18 +730,7 @@ function SellThrough({ canExport }: { canExport: boolean }) {
       how="Of the units received in each month, the share sold since: received − still on hand (first in, first out) ÷ received. Open a month for the products received in it."
       exportHref={exportHref(canExport, "sell_through", `months=${months}`)}
       query={q}
-      control={
-        <Choice
-          label="Months"
-          value={months}
-          onChange={setMonths}
-          options={[
-            { value: 6, label: "6 months" },
-            { value: 12, label: "12 months" },
-            { value: 24, label: "24 months" },
-          ]}
-        />
-      }
+      control={monthsChoice}
     >
       <ChartFrame
         testId="sell-through-chart"
@@ -814,13 +825,26 @@ function AbcXyz({
 
 function LostSales({ canExport }: { canExport: boolean }) {
   const trpc = useTRPC();
-  const [days, setDays] = useState<90 | 365>(90);
-  const [dim, setDim] = useState<"category" | "vendor">("category");
+  const [days, daysChoice] = useChoice<90 | 365>(
+    "Window",
+    [
+      [90, "90 days"],
+      [365, "365 days"],
+    ],
+    90,
+  );
+  const [dim, dimChoice] = useChoice<"category" | "vendor">(
+    "By",
+    [
+      ["category", "Categories"],
+      ["vendor", "Vendors"],
+    ],
+    "category",
+  );
   const q = useQuery({
     ...trpc.analytics.lostSales.queryOptions({ days, dim }),
     placeholderData: keepPreviousData,
   });
-  const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
     <AnalyticsCard
@@ -831,24 +855,8 @@ function LostSales({ canExport }: { canExport: boolean }) {
       query={q}
       control={
         <div className="flex flex-wrap gap-3">
-          <Choice
-            label="Window"
-            value={days}
-            onChange={setDays}
-            options={[
-              { value: 90, label: "90 days" },
-              { value: 365, label: "365 days" },
-            ]}
-          />
-          <Choice
-            label="By"
-            value={dim}
-            onChange={setDim}
-            options={[
-              { value: "category", label: "Categories" },
-              { value: "vendor", label: "Vendors" },
-            ]}
-          />
+          {daysChoice}
+          {dimChoice}
         </div>
       }
     >
@@ -862,32 +870,15 @@ function LostSales({ canExport }: { canExport: boolean }) {
         </p>
       ) : (
         <div className="max-h-80 overflow-y-auto">
-          <Table stackOnPhone>
-            <TableHeader>
-              <TableRow>
-                <TableHead>{dim === "category" ? "Category" : "Vendor"}</TableHead>
-                <TableHead>Lost revenue</TableHead>
-                <TableHead>Days out</TableHead>
-                <TableHead>Products</TableHead>
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {rows.map((r) => (
-                <TableRow key={r.id}>
-                  <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
-                  <TableCell data-label="Lost revenue" className="tabular-nums">
-                    {formatMoneyShort(r.lost_revenue)}
-                  </TableCell>
-                  <TableCell data-label="Days out" className="tabular-nums">
-                    {formatNumber(r.out_of_stock_days)}
-                  </TableCell>
-                  <TableCell data-label="Products" className="tabular-nums">
-                    {formatNumber(r.products)}
-                  </TableCell>
-                </TableRow>
-              ))}
-            </TableBody>
-          </Table>
+          <NamedRowsTable
+            nameHead={dim === "category" ? "Category" : "Vendor"}
+            rows={rows}
+            columns={[
+              ["Lost revenue", (r) => formatMoneyShort(r.lost_revenue)],
+              ["Days out", (r) => formatNumber(r.out_of_stock_days)],
+              ["Products", (r) => formatNumber(r.products)],
+            ]}
+          />
         </div>
       )}
     </AnalyticsCard>
