@@ -164,8 +164,8 @@ export function monthOfWeek(weekEnd: string): string {
 }
 
 /**
- * The tooltip of a chart over `rows`: `render` draws the hovered row (nothing when none is
- * hovered).
+ * The tooltip of a chart over `rows` (passed for the rows' type): `render` draws the hovered row,
+ * nothing when none is hovered; `cursor` as Recharts' own.
  */
 export function rowTooltip<T>(
   _rows: readonly T[],
