@@ -6,7 +6,6 @@
 
 import { PageHeader } from "@client/components/page-header.tsx";
 import { Button } from "@client/components/ui/button.tsx";
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
 import { Input } from "@client/components/ui/input.tsx";
 import { Skeleton } from "@client/components/ui/skeleton.tsx";
 import {
@@ -17,21 +16,27 @@ import {
   TableHeader,
   TableRow,
 } from "@client/components/ui/table.tsx";
-import { LoadError } from "@client/features/config/parts.tsx";
-import { NoData } from "@client/features/dashboard/dashboard-page.tsx";
+import { ChartCard } from "@client/features/charts/chart-card.tsx";
 import {
-  AXIS_TICK,
   CHART_COLORS,
   ChartFrame,
   ChartLegend,
+  chartBox,
+  gridLines,
+  LAST_YEAR,
+  monthOfWeek,
+  rowTooltip,
   TooltipBox,
   TooltipRow,
-} from "@client/features/products/charts.tsx";
+  weekAxis,
+  xAxis,
+  yAxis,
+} from "@client/features/charts/recharts.tsx";
+import { LoadError } from "@client/features/config/parts.tsx";
+import { NoData } from "@client/features/dashboard/dashboard-page.tsx";
 import {
-  dayMs,
   formatDay,
   formatMoneyShort,
-  formatMonth,
   formatNumber,
   formatPercent,
 } from "@client/features/products/format.ts";
@@ -41,11 +46,10 @@ import type { AnalyticsData, BreakdownDim } from "@shared/analytics.ts";
 import { keepPreviousData, type UseQueryResult, useQuery } from "@tanstack/react-query";
 import { useRouter } from "@tanstack/react-router";
 import { type ReactNode, useState } from "react";
-import { Bar, BarChart, CartesianGrid, ComposedChart, Line, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, ComposedChart, Line } from "recharts";
 import { ChangeText } from "./breakdown-table.tsx";
 import { PeriodPicker, type PeriodSearch, periodInputOf, periodQuery } from "./period-picker.tsx";
 
-const LAST_YEAR = "#94a3b8";
 const MARGIN = "#10b981";
 
 export function AnalyticsPage({
@@ -94,8 +98,8 @@ export function AnalyticsPage({
             <div className="grid gap-4 xl:grid-cols-2">
               <StockValue canExport={head.can_export} />
               <StockByCategory search={search} canExport={head.can_export} />
-              <Cover canExport={head.can_export} />
-              <Aging canExport={head.can_export} />
+              <Buckets chart="cover" canExport={head.can_export} />
+              <Buckets chart="aging" canExport={head.can_export} />
               <DeadStock canExport={head.can_export} />
               <SellThrough canExport={head.can_export} />
             </div>
@@ -115,58 +119,33 @@ export function AnalyticsPage({
   );
 }
 
-/** A chart's card: title, its control, the chart, how it is computed, and its CSV link. */
-function ChartCard({
+/** A chart's card on this page: named for tests, its note is how it is computed. */
+function AnalyticsCard({
   id,
-  title,
   how,
-  control,
-  exportHref,
-  query,
-  children,
-  className,
+  ...card
 }: {
   id: string;
   title: string;
   how: string;
   control?: ReactNode;
   exportHref: string | null;
-  query: UseQueryResult<unknown, { message: string }>;
+  query?: UseQueryResult<unknown, { message: string }>;
   children: ReactNode;
-  className?: string;
 }) {
   return (
-    <Card data-testid="analytics-chart" data-chart={id} className={cn("min-w-0", className)}>
-      <CardHeader>
-        <div className="flex flex-wrap items-start justify-between gap-2">
-          <CardTitle>{title}</CardTitle>
-          {exportHref && (
-            <Button asChild size="sm" variant="outline">
-              <a href={exportHref} download data-testid="export-csv">
-                CSV
-              </a>
-            </Button>
-          )}
-        </div>
-        <CardDescription data-testid="chart-how">{how}</CardDescription>
-        {control}
-      </CardHeader>
-      <CardContent className={cn(query.isPlaceholderData && "opacity-60")}>
-        {query.isError ? (
-          <LoadError
-            message={query.error?.message ?? "Could not load"}
-            onRetry={() => void query.refetch()}
-          />
-        ) : query.data === undefined ? (
-          <Skeleton className="h-48 w-full" />
-        ) : (
-          children
-        )}
-      </CardContent>
-    </Card>
+    <ChartCard
+      testId="analytics-chart"
+      chartId={id}
+      noteTestId="chart-how"
+      className="min-w-0"
+      note={how}
+      {...card}
+    />
   );
 }
 
+/** One of a few values, as a row of toggle buttons; `options` are [value, label] pairs. */
 function Choice<T extends string | number>({
   label,
   value,
@@ -175,29 +154,39 @@ function Choice<T extends string | number>({
 }: {
   label: string;
   value: T;
-  options: { value: T; label: string }[];
+  options: readonly (readonly [T, string])[];
   onChange: (v: T) => void;
 }) {
   return (
     <fieldset className="flex flex-wrap items-center gap-1" aria-label={label}>
-      {options.map((o) => (
+      {options.map(([v, text]) => (
         <button
-          key={String(o.value)}
+          key={String(v)}
           type="button"
-          aria-pressed={value === o.value}
-          onClick={() => onChange(o.value)}
+          aria-pressed={value === v}
+          onClick={() => onChange(v)}
           className={cn(
             "rounded-md border px-2 py-0.5 text-xs",
-            value === o.value
+            value === v
               ? "border-primary bg-primary text-primary-foreground"
               : "text-muted-foreground hover:bg-muted",
           )}
         >
-          {o.label}
+          {text}
         </button>
       ))}
     </fieldset>
   );
+}
+
+/** A chart's choice: its value (starting at `initial`) and its control. */
+function useChoice<T extends string | number>(
+  label: string,
+  options: readonly (readonly [T, string])[],
+  initial: NoInfer<T>,
+): [T, ReactNode] {
+  const [value, setValue] = useState<T>(initial);
+  return [value, <Choice key={label} label={label} value={value} onChange={setValue} options={options} />];
 }
 
 const exportHref = (can: boolean, chart: string, extra: string) =>
@@ -224,6 +213,48 @@ function useLink() {
     );
 }
 
+/**
+ * A table of named rows (the name opening its products where it can) and their figures; on a
+ * phone each row is a card, each figure labelled by its column.
+ */
+function NamedRowsTable<R extends { id: string | number; name: string; href: string | null }>({
+  nameHead,
+  rows,
+  columns,
+  rowTestId,
+}: {
+  nameHead: string;
+  rows: R[];
+  columns: [head: string, cell: (row: R) => ReactNode][];
+  rowTestId?: string;
+}) {
+  const link = useLink();
+  return (
+    <Table stackOnPhone>
+      <TableHeader>
+        <TableRow>
+          <TableHead>{nameHead}</TableHead>
+          {columns.map(([head]) => (
+            <TableHead key={head}>{head}</TableHead>
+          ))}
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {rows.map((r) => (
+          <TableRow key={r.id} data-testid={rowTestId}>
+            <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
+            {columns.map(([head, cell]) => (
+              <TableCell key={head} data-label={head} className="tabular-nums">
+                {cell(r)}
+              </TableCell>
+            ))}
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 
 function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: boolean }) {
@@ -232,29 +263,26 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
     ...trpc.analytics.salesTrend.queryOptions(periodInputOf(search)),
     placeholderData: keepPreviousData,
   });
-  const [measure, setMeasure] = useState<"revenue" | "units" | "gross_margin">("revenue");
+  const [measure, measureChoice] = useChoice<"revenue" | "units" | "gross_margin">(
+    "Measure",
+    [
+      ["revenue", "Revenue"],
+      ["units", "Units"],
+      ["gross_margin", "Margin"],
+    ],
+    "revenue",
+  );
   const rows = q.data?.rows ?? [];
   const ly = `ly_${measure}` as const;
   const fmt = (v: number) => (measure === "units" ? formatNumber(v) : formatMoneyShort(v));
   return (
-    <ChartCard
+    <AnalyticsCard
       id="sales_trend"
       title="Weekly sales, this year against last"
       how="Σ of the stored daily sales per week ending on the period's last day; last year = the same weeks 52 weeks earlier. Margin = revenue − units × cost price."
       exportHref={exportHref(canExport, "sales_trend", periodQuery(search))}
       query={q}
-      control={
-        <Choice
-          label="Measure"
-          value={measure}
-          onChange={setMeasure}
-          options={[
-            { value: "revenue", label: "Revenue" },
-            { value: "units", label: "Units" },
-            { value: "gross_margin", label: "Margin" },
-          ]}
-        />
-      }
+      control={measureChoice}
     >
       <ChartFrame
         testId="sales-trend-chart"
@@ -272,41 +300,18 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
             { label: "Last year", color: LAST_YEAR, dash: "2 2" },
           ]}
         />
-        <ComposedChart
-          responsive
-          style={{ width: "100%", height: 240 }}
-          data={rows}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-        >
-          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis
-            dataKey="week_end"
-            tick={AXIS_TICK}
-            tickLine={false}
-            tickFormatter={(w: string) => formatDay(w).replace(/, \d{4}$/, "")}
-            minTickGap={24}
-          />
-          <YAxis
-            tick={AXIS_TICK}
-            tickLine={false}
-            axisLine={false}
-            width={56}
-            tickFormatter={(v: number) => fmt(v)}
-          />
-          <Tooltip
-            content={({ active, payload }) => {
-              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
-              if (!p) return null;
-              return (
-                <TooltipBox
-                  title={`Week ending ${formatDay(p.week_end)}${p.days < 7 ? ` (${p.days} days)` : ""}`}
-                >
-                  <TooltipRow color={CHART_COLORS.sales} label="This year" value={fmt(p[measure])} />
-                  <TooltipRow color={LAST_YEAR} label="Last year" value={fmt(p[ly])} />
-                </TooltipBox>
-              );
-            }}
-          />
+        <ComposedChart {...chartBox(rows, 240)}>
+          {gridLines()}
+          {weekAxis((w) => formatDay(w).replace(/, \d{4}$/, ""), 24)}
+          {yAxis({ width: 56, tickFormat: fmt })}
+          {rowTooltip(rows, (p) => (
+            <TooltipBox
+              title={`Week ending ${formatDay(p.week_end)}${p.days < 7 ? ` (${p.days} days)` : ""}`}
+            >
+              <TooltipRow color={CHART_COLORS.sales} label="This year" value={fmt(p[measure])} />
+              <TooltipRow color={LAST_YEAR} label="Last year" value={fmt(p[ly])} />
+            </TooltipBox>
+          ))}
           <Bar
             dataKey={measure}
             fill={measure === "gross_margin" ? MARGIN : CHART_COLORS.sales}
@@ -322,74 +327,61 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
           />
         </ComposedChart>
       </ChartFrame>
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
 function Movers({ search, canExport }: { search: PeriodSearch; canExport: boolean }) {
   const trpc = useTRPC();
-  const [dim, setDim] = useState<BreakdownDim>("category");
+  const [dim, dimChoice] = useChoice<BreakdownDim>(
+    "By",
+    [
+      ["category", "Categories"],
+      ["brand", "Brands"],
+      ["vendor", "Vendors"],
+    ],
+    "category",
+  );
   const input = { ...periodInputOf(search), dim };
   const q = useQuery({ ...trpc.analytics.movers.queryOptions(input), placeholderData: keepPreviousData });
-  const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
-    <ChartCard
+    <AnalyticsCard
       id="movers"
       title="Top movers"
       how="The 10 whose sales rose most and the 10 whose sales fell most against the comparison period, in money."
       exportHref={exportHref(canExport, "movers", `${periodQuery(search)}&dim=${dim}`)}
       query={q}
-      control={
-        <Choice
-          label="By"
-          value={dim}
-          onChange={setDim}
-          options={[
-            { value: "category", label: "Categories" },
-            { value: "brand", label: "Brands" },
-            { value: "vendor", label: "Vendors" },
-          ]}
-        />
-      }
+      control={dimChoice}
     >
       {rows.length === 0 ? (
         <p className="py-8 text-center text-sm text-muted-foreground">
           No change in sales between the two periods.
         </p>
       ) : (
-        <Table stackOnPhone>
-          <TableHeader>
-            <TableRow>
-              <TableHead>Name</TableHead>
-              <TableHead>Sales</TableHead>
-              <TableHead>Compared with</TableHead>
-              <TableHead>Change</TableHead>
-            </TableRow>
-          </TableHeader>
-          <TableBody>
-            {rows.map((r) => (
-              <TableRow key={r.id} data-testid="mover">
-                <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
-                <TableCell data-label="Sales" className="tabular-nums">
-                  {formatMoneyShort(r.revenue)}
-                </TableCell>
-                <TableCell data-label="Compared with" className="tabular-nums">
-                  {formatMoneyShort(r.comparison_revenue)}
-                </TableCell>
-                <TableCell data-label="Change" className="tabular-nums">
+        <NamedRowsTable
+          nameHead="Name"
+          rows={rows}
+          rowTestId="mover"
+          columns={[
+            ["Sales", (r) => formatMoneyShort(r.revenue)],
+            ["Compared with", (r) => formatMoneyShort(r.comparison_revenue)],
+            [
+              "Change",
+              (r) => (
+                <>
                   <span className={r.delta > 0 ? "text-emerald-700" : "text-red-700"}>
                     {r.delta > 0 ? "+" : ""}
                     {formatMoneyShort(r.delta)}
                   </span>{" "}
                   <ChangeText change={r.change} comparison={r.comparison_revenue} />
-                </TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
+                </>
+              ),
+            ],
+          ]}
+        />
       )}
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -406,8 +398,23 @@ const SERIES_COLORS = [
 
 function StockValue({ canExport }: { canExport: boolean }) {
   const trpc = useTRPC();
-  const [weeks, setWeeks] = useState<13 | 26 | 52>(52);
-  const [split, setSplit] = useState<"total" | "category">("total");
+  const [weeks, weeksChoice] = useChoice<13 | 26 | 52>(
+    "Weeks",
+    [
+      [13, "13 weeks"],
+      [26, "26 weeks"],
+      [52, "52 weeks"],
+    ],
+    52,
+  );
+  const [split, splitChoice] = useChoice<"total" | "category">(
+    "Split",
+    [
+      ["total", "Total"],
+      ["category", "By category"],
+    ],
+    "total",
+  );
   const total = useQuery({
     ...trpc.analytics.stockValue.queryOptions({ weeks }),
     placeholderData: keepPreviousData,
@@ -434,7 +441,7 @@ function StockValue({ canExport }: { canExport: boolean }) {
   })();
   const link = useLink();
   return (
-    <ChartCard
+    <AnalyticsCard
       id="stock_value"
       title="Stock value over time"
       how="Σ reconstructed closing stock × cost price at each week's end (merchandise); by category: per top-level product category (each product once), the 8 largest today."
@@ -446,25 +453,8 @@ function StockValue({ canExport }: { canExport: boolean }) {
       query={q}
       control={
         <div className="flex flex-wrap gap-3">
-          <Choice
-            label="Weeks"
-            value={weeks}
-            onChange={setWeeks}
-            options={[
-              { value: 13, label: "13 weeks" },
-              { value: 26, label: "26 weeks" },
-              { value: 52, label: "52 weeks" },
-            ]}
-          />
-          <Choice
-            label="Split"
-            value={split}
-            onChange={setSplit}
-            options={[
-              { value: "total", label: "Total" },
-              { value: "category", label: "By category" },
-            ]}
-          />
+          {weeksChoice}
+          {splitChoice}
         </div>
       }
     >
@@ -475,42 +465,20 @@ function StockValue({ canExport }: { canExport: boolean }) {
           height={220}
           empty={rows.length ? undefined : "No stock history yet."}
         >
-          <ComposedChart
-            responsive
-            style={{ width: "100%", height: 220 }}
-            data={rows}
-            margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-          >
-            <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-            <XAxis
-              dataKey="week_end"
-              tick={AXIS_TICK}
-              tickLine={false}
-              tickFormatter={(w: string) => formatMonth(dayMs(w))}
-              minTickGap={28}
-            />
-            <YAxis
-              tick={AXIS_TICK}
-              tickLine={false}
-              axisLine={false}
-              width={56}
-              tickFormatter={(v: number) => formatMoneyShort(v)}
-            />
-            <Tooltip
-              content={({ active, payload }) => {
-                const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
-                return p ? (
-                  <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
-                    <TooltipRow
-                      color={CHART_COLORS.stock}
-                      label="At cost"
-                      value={formatMoneyShort(p.value_cost)}
-                    />
-                    <TooltipRow color={CHART_COLORS.stock} label="Units" value={formatNumber(p.units)} />
-                  </TooltipBox>
-                ) : null;
-              }}
-            />
+          <ComposedChart {...chartBox(rows, 220)}>
+            {gridLines()}
+            {weekAxis(monthOfWeek, 28)}
+            {yAxis({ width: 56, tickFormat: formatMoneyShort })}
+            {rowTooltip(rows, (p) => (
+              <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
+                <TooltipRow
+                  color={CHART_COLORS.stock}
+                  label="At cost"
+                  value={formatMoneyShort(p.value_cost)}
+                />
+                <TooltipRow color={CHART_COLORS.stock} label="Units" value={formatNumber(p.units)} />
+              </TooltipBox>
+            ))}
             <Line
               dataKey="value_cost"
               stroke={CHART_COLORS.stock}
@@ -527,46 +495,22 @@ function StockValue({ canExport }: { canExport: boolean }) {
           height={220}
           empty={series.length ? undefined : "No product category holds stock."}
         >
-          <ComposedChart
-            responsive
-            style={{ width: "100%", height: 220 }}
-            data={merged}
-            margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-          >
-            <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-            <XAxis
-              dataKey="week_end"
-              tick={AXIS_TICK}
-              tickLine={false}
-              tickFormatter={(w: string) => formatMonth(dayMs(w))}
-              minTickGap={28}
-            />
-            <YAxis
-              tick={AXIS_TICK}
-              tickLine={false}
-              axisLine={false}
-              width={56}
-              tickFormatter={(v: number) => formatMoneyShort(v)}
-            />
-            <Tooltip
-              content={({ active, payload }) => {
-                const p = active
-                  ? (payload?.[0]?.payload as Record<string, number | string> | undefined)
-                  : undefined;
-                return p ? (
-                  <TooltipBox title={`Week ending ${formatDay(String(p.week_end))}`}>
-                    {series.map((s, i) => (
-                      <TooltipRow
-                        key={s.id}
-                        color={SERIES_COLORS[i % SERIES_COLORS.length]!}
-                        label={s.name}
-                        value={formatMoneyShort(Number(p[`c${s.id}`] ?? 0))}
-                      />
-                    ))}
-                  </TooltipBox>
-                ) : null;
-              }}
-            />
+          <ComposedChart {...chartBox(merged, 220)}>
+            {gridLines()}
+            {weekAxis(monthOfWeek, 28)}
+            {yAxis({ width: 56, tickFormat: formatMoneyShort })}
+            {rowTooltip(merged, (p) => (
+              <TooltipBox title={`Week ending ${formatDay(String(p.week_end))}`}>
+                {series.map((s, i) => (
+                  <TooltipRow
+                    key={s.id}
+                    color={SERIES_COLORS[i % SERIES_COLORS.length]!}
+                    label={s.name}
+                    value={formatMoneyShort(Number(p[`c${s.id}`] ?? 0))}
+                  />
+                ))}
+              </TooltipBox>
+            ))}
             {series.map((s, i) => (
               <Line
                 key={s.id}
@@ -591,7 +535,7 @@ function StockValue({ canExport }: { canExport: boolean }) {
           </div>
         </ChartFrame>
       )}
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -601,10 +545,9 @@ function StockByCategory({ search, canExport }: { search: PeriodSearch; canExpor
     ...trpc.analytics.stockByCategory.queryOptions(periodInputOf(search)),
     placeholderData: keepPreviousData,
   });
-  const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
-    <ChartCard
+    <AnalyticsCard
       id="stock_by_category"
       title="Stock and turnover by category"
       how="Today's stock value at cost per top-level category (rolled up); turnover = the period's cost of goods sold × 365 ÷ its days ÷ that stock value. The period is the Sales period above."
@@ -615,39 +558,26 @@ function StockByCategory({ search, canExport }: { search: PeriodSearch; canExpor
         <p className="py-8 text-center text-sm text-muted-foreground">No product categories.</p>
       ) : (
         <div className="max-h-80 overflow-y-auto">
-          <Table stackOnPhone>
-            <TableHeader>
-              <TableRow>
-                <TableHead>Category</TableHead>
-                <TableHead>Stock at cost</TableHead>
-                <TableHead>Cost of sales</TableHead>
-                <TableHead>Turnover</TableHead>
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {rows.map((r) => (
-                <TableRow key={r.id}>
-                  <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
-                  <TableCell data-label="Stock at cost" className="tabular-nums">
-                    {formatMoneyShort(r.stock_value)}
-                  </TableCell>
-                  <TableCell data-label="Cost of sales" className="tabular-nums">
-                    {formatMoneyShort(r.cogs)}
-                  </TableCell>
-                  <TableCell data-label="Turnover" className="tabular-nums">
-                    {r.turnover === null ? (
-                      <span title="No stock at cost">—</span>
-                    ) : (
-                      `${formatNumber(r.turnover, 2)}×`
-                    )}
-                  </TableCell>
-                </TableRow>
-              ))}
-            </TableBody>
-          </Table>
+          <NamedRowsTable
+            nameHead="Category"
+            rows={rows}
+            columns={[
+              ["Stock at cost", (r) => formatMoneyShort(r.stock_value)],
+              ["Cost of sales", (r) => formatMoneyShort(r.cogs)],
+              [
+                "Turnover",
+                (r) =>
+                  r.turnover === null ? (
+                    <span title="No stock at cost">—</span>
+                  ) : (
+                    `${formatNumber(r.turnover, 2)}×`
+                  ),
+              ],
+            ]}
+          />
         </div>
       )}
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -669,41 +599,17 @@ function BucketChart({
         height={200}
         empty={rows.every((r) => r.products === 0) ? empty : undefined}
       >
-        <BarChart
-          responsive
-          style={{ width: "100%", height: 200 }}
-          data={rows}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-        >
-          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis
-            dataKey="label"
-            tick={AXIS_TICK}
-            tickLine={false}
-            interval={0}
-            angle={-20}
-            textAnchor="end"
-            height={44}
-          />
-          <YAxis
-            tick={AXIS_TICK}
-            tickLine={false}
-            axisLine={false}
-            width={56}
-            tickFormatter={(v: number) => formatMoneyShort(v)}
-          />
-          <Tooltip
-            content={({ active, payload }) => {
-              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
-              return p ? (
-                <TooltipBox title={p.label}>
-                  <TooltipRow color={CHART_COLORS.sales} label="At cost" value={formatMoneyShort(p.value)} />
-                  <TooltipRow color={CHART_COLORS.sales} label="Units" value={formatNumber(p.units)} />
-                  <TooltipRow color={CHART_COLORS.sales} label="Products" value={formatNumber(p.products)} />
-                </TooltipBox>
-              ) : null;
-            }}
-          />
+        <BarChart {...chartBox(rows, 200)}>
+          {gridLines()}
+          {xAxis({ dataKey: "label", interval: 0, angle: -20, textAnchor: "end", height: 44 })}
+          {yAxis({ width: 56, tickFormat: formatMoneyShort })}
+          {rowTooltip(rows, (p) => (
+            <TooltipBox title={p.label}>
+              <TooltipRow color={CHART_COLORS.sales} label="At cost" value={formatMoneyShort(p.value)} />
+              <TooltipRow color={CHART_COLORS.sales} label="Units" value={formatNumber(p.units)} />
+              <TooltipRow color={CHART_COLORS.sales} label="Products" value={formatNumber(p.products)} />
+            </TooltipBox>
+          ))}
           <Bar dataKey="value" fill={CHART_COLORS.sales} isAnimationActive={false} />
         </BarChart>
       </ChartFrame>
@@ -718,35 +624,28 @@ function BucketChart({
   );
 }
 
-function Cover({ canExport }: { canExport: boolean }) {
-  const trpc = useTRPC();
-  const q = useQuery(trpc.analytics.cover.queryOptions());
-  return (
-    <ChartCard
-      id="cover"
-      title="Days of cover"
-      how="Today's products by on hand ÷ their demand rate (docs/metrics.md §6), with their stock value at cost; discontinued products left out. Open a bucket for its products."
-      exportHref={exportHref(canExport, "cover", "")}
-      query={q}
-    >
-      <BucketChart testId="cover-chart" rows={q.data?.rows ?? []} empty="No products." />
-    </ChartCard>
-  );
-}
+/** The bucket charts: their stock value at cost by bucket, each bucket opening its products. */
+const BUCKETS = {
+  cover: {
+    title: "Days of cover",
+    how: "Today's products by on hand ÷ their demand rate (docs/metrics.md §6), with their stock value at cost; discontinued products left out. Open a bucket for its products.",
+    empty: "No products.",
+  },
+  aging: {
+    title: "Stock aging",
+    how: "Stock on hand by days since the receipt it came in with, first in first out (today's stock is the newest receipts); stock no receipt explains dates from the first receipt or creation. Open a bucket for the products holding stock of that age.",
+    empty: "No stock on hand.",
+  },
+};
 
-function Aging({ canExport }: { canExport: boolean }) {
+function Buckets({ chart, canExport }: { chart: keyof typeof BUCKETS; canExport: boolean }) {
   const trpc = useTRPC();
-  const q = useQuery(trpc.analytics.aging.queryOptions());
+  const q = useQuery(trpc.analytics[chart].queryOptions());
+  const { title, how, empty } = BUCKETS[chart];
   return (
-    <ChartCard
-      id="aging"
-      title="Stock aging"
-      how="Stock on hand by days since the receipt it came in with, first in first out (today's stock is the newest receipts); stock no receipt explains dates from the first receipt or creation. Open a bucket for the products holding stock of that age."
-      exportHref={exportHref(canExport, "aging", "")}
-      query={q}
-    >
-      <BucketChart testId="aging-chart" rows={q.data?.rows ?? []} empty="No stock on hand." />
-    </ChartCard>
+    <AnalyticsCard id={chart} title={title} how={how} exportHref={exportHref(canExport, chart, "")} query={q}>
+      <BucketChart testId={`${chart}-chart`} rows={q.data?.rows ?? []} empty={empty} />
+    </AnalyticsCard>
   );
 }
 
@@ -761,7 +660,7 @@ function DeadStock({ canExport }: { canExport: boolean }) {
   const link = useLink();
   const row = q.data?.rows[0];
   return (
-    <ChartCard
+    <AnalyticsCard
       id="dead_stock"
       title="Dead stock"
       how="Products with stock on hand and no completed sale in the last N days (or never), with their stock value at cost."
@@ -803,13 +702,21 @@ function DeadStock({ canExport }: { canExport: boolean }) {
           </div>
         </div>
       )}
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
 function SellThrough({ canExport }: { canExport: boolean }) {
   const trpc = useTRPC();
-  const [months, setMonths] = useState<6 | 12 | 24>(12);
+  const [months, monthsChoice] = useChoice<6 | 12 | 24>(
+    "Months",
+    [
+      [6, "6 months"],
+      [12, "12 months"],
+      [24, "24 months"],
+    ],
+    12,
+  );
   const q = useQuery({
     ...trpc.analytics.sellThrough.queryOptions({ months }),
     placeholderData: keepPreviousData,
@@ -817,24 +724,13 @@ function SellThrough({ canExport }: { canExport: boolean }) {
   const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
-    <ChartCard
+    <AnalyticsCard
       id="sell_through"
       title="Sell-through by receipt month"
       how="Of the units received in each month, the share sold since: received − still on hand (first in, first out) ÷ received. Open a month for the products received in it."
       exportHref={exportHref(canExport, "sell_through", `months=${months}`)}
       query={q}
-      control={
-        <Choice
-          label="Months"
-          value={months}
-          onChange={setMonths}
-          options={[
-            { value: 6, label: "6 months" },
-            { value: 12, label: "12 months" },
-            { value: 24, label: "24 months" },
-          ]}
-        />
-      }
+      control={monthsChoice}
     >
       <ChartFrame
         testId="sell-through-chart"
@@ -842,38 +738,21 @@ function SellThrough({ canExport }: { canExport: boolean }) {
         height={200}
         empty={rows.length ? undefined : "No receipts in these months."}
       >
-        <BarChart
-          responsive
-          style={{ width: "100%", height: 200 }}
-          data={rows}
-          margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-        >
-          <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-          <XAxis dataKey="month" tick={AXIS_TICK} tickLine={false} />
-          <YAxis
-            tick={AXIS_TICK}
-            tickLine={false}
-            axisLine={false}
-            width={44}
-            domain={[0, 1]}
-            tickFormatter={(v: number) => formatPercent(v, 0)}
-          />
-          <Tooltip
-            content={({ active, payload }) => {
-              const p = active ? (payload?.[0]?.payload as (typeof rows)[number] | undefined) : undefined;
-              return p ? (
-                <TooltipBox title={p.month}>
-                  <TooltipRow
-                    color={CHART_COLORS.sales}
-                    label="Sell-through"
-                    value={formatPercent(p.sell_through)}
-                  />
-                  <TooltipRow color={CHART_COLORS.sales} label="Received" value={formatNumber(p.received)} />
-                  <TooltipRow color={CHART_COLORS.sales} label="Sold since" value={formatNumber(p.sold)} />
-                </TooltipBox>
-              ) : null;
-            }}
-          />
+        <BarChart {...chartBox(rows, 200)}>
+          {gridLines()}
+          {xAxis({ dataKey: "month" })}
+          {yAxis({ width: 44, tickFormat: (v) => formatPercent(v, 0), domain: [0, 1] })}
+          {rowTooltip(rows, (p) => (
+            <TooltipBox title={p.month}>
+              <TooltipRow
+                color={CHART_COLORS.sales}
+                label="Sell-through"
+                value={formatPercent(p.sell_through)}
+              />
+              <TooltipRow color={CHART_COLORS.sales} label="Received" value={formatNumber(p.received)} />
+              <TooltipRow color={CHART_COLORS.sales} label="Sold since" value={formatNumber(p.sold)} />
+            </TooltipBox>
+          ))}
           <Bar dataKey="sell_through" fill={CHART_COLORS.sales} isAnimationActive={false} />
         </BarChart>
       </ChartFrame>
@@ -884,7 +763,7 @@ function SellThrough({ canExport }: { canExport: boolean }) {
           </span>
         ))}
       </div>
-    </ChartCard>
+    </AnalyticsCard>
   );
 }
 
@@ -897,78 +776,78 @@ function AbcXyz({
   const cols = ["X", "Y", "Z", "none"];
   const cell = (abc: string, xyz: string) => data.rows.find((c) => c.abc === abc && c.xyz === xyz);
   return (
-    <Card data-testid="analytics-chart" data-chart="abc_xyz" className="min-w-0">
-      <CardHeader>
-        <div className="flex flex-wrap items-start justify-between gap-2">
-          <CardTitle>ABC × XYZ</CardTitle>
-          {data.can_export && (
-            <Button asChild size="sm" variant="outline">
-              <a href="/api/analytics/export?chart=abc_xyz" download data-testid="export-csv">
-                CSV
-              </a>
-            </Button>
-          )}
-        </div>
-        <CardDescription data-testid="chart-how">
-          Products and stock value at cost by ABC class (share of revenue) and XYZ class (variation of weekly
-          demand over in-stock weeks: X steady, Z erratic; docs/metrics.md §9). Today's classes.
-        </CardDescription>
-      </CardHeader>
-      <CardContent>
-        <table className="w-full table-fixed text-sm" data-testid="abc-xyz">
-          <thead>
-            <tr>
-              <th className="w-10" />
-              {cols.map((x) => (
-                <th key={x} className="pb-1 text-left text-xs font-medium text-muted-foreground">
-                  {x === "none" ? "No XYZ" : x}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {["A", "B", "C"].map((abc) => (
-              <tr key={abc}>
-                <th className="text-left font-semibold">{abc}</th>
-                {cols.map((xyz) => {
-                  const c = cell(abc, xyz);
-                  return (
-                    <td key={xyz} className="p-0.5" data-cell={`${abc}${xyz}`}>
-                      <div className="rounded-md border bg-muted/30 px-1.5 py-1">
-                        <div className="tabular-nums">
-                          {link(c?.href ?? null, formatNumber(c?.products ?? 0), "matrix-link")}
-                        </div>
-                        <div className="truncate text-xs text-muted-foreground tabular-nums">
-                          {formatMoneyShort(c?.value ?? 0)}
-                        </div>
-                      </div>
-                    </td>
-                  );
-                })}
-              </tr>
+    <AnalyticsCard
+      id="abc_xyz"
+      title="ABC × XYZ"
+      how="Products and stock value at cost by ABC class (share of revenue) and XYZ class (variation of weekly demand over in-stock weeks: X steady, Z erratic; docs/metrics.md §9). Today's classes."
+      exportHref={exportHref(data.can_export, "abc_xyz", "")}
+    >
+      <table className="w-full table-fixed text-sm" data-testid="abc-xyz">
+        <thead>
+          <tr>
+            <th className="w-10" />
+            {cols.map((x) => (
+              <th key={x} className="pb-1 text-left text-xs font-medium text-muted-foreground">
+                {x === "none" ? "No XYZ" : x}
+              </th>
             ))}
-          </tbody>
-        </table>
-        <p className="mt-2 text-xs text-muted-foreground">
-          "No XYZ": fewer than 4 in-stock weeks or no demand. A count opens those products.
-        </p>
-      </CardContent>
-    </Card>
+          </tr>
+        </thead>
+        <tbody>
+          {["A", "B", "C"].map((abc) => (
+            <tr key={abc}>
+              <th className="text-left font-semibold">{abc}</th>
+              {cols.map((xyz) => {
+                const c = cell(abc, xyz);
+                return (
+                  <td key={xyz} className="p-0.5" data-cell={`${abc}${xyz}`}>
+                    <div className="rounded-md border bg-muted/30 px-1.5 py-1">
+                      <div className="tabular-nums">
+                        {link(c?.href ?? null, formatNumber(c?.products ?? 0), "matrix-link")}
+                      </div>
+                      <div className="truncate text-xs text-muted-foreground tabular-nums">
+                        {formatMoneyShort(c?.value ?? 0)}
+                      </div>
+                    </div>
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="mt-2 text-xs text-muted-foreground">
+        "No XYZ": fewer than 4 in-stock weeks or no demand. A count opens those products.
+      </p>
+    </AnalyticsCard>
   );
 }
 
 function LostSales({ canExport }: { canExport: boolean }) {
   const trpc = useTRPC();
-  const [days, setDays] = useState<90 | 365>(90);
-  const [dim, setDim] = useState<"category" | "vendor">("category");
+  const [days, daysChoice] = useChoice<90 | 365>(
+    "Window",
+    [
+      [90, "90 days"],
+      [365, "365 days"],
+    ],
+    90,
+  );
+  const [dim, dimChoice] = useChoice<"category" | "vendor">(
+    "By",
+    [
+      ["category", "Categories"],
+      ["vendor", "Vendors"],
+    ],
+    "category",
+  );
   const q = useQuery({
     ...trpc.analytics.lostSales.queryOptions({ days, dim }),
     placeholderData: keepPreviousData,
   });
-  const link = useLink();
   const rows = q.data?.rows ?? [];
   return (
-    <ChartCard
+    <AnalyticsCard
       id="lost_sales"
       title="Lost sales"
       how="Per product: average daily units on in-stock days (last 90 days) × its days out of stock in the window × its price; summed per category (rolled up) or vendor."
@@ -976,24 +855,8 @@ function LostSales({ canExport }: { canExport: boolean }) {
       query={q}
       control={
         <div className="flex flex-wrap gap-3">
-          <Choice
-            label="Window"
-            value={days}
-            onChange={setDays}
-            options={[
-              { value: 90, label: "90 days" },
-              { value: 365, label: "365 days" },
-            ]}
-          />
-          <Choice
-            label="By"
-            value={dim}
-            onChange={setDim}
-            options={[
-              { value: "category", label: "Categories" },
-              { value: "vendor", label: "Vendors" },
-            ]}
-          />
+          {daysChoice}
+          {dimChoice}
         </div>
       }
     >
@@ -1007,34 +870,17 @@ function LostSales({ canExport }: { canExport: boolean }) {
         </p>
       ) : (
         <div className="max-h-80 overflow-y-auto">
-          <Table stackOnPhone>
-            <TableHeader>
-              <TableRow>
-                <TableHead>{dim === "category" ? "Category" : "Vendor"}</TableHead>
-                <TableHead>Lost revenue</TableHead>
-                <TableHead>Days out</TableHead>
-                <TableHead>Products</TableHead>
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {rows.map((r) => (
-                <TableRow key={r.id}>
-                  <TableCell data-primary="">{link(r.href, r.name)}</TableCell>
-                  <TableCell data-label="Lost revenue" className="tabular-nums">
-                    {formatMoneyShort(r.lost_revenue)}
-                  </TableCell>
-                  <TableCell data-label="Days out" className="tabular-nums">
-                    {formatNumber(r.out_of_stock_days)}
-                  </TableCell>
-                  <TableCell data-label="Products" className="tabular-nums">
-                    {formatNumber(r.products)}
-                  </TableCell>
-                </TableRow>
-              ))}
-            </TableBody>
-          </Table>
+          <NamedRowsTable
+            nameHead={dim === "category" ? "Category" : "Vendor"}
+            rows={rows}
+            columns={[
+              ["Lost revenue", (r) => formatMoneyShort(r.lost_revenue)],
+              ["Days out", (r) => formatNumber(r.out_of_stock_days)],
+              ["Products", (r) => formatNumber(r.products)],
+            ]}
+          />
         </div>
       )}
-    </ChartCard>
+    </AnalyticsCard>
   );
 }

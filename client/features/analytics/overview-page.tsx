@@ -2,13 +2,12 @@
 // against the previous period or last year, and breakdowns by category (tree), brand and vendor
 // with their change and a 12-week sparkline; each row opens the filtered Products page; each table
 // downloads as CSV for those allowed. One query: analytics.overview.
-import { PageHeader } from "@client/components/page-header.tsx";
 import { Skeleton } from "@client/components/ui/skeleton.tsx";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@client/components/ui/tabs.tsx";
 import { LoadError } from "@client/features/config/parts.tsx";
 import { NoData } from "@client/features/dashboard/dashboard-page.tsx";
-import { formatAsOf } from "@client/features/dashboard/format.ts";
-import { DASH, formatMoneyShort, formatNumber, formatPercent } from "@client/features/products/format.ts";
+import { AsOfHeader, formatKpi, KpiCard, KpiChange } from "@client/features/dashboard/kpi.tsx";
+import { DASH } from "@client/features/products/format.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { cn } from "@client/lib/utils.ts";
 import {
@@ -20,7 +19,6 @@ import {
   PERIOD_LABELS,
 } from "@shared/analytics.ts";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
-import { ArrowDownRightIcon, ArrowUpRightIcon, MinusIcon } from "lucide-react";
 import { BreakdownTable } from "./breakdown-table.tsx";
 import { PeriodPicker, type PeriodSearch, periodInputOf, periodQuery } from "./period-picker.tsx";
 
@@ -45,16 +43,7 @@ export function OverviewPage({
   const tab = search.tab ?? "category";
   return (
     <div className="space-y-6" data-testid="overview-page">
-      <PageHeader
-        title="Overview"
-        description={
-          data?.data.as_of ? (
-            <span data-testid="as-of">as of {formatAsOf(data.data.as_of)}</span>
-          ) : data ? null : (
-            <Skeleton className="h-4 w-40" />
-          )
-        }
-      />
+      <AsOfHeader title="Overview" asOf={data?.data.as_of} loading={!data} />
       {data && !data.has_data ? (
         <NoData href={data.data_management_href} />
       ) : (
@@ -134,23 +123,7 @@ function PeriodLine({ data }: { data: OverviewSummary }) {
   );
 }
 
-function formatKpi(kpi: OverviewKpi, value: number | null): string {
-  if (value == null) return DASH;
-  switch (kpi.unit) {
-    case "money":
-      return formatMoneyShort(value);
-    case "percent":
-      return formatPercent(value);
-    case "ratio":
-      return `${formatNumber(value, 2)}×`;
-    case "days":
-      return `${formatNumber(Math.round(value))} days`;
-    default:
-      return formatNumber(value);
-  }
-}
-
-function KpiChange({ kpi }: { kpi: OverviewKpi }) {
+function Change({ kpi }: { kpi: OverviewKpi }) {
   const { current, comparison } = kpi;
   if (current == null || comparison == null) {
     return (
@@ -159,34 +132,21 @@ function KpiChange({ kpi }: { kpi: OverviewKpi }) {
       </span>
     );
   }
-  const diff = current - comparison;
-  const text =
-    kpi.unit === "percent"
-      ? `${diff >= 0 ? "+" : ""}${(diff * 100).toFixed(1)} pts`
-      : comparison === 0
-        ? diff === 0
-          ? "0%"
-          : "new"
-        : `${diff >= 0 ? "+" : ""}${((diff / Math.abs(comparison)) * 100).toFixed(1)}%`;
-  const good = diff === 0 ? null : diff > 0 === (kpi.better === "up");
-  const Icon = diff === 0 ? MinusIcon : diff > 0 ? ArrowUpRightIcon : ArrowDownRightIcon;
   return (
-    <span
-      className={cn(
-        "flex flex-wrap items-center gap-x-0.5 text-xs",
-        good === null
-          ? "text-muted-foreground"
-          : good
-            ? "text-emerald-700 dark:text-emerald-400"
-            : "text-red-700 dark:text-red-400",
-      )}
-      data-testid="kpi-change"
+    <KpiChange
+      kpi={kpi}
+      current={current}
+      base={comparison}
+      className="flex flex-wrap items-center gap-x-0.5 text-xs"
       title={`Compared with ${formatKpi(kpi, comparison)}`}
     >
-      <Icon className="size-3.5" aria-hidden />
-      <span className="whitespace-nowrap">{text}</span>
-      <span className="whitespace-nowrap text-muted-foreground">(was {formatKpi(kpi, comparison)})</span>
-    </span>
+      {(text) => (
+        <>
+          <span className="whitespace-nowrap">{text}</span>
+          <span className="whitespace-nowrap text-muted-foreground">(was {formatKpi(kpi, comparison)})</span>
+        </>
+      )}
+    </KpiChange>
   );
 }
 
@@ -194,27 +154,16 @@ function Kpis({ data }: { data: OverviewSummary }) {
   return (
     <section aria-label="Key figures" className="grid grid-cols-2 gap-3 lg:grid-cols-4 xl:grid-cols-6">
       {data.kpis.map((kpi) => (
-        <div
-          key={kpi.key}
-          className="rounded-xl border bg-card p-4 shadow-xs"
-          data-testid="kpi"
-          data-key={kpi.key}
-        >
-          <div className="text-sm text-muted-foreground" title={kpi.how}>
-            {kpi.label}
-          </div>
-          <div className="mt-1 text-xl font-semibold tabular-nums sm:text-2xl" data-testid="kpi-value">
-            {formatKpi(kpi, kpi.current)}
-          </div>
+        <KpiCard key={kpi.key} kpi={kpi} valueClassName="mt-1 text-xl font-semibold tabular-nums sm:text-2xl">
           {kpi.current == null && kpi.blank_reason && (
             <div className="text-xs text-muted-foreground" data-testid="kpi-blank">
               {kpi.blank_reason}
             </div>
           )}
           <div className="mt-1">
-            <KpiChange kpi={kpi} />
+            <Change kpi={kpi} />
           </div>
-        </div>
+        </KpiCard>
       ))}
       <p className="col-span-2 text-xs text-muted-foreground lg:col-span-4 xl:col-span-6">
         Hover a figure's name for how it is computed (docs/metrics.md §18).

@@ -3,38 +3,25 @@
 
 import { formatMoneyCompact } from "@client/features/aggregates/top-chart.tsx";
 import {
-  AXIS_TICK,
   CHART_COLORS,
   ChartFrame,
   ChartLegend,
+  chartBox,
+  gridLines,
+  LAST_YEAR,
+  monthOfWeek,
+  rowTooltip,
   TooltipBox,
   TooltipRow,
-} from "@client/features/products/charts.tsx";
-import {
-  dayMs,
-  formatDay,
-  formatMoneyShort,
-  formatMonth,
-  formatNumber,
-  formatUnits,
-} from "@client/features/products/format.ts";
+  weekAxis,
+  xAxis,
+  yAxis,
+} from "@client/features/charts/recharts.tsx";
+import { formatDay, formatMoneyShort, formatNumber, formatUnits } from "@client/features/products/format.ts";
 import type { StatusValue, StockValuePoint, WeeklySalesPoint } from "@shared/dashboard.ts";
 import { type ProductStatus, STATUS_LABELS } from "@shared/metrics.ts";
-import {
-  Area,
-  AreaChart,
-  Bar,
-  BarChart,
-  CartesianGrid,
-  Cell,
-  ComposedChart,
-  Line,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from "recharts";
+import { Area, AreaChart, Bar, BarChart, Cell, ComposedChart, Line } from "recharts";
 
-const LAST_YEAR = "#94a3b8";
 const STATUS_COLORS: Record<string, string> = {
   critical: "#dc2626",
   reorder: "#f59e0b",
@@ -68,58 +55,30 @@ export function SalesChart({ points }: { points: WeeklySalesPoint[] }) {
           ...(hasForecast ? [{ label: "Forecast", color: CHART_COLORS.forecast, dash: "5 3" }] : []),
         ]}
       />
-      <ComposedChart
-        responsive
-        style={{ width: "100%", height }}
-        data={points}
-        margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-      >
-        <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-        <XAxis
-          dataKey="week_end"
-          tick={AXIS_TICK}
-          tickLine={false}
-          axisLine={{ stroke: CHART_COLORS.grid }}
-          tickFormatter={(w: string) => formatMonth(dayMs(w))}
-          minTickGap={28}
-        />
-        <YAxis
-          tick={AXIS_TICK}
-          tickLine={false}
-          axisLine={false}
-          width={48}
-          tickFormatter={(v: number) => formatNumber(v, 0)}
-        />
-        <Tooltip
-          content={({ active, payload }) => {
-            const p = active ? (payload?.[0]?.payload as WeeklySalesPoint | undefined) : undefined;
-            if (!p) return null;
-            return (
-              <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
-                {p.units != null && (
-                  <TooltipRow color={CHART_COLORS.sales} label="Sold" value={formatUnits(p.units)} />
-                )}
-                {p.revenue != null && (
-                  <TooltipRow
-                    color={CHART_COLORS.sales}
-                    label="Revenue"
-                    value={formatMoneyShort(p.revenue)}
-                  />
-                )}
-                {p.last_year_units != null && (
-                  <TooltipRow color={LAST_YEAR} label="Last year" value={formatUnits(p.last_year_units)} />
-                )}
-                {p.forecast_units != null && (
-                  <TooltipRow
-                    color={CHART_COLORS.forecast}
-                    label="Forecast"
-                    value={formatUnits(p.forecast_units)}
-                  />
-                )}
-              </TooltipBox>
-            );
-          }}
-        />
+      <ComposedChart {...chartBox(points, height)}>
+        {gridLines()}
+        {weekAxis(monthOfWeek, 28, true)}
+        {yAxis({ width: 48, tickFormat: (v) => formatNumber(v, 0) })}
+        {rowTooltip(points, (p) => (
+          <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
+            {p.units != null && (
+              <TooltipRow color={CHART_COLORS.sales} label="Sold" value={formatUnits(p.units)} />
+            )}
+            {p.revenue != null && (
+              <TooltipRow color={CHART_COLORS.sales} label="Revenue" value={formatMoneyShort(p.revenue)} />
+            )}
+            {p.last_year_units != null && (
+              <TooltipRow color={LAST_YEAR} label="Last year" value={formatUnits(p.last_year_units)} />
+            )}
+            {p.forecast_units != null && (
+              <TooltipRow
+                color={CHART_COLORS.forecast}
+                label="Forecast"
+                value={formatUnits(p.forecast_units)}
+              />
+            )}
+          </TooltipBox>
+        ))}
         <Bar dataKey="units" name="Units sold" fill={CHART_COLORS.sales} isAnimationActive={false} />
         <Line
           dataKey="last_year_units"
@@ -151,43 +110,19 @@ export function StockValueChart({ points }: { points: StockValuePoint[] }) {
     points.length === 0 ? "No stock history yet: it is reconstructed by the next calculation." : undefined;
   return (
     <ChartFrame testId="stock-value-chart" label="Stock value at cost per week" height={height} empty={empty}>
-      <AreaChart
-        responsive
-        style={{ width: "100%", height }}
-        data={points}
-        margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
-      >
-        <CartesianGrid vertical={false} stroke={CHART_COLORS.grid} />
-        <XAxis
-          dataKey="week_end"
-          tick={AXIS_TICK}
-          tickLine={false}
-          axisLine={{ stroke: CHART_COLORS.grid }}
-          tickFormatter={(w: string) => formatMonth(dayMs(w))}
-          minTickGap={28}
-        />
-        <YAxis
-          tick={AXIS_TICK}
-          tickLine={false}
-          axisLine={false}
-          width={56}
-          tickFormatter={formatMoneyCompact}
-        />
-        <Tooltip
-          content={({ active, payload }) => {
-            const p = active ? (payload?.[0]?.payload as StockValuePoint | undefined) : undefined;
-            if (!p) return null;
-            return (
-              <TooltipBox title={formatDay(p.week_end)}>
-                <TooltipRow
-                  color={CHART_COLORS.stock}
-                  label="Stock at cost"
-                  value={formatMoneyShort(p.value_cost)}
-                />
-              </TooltipBox>
-            );
-          }}
-        />
+      <AreaChart {...chartBox(points, height)}>
+        {gridLines()}
+        {weekAxis(monthOfWeek, 28, true)}
+        {yAxis({ width: 56, tickFormat: formatMoneyCompact })}
+        {rowTooltip(points, (p) => (
+          <TooltipBox title={formatDay(p.week_end)}>
+            <TooltipRow
+              color={CHART_COLORS.stock}
+              label="Stock at cost"
+              value={formatMoneyShort(p.value_cost)}
+            />
+          </TooltipBox>
+        ))}
         <Area
           dataKey="value_cost"
           stroke={CHART_COLORS.stock}
@@ -213,48 +148,24 @@ export function StatusValueChart({ rows }: { rows: StatusValue[] }) {
       height={height}
       empty={data.length === 0 ? "No stock with a cost price on hand." : undefined}
     >
-      <BarChart
-        responsive
-        layout="vertical"
-        style={{ width: "100%", height }}
-        data={data}
-        margin={{ top: 4, right: 16, bottom: 0, left: 0 }}
-      >
-        <CartesianGrid horizontal={false} stroke={CHART_COLORS.grid} />
-        <XAxis
-          type="number"
-          tick={AXIS_TICK}
-          tickLine={false}
-          axisLine={false}
-          tickFormatter={formatMoneyCompact}
-        />
-        <YAxis
-          type="category"
-          dataKey="label"
-          tick={AXIS_TICK}
-          tickLine={false}
-          axisLine={false}
-          width={96}
-        />
-        <Tooltip
-          cursor={{ fill: "rgba(0,0,0,0.04)" }}
-          content={({ active, payload }) => {
-            const p = active
-              ? (payload?.[0]?.payload as (StatusValue & { label: string }) | undefined)
-              : undefined;
-            if (!p) return null;
-            return (
-              <TooltipBox title={p.label}>
-                <TooltipRow
-                  color={STATUS_COLORS[p.status] ?? LAST_YEAR}
-                  label="Stock at cost"
-                  value={formatMoneyShort(p.value_cost)}
-                />
-                <TooltipRow color="transparent" label="Products" value={formatNumber(p.products)} />
-              </TooltipBox>
-            );
-          }}
-        />
+      <BarChart layout="vertical" {...chartBox(data, height, { top: 4, right: 16, bottom: 0, left: 0 })}>
+        {gridLines("vertical")}
+        {xAxis({ type: "number", axisLine: false, tickFormat: formatMoneyCompact })}
+        {yAxis({ width: 96, type: "category", dataKey: "label" })}
+        {rowTooltip(
+          data,
+          (p) => (
+            <TooltipBox title={p.label}>
+              <TooltipRow
+                color={STATUS_COLORS[p.status] ?? LAST_YEAR}
+                label="Stock at cost"
+                value={formatMoneyShort(p.value_cost)}
+              />
+              <TooltipRow color="transparent" label="Products" value={formatNumber(p.products)} />
+            </TooltipBox>
+          ),
+          { fill: "rgba(0,0,0,0.04)" },
+        )}
         <Bar dataKey="value_cost" isAnimationActive={false}>
           {data.map((r) => (
             <Cell key={r.status} fill={STATUS_COLORS[r.status] ?? LAST_YEAR} />

@@ -1,27 +1,21 @@
 // The Dashboard (/dashboard, docs/metrics.md §14): the data's age, "Needs action today" (each tile
 // opens the Products page with its own filter), the KPIs of the last 7 or 30 days with their change
 // against the period before and last year, and three charts. One query: dashboard.summary.
-import { PageHeader } from "@client/components/page-header.tsx";
 import { Button } from "@client/components/ui/button.tsx";
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
 import { Skeleton } from "@client/components/ui/skeleton.tsx";
+import { ChartCard } from "@client/features/charts/chart-card.tsx";
 import { LoadError } from "@client/features/config/parts.tsx";
-import { DASH, formatMoneyShort, formatNumber, formatPercent } from "@client/features/products/format.ts";
+import { DASH, formatMoneyShort, formatNumber } from "@client/features/products/format.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { cn } from "@client/lib/utils.ts";
 import type { DashboardSummary, DashboardTile, DataAge, Kpi, KpiPeriod } from "@shared/dashboard.ts";
 import { useQuery } from "@tanstack/react-query";
 import { useRouter } from "@tanstack/react-router";
-import {
-  AlertTriangleIcon,
-  ArrowDownRightIcon,
-  ArrowUpRightIcon,
-  DatabaseIcon,
-  MinusIcon,
-} from "lucide-react";
+import { AlertTriangleIcon, DatabaseIcon } from "lucide-react";
 import { useState } from "react";
 import { SalesChart, StatusValueChart, StockValueChart } from "./charts.tsx";
-import { formatAsOf, formatMoment } from "./format.ts";
+import { formatMoment } from "./format.ts";
+import { AsOfHeader, formatKpi, KpiCard, KpiChange } from "./kpi.tsx";
 
 export function DashboardPage() {
   const trpc = useTRPC();
@@ -29,16 +23,7 @@ export function DashboardPage() {
   const data = summary.data;
   return (
     <div className="space-y-6" data-testid="dashboard-page">
-      <PageHeader
-        title="Dashboard"
-        description={
-          data?.data.as_of ? (
-            <span data-testid="as-of">as of {formatAsOf(data.data.as_of)}</span>
-          ) : data ? null : (
-            <Skeleton className="h-4 w-40" />
-          )
-        }
-      />
+      <AsOfHeader title="Dashboard" asOf={data?.data.as_of} loading={!data} />
       {summary.isError ? (
         <LoadError message={summary.error.message} onRetry={() => void summary.refetch()} />
       ) : !data ? (
@@ -217,14 +202,7 @@ function TileCard({ tile, testId = "tile" }: { tile: TileLike; testId?: string }
   );
 }
 
-function formatKpi(kpi: Kpi, value: number | null): string {
-  if (value == null) return DASH;
-  if (kpi.unit === "money") return formatMoneyShort(value);
-  if (kpi.unit === "percent") return formatPercent(value);
-  return formatNumber(value);
-}
-
-/** The change from `base` to `value`: relative for amounts, in points for percentages. */
+/** The change from `base` to the figure: relative for amounts, in points for percentages. */
 function Change({ kpi, base, label }: { kpi: Kpi; base: number | null; label: string }) {
   const value = kpi.current;
   if (value == null || base == null) {
@@ -234,33 +212,20 @@ function Change({ kpi, base, label }: { kpi: Kpi; base: number | null; label: st
       </span>
     );
   }
-  const diff = value - base;
-  const text =
-    kpi.unit === "percent"
-      ? `${diff >= 0 ? "+" : ""}${(diff * 100).toFixed(1)} pts`
-      : base === 0
-        ? diff === 0
-          ? "0%"
-          : "new"
-        : `${diff >= 0 ? "+" : ""}${((diff / Math.abs(base)) * 100).toFixed(1)}%`;
-  const good = diff === 0 ? null : diff > 0 === (kpi.better === "up");
-  const Icon = diff === 0 ? MinusIcon : diff > 0 ? ArrowUpRightIcon : ArrowDownRightIcon;
   return (
-    <span
-      className={cn(
-        "inline-flex items-center gap-0.5 whitespace-nowrap",
-        good === null
-          ? "text-muted-foreground"
-          : good
-            ? "text-emerald-700 dark:text-emerald-400"
-            : "text-red-700 dark:text-red-400",
-      )}
-      data-testid="kpi-change"
+    <KpiChange
+      kpi={kpi}
+      current={value}
+      base={base}
+      className="inline-flex items-center gap-0.5 whitespace-nowrap"
       title={`${label}: ${formatKpi(kpi, base)}`}
     >
-      <Icon className="size-3.5" aria-hidden />
-      {label}: {text}
-    </span>
+      {(text) => (
+        <>
+          {label}: {text}
+        </>
+      )}
+    </KpiChange>
   );
 }
 
@@ -296,23 +261,12 @@ function Kpis({ periods }: { periods: KpiPeriod[] }) {
       </div>
       <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3 xl:grid-cols-5">
         {period.figures.map((kpi) => (
-          <div
-            key={kpi.key}
-            className="rounded-xl border bg-card p-4 shadow-xs"
-            data-testid="kpi"
-            data-key={kpi.key}
-          >
-            <div className="text-sm text-muted-foreground" title={kpi.how}>
-              {kpi.label}
-            </div>
-            <div className="mt-1 text-2xl font-semibold tabular-nums" data-testid="kpi-value">
-              {formatKpi(kpi, kpi.current)}
-            </div>
+          <KpiCard key={kpi.key} kpi={kpi} valueClassName="mt-1 text-2xl font-semibold tabular-nums">
             <div className="mt-2 flex flex-col gap-0.5 text-xs">
               <Change kpi={kpi} base={kpi.previous} label={`vs previous ${period.days} days`} />
               <Change kpi={kpi} base={kpi.last_year} label="vs last year" />
             </div>
-          </div>
+          </KpiCard>
         ))}
       </div>
       <p className="text-xs text-muted-foreground">
@@ -327,37 +281,25 @@ function Kpis({ periods }: { periods: KpiPeriod[] }) {
 function Charts({ charts }: { charts: DashboardSummary["charts"] }) {
   return (
     <section className="grid gap-4 xl:grid-cols-2">
-      <Card className="xl:col-span-2">
-        <CardHeader>
-          <CardTitle>Units sold per week</CardTitle>
-          <CardDescription>
-            The last 26 weeks, the same weeks last year, and the forecast for the next 13.
-          </CardDescription>
-        </CardHeader>
-        <CardContent>
-          <SalesChart points={charts.weekly_sales} />
-        </CardContent>
-      </Card>
-      <Card>
-        <CardHeader>
-          <CardTitle>Stock value at cost</CardTitle>
-          <CardDescription>
-            Reconstructed closing stock × cost price, at each week's end over the last year.
-          </CardDescription>
-        </CardHeader>
-        <CardContent>
-          <StockValueChart points={charts.stock_value} />
-        </CardContent>
-      </Card>
-      <Card>
-        <CardHeader>
-          <CardTitle>Stock value by status</CardTitle>
-          <CardDescription>Today's stock at cost, by the products' planning status.</CardDescription>
-        </CardHeader>
-        <CardContent>
-          <StatusValueChart rows={charts.stock_by_status} />
-        </CardContent>
-      </Card>
+      <ChartCard
+        className="xl:col-span-2"
+        title="Units sold per week"
+        note="The last 26 weeks, the same weeks last year, and the forecast for the next 13."
+      >
+        <SalesChart points={charts.weekly_sales} />
+      </ChartCard>
+      <ChartCard
+        title="Stock value at cost"
+        note="Reconstructed closing stock × cost price, at each week's end over the last year."
+      >
+        <StockValueChart points={charts.stock_value} />
+      </ChartCard>
+      <ChartCard
+        title="Stock value by status"
+        note="Today's stock at cost, by the products' planning status."
+      >
+        <StatusValueChart rows={charts.stock_by_status} />
+      </ChartCard>
     </section>
   );
 }

@@ -1,10 +1,17 @@
 // The three charts of a product's page: weekly sales with the forecast continuing them (§8), the
 // reconstructed stock level with the reorder point and safety stock (§2, §5, §6), and the backtest
 // accuracy of each forecast method (§8).
+import {
+  AXIS_TICK,
+  CHART_COLORS,
+  ChartFrame,
+  ChartLegend,
+  TooltipBox,
+  TooltipRow,
+} from "@client/features/charts/recharts.tsx";
 import { cn } from "@client/lib/utils.ts";
 import type { ForecastAccuracyRow, WeekUnits } from "@shared/metrics.ts";
 import { FORECAST_METHOD_LABELS, type ForecastMethod } from "@shared/settings.ts";
-import type { ReactNode } from "react";
 import {
   Area,
   Bar,
@@ -29,104 +36,9 @@ import {
   formatUnits,
 } from "./format.ts";
 
-export const CHART_COLORS = {
-  sales: "#2563eb",
-  forecast: "#ea580c",
-  stock: "#0d9488",
-  reorderPoint: "#d97706",
-  safetyStock: "#dc2626",
-  bar: "#cbd5e1",
-  barInUse: "#2563eb",
-  grid: "#e5e7eb",
-  axis: "#6b7280",
-} as const;
-
-export const AXIS_TICK = { fontSize: 11, fill: CHART_COLORS.axis };
-
 export function methodLabel(method: string | null | undefined): string {
   if (!method) return DASH;
   return FORECAST_METHOD_LABELS[method as ForecastMethod] ?? method;
-}
-
-/** A chart's frame; the svg gets a name for screen readers and tests. */
-export function ChartFrame({
-  testId,
-  label,
-  height,
-  children,
-  empty,
-}: {
-  testId: string;
-  label: string;
-  height: number;
-  children: ReactNode;
-  empty?: string;
-}) {
-  return (
-    <figure data-testid={testId} aria-label={label} className="w-full" style={{ minHeight: height }}>
-      {empty ? (
-        <div
-          className="flex items-center justify-center rounded-lg border border-dashed bg-muted/30 px-4 text-center text-sm text-muted-foreground"
-          style={{ height }}
-        >
-          {empty}
-        </div>
-      ) : (
-        children
-      )}
-    </figure>
-  );
-}
-
-interface LegendItem {
-  label: string;
-  color: string;
-  /** Dashed like the series it names */
-  dash?: string;
-}
-
-/** The series of a chart, above it (plain HTML: it wraps on narrow screens). */
-export function ChartLegend({ items, note }: { items: LegendItem[]; note?: string }) {
-  return (
-    <ul className="mb-2 flex flex-wrap justify-end gap-x-4 gap-y-1 text-xs text-muted-foreground">
-      {note && <li className="mr-auto">{note}</li>}
-      {items.map((item) => (
-        <li key={item.label} className="flex items-center gap-1.5">
-          <svg aria-hidden width="18" height="6" className="shrink-0">
-            <line
-              x1="0"
-              y1="3"
-              x2="18"
-              y2="3"
-              stroke={item.color}
-              strokeWidth="2.5"
-              strokeDasharray={item.dash}
-            />
-          </svg>
-          {item.label}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-export function TooltipBox({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <div className="rounded-md border bg-popover px-3 py-2 text-xs text-popover-foreground shadow-md">
-      <p className="mb-1 font-medium">{title}</p>
-      {children}
-    </div>
-  );
-}
-
-export function TooltipRow({ color, label, value }: { color: string; label: string; value: string }) {
-  return (
-    <p className="flex items-center gap-2 tabular-nums">
-      <span aria-hidden className="size-2 rounded-full" style={{ background: color }} />
-      <span className="text-muted-foreground">{label}</span>
-      <span className="ml-auto font-medium">{value}</span>
-    </p>
-  );
 }
 
 interface SalesPoint {
