@@ -1804,11 +1804,13 @@ function backtestFigure(
   else if (seaRow.weeks === 0) why = `seasonal ran at none of the 8 weeks (n = ${n} ≤ 53): not compared`;
   else if (seaRow.weeks === BACKTEST_WEEKS) std = stdRow ? sums[rows.indexOf(stdRow)]! : null;
   else if (consistent && recomputed) std = recomputed.standardWhereSeasonal;
-  else why = `seasonal ran at ${seaRow.weeks} of the 8 weeks and standard's error over them is not recomputed (see the note): not compared`;
+  else
+    why = `seasonal ran at ${seaRow.weeks} of the 8 weeks and standard's error over them is not recomputed (see the note): not compared`;
   let value: string | null = null;
   let verdict = why ? ` → ${why}` : "";
   if (std && sea) {
-    const over = seaRow!.weeks < BACKTEST_WEEKS ? ` over the ${plural(seaRow!.weeks, "week")} where both ran` : "";
+    const over =
+      seaRow!.weeks < BACKTEST_WEEKS ? ` over the ${plural(seaRow!.weeks, "week")} where both ran` : "";
     if (std.wape === null || sea.wape === null)
       verdict = ` → not compared: nothing was sold in the weeks where both ran (ΣA = ${num(sea.actual)})`;
     else if (Math.abs(std.wape - sea.wape) <= 1e-9 * Math.max(1, std.wape)) {
