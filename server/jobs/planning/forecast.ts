@@ -13,13 +13,13 @@
 // once. No dense product × week series is built (that would be 5M rows). Products without sales
 // forecast 0 and need no series (nor do those whose sales are all older: their fit is 0 as well).
 import { addDaysIso, GRID_HISTORY_WEEKS } from "../../../shared/forecasting.ts";
+import { isProductCategorySql } from "../../modules/config/category-types.ts";
 import {
   calendarWeekSql,
   calendarWeeks,
   forecastFiguresSql,
 } from "../../modules/forecasting/forecast-weeks.ts";
 import type { CalcModule } from "../calculate.ts";
-import { isProductCategorySql } from "../../modules/config/category-types.ts";
 import { createParametersTable, setLocal, utcDay, utcMidnight } from "./context.ts";
 
 /** Weeks of history the forecast looks at. */
