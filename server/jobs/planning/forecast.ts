@@ -118,10 +118,13 @@ export const forecastModule: CalcModule = {
     //   trend: the weeks k = o … o+m−1 (o+m−1 = min(n−1, o+25)) have Σx = P(o+m−1) − P(o−1), Σk·x
     //     likewise from K, Σk = m(2o+m−1)/2 and m·Σk² − (Σk)² = m²(m²−1)/12; the slope on t is minus
     //     the slope on k, so b = (Σk·Σx − m·Σk·x) ÷ (m²(m²−1)/12), and 0 when len < 8;
-    //   seasonal one step ahead = mean of x at k = o+50, o+51, o+52 = (P(o+52) − P(o+49)) ÷ 3 when
-    //     len ≥ 53, else standard; growth only when len ≥ 104, i.e. at o = 0 with n = 104 (the
-    //     backtest's origins have at most 103 weeks: growth 1).
-    // Weeks before the life start (k ≥ n) never enter: every prefix sum used stops at k ≤ n − 1.
+    //   seasonal: with len ≥ 104 (only at o = 0 with n = 104) the mean of x at k = 51−h … 53−h
+    //     = (P(53−h) − P(50−h)) ÷ 3 times the growth; with 53 ≤ len < 104 (every backtest origin
+    //     where it runs: they have at most 103 weeks) smoothed, see `smoothed`; with len < 53 it does
+    //     not run: at o = 0 the product forecasts standard, at a backtest origin its error is null.
+    // Weeks before the life start (k ≥ n) never enter: every prefix sum used stops at k ≤ n − 1
+    // (the 5-week spans of the smoothed seasonal through plast = P(n − 1)); the category's sums,
+    // which take the product's own weeks out again, use the untruncated P.
     // One row per product; the SQL for the 9 origins is spelled out below. Each stage is
     // MATERIALIZED: otherwise the planner would copy a column's expression (lookups included) into
     // every use of it.
