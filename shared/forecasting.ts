@@ -117,6 +117,11 @@ export interface ForecastGridRow {
   change: number | null;
   /** The product's suggested reorder quantity (products only) */
   reorder_qty: number | null;
+  /**
+   * Weeks of the backtest of the method that ran (products only; null without a backtest): 8 for
+   * standard; for seasonal the weeks where it ran, 0 when it ran at none (WAPE blank for that reason)
+   */
+  backtest_weeks: number | null;
 }
 
 /** The grid's filter choices. */

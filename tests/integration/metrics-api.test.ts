@@ -526,7 +526,7 @@ describe(`metrics API (${testBackend})`, () => {
       "n = ⌊546 ÷ 7⌋ = 78 weeks; ℓ = Σ 0.8^(n−t)·xₜ ÷ Σ 0.8^(n−t) = 57.4176 ÷ 5 = 11.4835; b = Σ(t − t̄)·xₜ ÷ Σ(t − t̄)² over the last 26 weeks = 986 ÷ 1462.5 = 0.6742; F₁ = max(0, 11.4835 + 0.6742 × 0.8) = 12.0229",
     forecast: `standard: 12.02 + ${Array(12).fill("8.4").join(" + ")} = 112.82`,
     backtest:
-      "standard: Σ|A − F| = 55.3085, ΣA = 108 → WAPE = 55.3085 ÷ 108 = 0.5121; MAPE = 0.5295 (over the 8 weeks with A > 0); bias = Σ(F − A) ÷ ΣA = -55.3085 ÷ 108 = -0.5121; seasonal: Σ|A − F| = 108, ΣA = 108 → WAPE = 108 ÷ 108 = 1; MAPE = 1 (over the 8 weeks with A > 0); bias = Σ(F − A) ÷ ΣA = -108 ÷ 108 = -1 → standard fits better (WAPE 0.5121 < 1)",
+      "standard: Σ|A − F| = 55.3085, ΣA = 108 → WAPE = 55.3085 ÷ 108 = 0.5121; MAPE = 0.5295 (over the 8 weeks with A > 0); bias = Σ(F − A) ÷ ΣA = -55.3085 ÷ 108 = -0.5121; seasonal: Σ|A − F| = 108, ΣA = 108 → WAPE = 108 ÷ 108 = 1; MAPE = 1; bias = Σ(F − A) ÷ ΣA = -108 ÷ 108 = -1 → standard fits better (WAPE 0.5121 < 1)",
   };
   const FIGURES = Object.keys(expectedSubstituted).length;
 
@@ -617,11 +617,16 @@ describe(`metrics API (${testBackend})`, () => {
     expect(fig("forecast_week_1").inputs.level).toBeCloseTo(L_2001, 9);
     expect(fig("forecast_week_1").inputs.recomputed_f1).toBeCloseTo(F1_2001, 9);
     expect(fig("lead_time_measured").inputs).toMatchObject({ own_samples: 1, vendor_samples: 4 });
-    // The backtest's weeks, each with its actual and both forecasts.
+    // The backtest's weeks, each with its actual and standard's forecast (seasonal's, smoothed with
+    // the category's index, are not recomputed: its stored row is shown, and the note says so).
     expect(fig("backtest").inputs).toMatchObject({
-      "week 2026-05-06 … 2026-05-12": "A 10, standard 0.0006, seasonal 0",
-      "week 2026-06-24 … 2026-06-30": "A 14, standard 11.3494, seasonal 0",
+      "week 2026-05-06 … 2026-05-12": "A 10, standard 0.0006",
+      "week 2026-06-24 … 2026-06-30": "A 14, standard 11.3494",
+      seasonal_weeks: 8,
     });
+    expect(fig("backtest").note).toBe(
+      "Seasonal's one-step forecasts are smoothed with the category's index (§8), which is not recomputed here: its stored figures are shown.",
+    );
   });
 
   it("answers the same explanation over REST, with the cookie or the bearer token", async () => {
@@ -791,7 +796,7 @@ describe(`metrics API (${testBackend})`, () => {
         "standard: Σ|A − F| = 32.4, ΣA = 108 → WAPE = 32.4 ÷ 108 = 0.3; MAPE = 0.5295; bias = Σ(F − A) ÷ ΣA = -55.3085 ÷ 108 = -0.5121; seasonal: Σ|A − F| = 108, ΣA = 108 → WAPE = 108 ÷ 108 = 1; MAPE = 1; bias = Σ(F − A) ÷ ΣA = -108 ÷ 108 = -1 → standard fits better (WAPE 0.3 < 1)",
       );
       expect(backtest.note).toBe(
-        "Recomputed from the weekly sales history, the backtest gives standard: ΣA 108, WAPE 0.5121, MAPE 0.5295, bias -0.5121; seasonal: ΣA 108, WAPE 1, MAPE 1, bias -1 but the calculation stored standard: ΣA 108, WAPE 0.3, MAPE 0.5295, bias -0.5121; seasonal: ΣA 108, WAPE 1, MAPE 1, bias -1: data or settings changed since it ran; the next full update recalculates it. The stored figures are shown (Σ|A − F| = WAPE × ΣA, Σ(F − A) = bias × ΣA).",
+        "Seasonal's one-step forecasts are smoothed with the category's index (§8), which is not recomputed here: its stored figures are shown. Recomputed from the weekly sales history, the backtest gives standard: ΣA 108, WAPE 0.5121, MAPE 0.5295, bias -0.5121 but the calculation stored standard: ΣA 108, WAPE 0.3, MAPE 0.5295, bias -0.5121: data or settings changed since it ran; the next full update recalculates it. The stored figures are shown (Σ|A − F| = WAPE × ΣA, Σ(F − A) = bias × ΣA).",
       );
     } finally {
       await sql("UPDATE product_forecasts SET weekly[1] = $1::float8 WHERE pid = 2001", F1_2001);
@@ -1002,7 +1007,28 @@ describe(`metrics.explain over a Full Reset of the worked fixture (${testBackend
       substituted: "not merchandise (fee) → 0",
     });
     expect((await fig(1015, "stock_value_retail")).note).toBeUndefined();
-    // §12.7: 1002's backtest, seasonal 0 against standard 0.000498.
-    expect((await fig(1002, "backtest")).value).toBe("seasonal");
+    // §12.7: 1002's backtest, over the same 8 weeks: standard 0.000498 against seasonal 0.016642.
+    const b1002 = await fig(1002, "backtest");
+    expect(b1002.value).toBe("standard");
+    expect(b1002.substituted).toContain("→ standard fits better (WAPE 0.0005 < 0.0166)");
+    // 1003 (n = 12): seasonal ran at none of its backtest weeks, so its row is blank and the two are
+    // not compared; the explanation says why.
+    const b1003 = await fig(1003, "backtest");
+    expect(b1003.value).toBeNull();
+    expect(b1003.substituted).toContain(
+      "seasonal: ran at none of the 8 weeks (each had fewer than 53 weeks before it) → WAPE, MAPE and bias are —",
+    );
+    expect(b1003.substituted).toContain("→ seasonal ran at none of the 8 weeks (n = 12 ≤ 53): not compared");
+    expect(b1003.inputs).toMatchObject({ seasonal_weeks: 0, seasonal_wape: null, standard_weeks: 8 });
+    // 1005 (n = 57): seasonal ran at the 4 latest weeks only, which sold nothing.
+    const b1005 = await fig(1005, "backtest");
+    expect(b1005.value).toBeNull();
+    expect(b1005.substituted).toContain(
+      "seasonal (over the 4 weeks where it ran): ΣA = 0 → WAPE, MAPE and bias are —",
+    );
+    expect(b1005.substituted).toContain(
+      "→ not compared: nothing was sold in the weeks where both ran (ΣA = 0)",
+    );
+    expect(b1005.note).toContain("for 4 of the 8 weeks it had fewer, so it has no error there");
   });
 });

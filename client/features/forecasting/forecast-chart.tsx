@@ -43,10 +43,12 @@ export function ForecastChart({ pid }: { pid: number }) {
         <div className="text-xs text-muted-foreground">
           Method: {d.method_label ?? "none (excluded from forecasting)"}
           {chosen?.wape != null
-            ? ` · backtest WAPE ${(chosen.wape * 100).toFixed(1)}%`
-            : chosen
-              ? " · backtest WAPE blank (nothing sold in its 8 weeks)"
-              : " · no backtest (under 9 weeks of history)"}
+            ? ` · backtest WAPE ${(chosen.wape * 100).toFixed(1)}%${chosen.weeks < 8 ? ` (over the ${chosen.weeks} weeks where it ran)` : ""}`
+            : chosen?.weeks === 0
+              ? " · backtest WAPE blank (seasonal ran at none of the 8 weeks: each had fewer than 53 weeks before it)"
+              : chosen
+                ? ` · backtest WAPE blank (nothing sold in its ${chosen.weeks} weeks)`
+                : " · no backtest (under 9 weeks of history)"}
           {chosen?.mase != null &&
             ` · MASE ${chosen.mase.toFixed(2)}${chosen.mase > 1 ? " (worse than naive)" : ""}`}
           {chosen?.naive_wape != null && ` · naive WAPE ${(chosen.naive_wape * 100).toFixed(1)}%`}

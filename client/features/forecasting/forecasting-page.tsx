@@ -619,7 +619,15 @@ function GridRow({
       <td className={NUM}>{money(row.forecast_value)}</td>
       <td className={NUM} data-col="error">
         {row.wape == null ? (
-          <Blank reason="no backtest" />
+          <Blank
+            reason={
+              row.backtest_weeks === 0
+                ? "seasonal ran at none of the 8 backtest weeks (fewer than 53 weeks before each)"
+                : row.backtest_weeks != null
+                  ? "nothing sold in the backtest weeks"
+                  : "no backtest"
+            }
+          />
         ) : (
           <span
             title={

@@ -489,48 +489,66 @@ export function AccuracyTable({
   methodInUse: string | null;
 }) {
   if (accuracy.length === 0) return null;
+  // Seasonal is scored only at the weeks where it ran (53 weeks of history before the week): say so
+  // where its row covers fewer weeks, and why it is blank where it ran at none.
+  const partial = accuracy.filter((a) => a.weeks < 8);
   return (
-    <table className="w-full text-xs tabular-nums [&_td+td]:pl-3 [&_th+th]:pl-3" data-testid="accuracy-table">
-      <thead>
-        <tr className="text-muted-foreground">
-          <th className="py-1 text-left font-medium">Method</th>
-          <th className="py-1 text-right font-medium" title="Weighted absolute percentage error: Σ|A−F| ÷ ΣA">
-            WAPE
-          </th>
-          <th
-            className="py-1 text-right font-medium"
-            title="Mean absolute percentage error over weeks with sales"
-          >
-            MAPE
-          </th>
-          <th className="py-1 text-right font-medium" title="Σ(F−A) ÷ ΣA; positive = over-forecast">
-            Bias
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {accuracy.map((a) => (
-          <tr
-            key={a.method}
-            data-method={a.method}
-            className={cn("border-t", a.method === methodInUse && "font-medium")}
-          >
-            <td className="whitespace-nowrap py-1" title={`${a.weeks} weeks backtested`}>
-              {methodLabel(a.method)}
-              {a.method === methodInUse && (
-                <span className="ml-1.5 rounded bg-blue-100 px-1 py-px text-[10px] font-medium text-blue-800 dark:bg-blue-950 dark:text-blue-300">
-                  in use
-                </span>
-              )}
-            </td>
-            <td className="py-1 text-right">{formatPercent(a.wape)}</td>
-            <td className="py-1 text-right">{formatPercent(a.mape)}</td>
-            <td className="py-1 text-right">
-              {a.bias == null ? DASH : `${a.bias > 0 ? "+" : ""}${formatPercent(a.bias)}`}
-            </td>
+    <>
+      <table
+        className="w-full text-xs tabular-nums [&_td+td]:pl-3 [&_th+th]:pl-3"
+        data-testid="accuracy-table"
+      >
+        <thead>
+          <tr className="text-muted-foreground">
+            <th className="py-1 text-left font-medium">Method</th>
+            <th
+              className="py-1 text-right font-medium"
+              title="Weighted absolute percentage error: Σ|A−F| ÷ ΣA"
+            >
+              WAPE
+            </th>
+            <th
+              className="py-1 text-right font-medium"
+              title="Mean absolute percentage error over weeks with sales"
+            >
+              MAPE
+            </th>
+            <th className="py-1 text-right font-medium" title="Σ(F−A) ÷ ΣA; positive = over-forecast">
+              Bias
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {accuracy.map((a) => (
+            <tr
+              key={a.method}
+              data-method={a.method}
+              className={cn("border-t", a.method === methodInUse && "font-medium")}
+            >
+              <td className="whitespace-nowrap py-1" title={`${a.weeks} weeks backtested`}>
+                {methodLabel(a.method)}
+                {a.method === methodInUse && (
+                  <span className="ml-1.5 rounded bg-blue-100 px-1 py-px text-[10px] font-medium text-blue-800 dark:bg-blue-950 dark:text-blue-300">
+                    in use
+                  </span>
+                )}
+              </td>
+              <td className="py-1 text-right">{formatPercent(a.wape)}</td>
+              <td className="py-1 text-right">{formatPercent(a.mape)}</td>
+              <td className="py-1 text-right">
+                {a.bias == null ? DASH : `${a.bias > 0 ? "+" : ""}${formatPercent(a.bias)}`}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {partial.map((a) => (
+        <p key={a.method} className="text-xs text-muted-foreground" data-testid="accuracy-weeks">
+          {a.weeks === 0
+            ? `${methodLabel(a.method)}: blank, it ran at none of the 8 weeks (each had fewer than 53 weeks of history before it, where it would fall back to standard).`
+            : `${methodLabel(a.method)}: over the ${a.weeks} of the 8 weeks where it ran (the others had fewer than 53 weeks of history before them).`}
+        </p>
+      ))}
+    </>
   );
 }

@@ -375,7 +375,11 @@ function AccuracyNotes({
         ? `${label} is in use because this product's setting asks for it (Settings → Product Settings).`
         : `${label} is in use because it is the global default forecast method (Settings → Global Settings); this product has no method of its own.`;
   const better =
-    best && inUse?.wape != null && best.method !== methodInUse && (best.wape ?? 0) < inUse.wape
+    best &&
+    inUse?.wape != null &&
+    best.method !== methodInUse &&
+    best.weeks === inUse.weeks &&
+    (best.wape ?? 0) < inUse.wape
       ? `${methodLabel(best.method)} did better on these weeks (${formatPercent(best.wape)} against ${formatPercent(inUse.wape)}). The backtest does not switch methods by itself: to use ${methodLabel(best.method).toLowerCase()} for this product, choose it as its Forecast Method in Settings → Product Settings.`
       : null;
   return (

@@ -13,6 +13,7 @@
 // once. No dense product × week series is built (that would be 5M rows). Products without sales
 // forecast 0 and need no series (nor do those whose sales are all older: their fit is 0 as well).
 import { addDaysIso, GRID_HISTORY_WEEKS } from "../../../shared/forecasting.ts";
+import { isProductCategorySql } from "../../modules/config/category-types.ts";
 import {
   calendarWeekSql,
   calendarWeeks,
@@ -27,6 +28,10 @@ const MAX_WEEKS = 104;
 const HORIZON = 13;
 /** Weeks of the backtest. */
 const BACKTEST_WEEKS = 8;
+/** Seasonal runs from this many weeks of history; below two full years (MAX_WEEKS) its index is smoothed. */
+const SEASONAL_MIN_WEEKS = 53;
+/** The category sums reach back to week k = CATEGORY_WEEKS − 1 (the oldest origin's 5 weeks a year back). */
+const CATEGORY_WEEKS = BACKTEST_WEEKS + 54;
 
 const DAY_MS = 86_400_000;
 const WEEKS = Array.from({ length: HORIZON }, (_, i) => i + 1);
@@ -52,7 +57,7 @@ function weeksSince(lifeStart: string): string {
 
 /** The method that runs: seasonal when requested and n ≥ 53 (a year and a week), else standard. */
 function methodOf(requested: string, n: string): string {
-  return `CASE WHEN ${requested} = 'seasonal' AND ${n} >= 53 THEN 'seasonal' ELSE 'standard' END`;
+  return `CASE WHEN ${requested} = 'seasonal' AND ${n} >= ${SEASONAL_MIN_WEEKS} THEN 'seasonal' ELSE 'standard' END`;
 }
 
 export const forecastModule: CalcModule = {
@@ -113,10 +118,13 @@ export const forecastModule: CalcModule = {
     //   trend: the weeks k = o … o+m−1 (o+m−1 = min(n−1, o+25)) have Σx = P(o+m−1) − P(o−1), Σk·x
     //     likewise from K, Σk = m(2o+m−1)/2 and m·Σk² − (Σk)² = m²(m²−1)/12; the slope on t is minus
     //     the slope on k, so b = (Σk·Σx − m·Σk·x) ÷ (m²(m²−1)/12), and 0 when len < 8;
-    //   seasonal one step ahead = mean of x at k = o+50, o+51, o+52 = (P(o+52) − P(o+49)) ÷ 3 when
-    //     len ≥ 53, else standard; growth only when len ≥ 104, i.e. at o = 0 with n = 104 (the
-    //     backtest's origins have at most 103 weeks: growth 1).
-    // Weeks before the life start (k ≥ n) never enter: every prefix sum used stops at k ≤ n − 1.
+    //   seasonal: with len ≥ 104 (only at o = 0 with n = 104) the mean of x at k = 51−h … 53−h
+    //     = (P(53−h) − P(50−h)) ÷ 3 times the growth; with 53 ≤ len < 104 (every backtest origin
+    //     where it runs: they have at most 103 weeks) smoothed, see `smoothed`; with len < 53 it does
+    //     not run: at o = 0 the product forecasts standard, at a backtest origin its error is null.
+    // Weeks before the life start (k ≥ n) never enter: every prefix sum used stops at k ≤ n − 1
+    // (the 5-week spans of the smoothed seasonal through plast = P(n − 1)); the category's sums,
+    // which take the product's own weeks out again, use the untruncated P.
     // One row per product; the SQL for the 9 origins is spelled out below. Each stage is
     // MATERIALIZED: otherwise the planner would copy a column's expression (lookups included) into
     // every use of it.
@@ -138,16 +146,36 @@ export const forecastModule: CalcModule = {
         (o) =>
           `${pre(P, `LEAST(l.n - 1, ${o + 25})`)} AS ph${o}, ${pre(K, `LEAST(l.n - 1, ${o + 25})`)} AS kh${o}`,
       ),
-      // P at k = 49 … 60 for the backtest's seasonal weeks (needs n − 1 ≥ 53) and the seasonal-naive
-      // baseline's (k = o + 51, needs n − o ≥ 52)
-      ...Array.from({ length: 12 }, (_, i) => `CASE WHEN l.n >= 53 THEN ${pre(P, 49 + i)} END AS s${49 + i}`),
+      // P at k = 36 … 61 when seasonal can run (n ≥ 53): the forecast's seasonal weeks a year back
+      // (k = 36 … 53), the backtest's (k = o + 48 … o + 53), each origin's last 52 weeks (k = o + 51)
+      // and the seasonal-naive baseline's week (k = o + 51, needs n − o ≥ 52); and P at n − 1, the
+      // product's first full week, where a 5-week span reaches past it (into the partial week).
+      ...Array.from(
+        { length: 26 },
+        (_, i) => `CASE WHEN l.n >= ${SEASONAL_MIN_WEEKS} THEN ${pre(P, 36 + i)} END AS s${36 + i}`,
+      ),
+      `CASE WHEN l.n >= ${SEASONAL_MIN_WEEKS} THEN ${pre(P, "l.n - 1")} END AS plast`,
       // growth: the last 52 weeks ÷ the 52 before
-      `CASE WHEN l.n >= ${MAX_WEEKS} THEN ${pre(P, 51)} END AS p51`,
       `CASE WHEN l.n >= ${MAX_WEEKS} THEN ${pre(P, 103)} END AS p103`,
-      // the forecast's seasonal bases: baseₕ = mean of x at t = n+h−53 … n+h−51, i.e. k = 51−h … 53−h
-      `CASE WHEN l.method = 'seasonal' OR (l0.auto AND l.n >= 53) THEN ARRAY[${WEEKS.map((h) => `(${pre(P, 53 - h)} - ${pre(P, 50 - h)}) / 3`).join(", ")}] END AS bases`,
     ];
     const col = (c: string, e: number) => (e === -1 ? "0" : `${c}${e}`);
+    // The smoothed seasonal forecast (n' = the origin's weeks, 53 ≤ n' < 104) of the week a year
+    // after k = c (the week centred in the 5 weeks k = c − 2 … c + 2) for origin o (its year: the
+    // weeks k = o … o + 51): w·B₅ + (1 − w)·Ȳ·C with w = n' ÷ 104, B₅ = the mean of the product's
+    // weeks among c − 2 … c + 2 within its life (k ≤ n − 1), Ȳ = the mean of its year, and C = its
+    // primary category's index for those weeks: the category's other products' mean of the 5 weeks ÷
+    // their mean of the year (1 when they sold nothing that year, or it has no category). The category
+    // sums (cp[k + 1] = Σ of weeks 0 … k) include the product's own sales, which are taken out.
+    const smoothed = (o: number, c: number) => {
+      const [lo, hi] = [c - 3, c + 2];
+      const own5 = `(CASE WHEN ${hi} <= n - 1 THEN s${hi} ELSE plast END - s${lo})`;
+      const full5 = `(s${hi} - s${lo})`;
+      const year = `(s${o + 51} - ${col("p", o - 1)})`;
+      const cat5 = `GREATEST(0, cp[${hi + 1}] - cp[${lo + 1}] - ${full5})`;
+      const catYear = `(cp[${o + 52}] - ${o === 0 ? "0" : `cp[${o}]`} - ${year})`;
+      const w = `(${len(o)})::float8 / ${MAX_WEEKS}`;
+      return `${w} * ${own5} / (LEAST(${hi}, n - 1) - ${lo}) + (1 - ${w}) * ${year} / 52 * CASE WHEN ${catYear} > 0 THEN ${cat5} / 5 / (${catYear} / 52) ELSE 1 END`;
+    };
     const level = (o: number) =>
       `power(1.25::float8, ${o}) * (e_end - ${col("e", o - 1)}) * 0.2 / (1 - power(0.8::float8, ${len(o)}))`;
     const trend = (o: number) =>
@@ -155,11 +183,18 @@ export const forecastModule: CalcModule = {
     const origins = [
       `${level(0)} AS level`,
       `${trend(0)} AS trend`,
-      `CASE WHEN p103 - p51 > 0 THEN LEAST(2, GREATEST(0.5, p51 / (p103 - p51))) ELSE 1 END AS growth`,
+      `CASE WHEN p103 - s51 > 0 THEN LEAST(2, GREATEST(0.5, s51 / (p103 - s51))) ELSE 1 END AS growth`,
+      // the forecast's seasonal bases: with n ≥ 104, baseₕ = mean of x at t = n+h−53 … n+h−51, i.e.
+      // k = 51−h … 53−h; with 53 ≤ n < 104, the smoothed forecast of the week a year after k = 52−h
+      `CASE WHEN method = 'seasonal' OR (auto AND n >= ${SEASONAL_MIN_WEEKS}) THEN
+         CASE WHEN n >= ${MAX_WEEKS} THEN ARRAY[${WEEKS.map((h) => `(s${53 - h} - s${50 - h}) / 3`).join(", ")}]
+         ELSE ARRAY[${WEEKS.map((h) => smoothed(0, 52 - h)).join(", ")}] END END AS bases`,
       ...BACKTEST.map((o) =>
         [
           `CASE WHEN n > ${BACKTEST_WEEKS} THEN GREATEST(0, ${level(o)} + 0.8 * ${trend(o)}) END AS std${o}`,
-          `CASE WHEN ${len(o)} >= 53 THEN (s${o + 52} - s${o + 49}) / 3 END AS seas${o}`,
+          // seasonal, where it runs (n' = n − o ≥ 53; always below 104, so smoothed); null where it
+          // falls back to standard: no error is scored for it there
+          `CASE WHEN ${len(o)} >= ${SEASONAL_MIN_WEEKS} THEN ${smoothed(o, o + 51)} END AS seas${o}`,
           `${col("p", o - 1)} - ${col("p", o - 2)} AS a${o}`,
           // naive: the origin's latest week (k = o); seasonal naive: the week a year before the
           // forecast week (k = o + 51) when the origin has 52 weeks, else the naive
@@ -168,18 +203,37 @@ export const forecastModule: CalcModule = {
         ].join(", "),
       ),
     ];
-    // The backtest sums of one method, from its one-step forecasts f(o).
+    // The backtest sums of standard, from its one-step forecasts std{o} (every origin).
     const backtest = (name: string, f: (o: number) => string) => [
       `${BACKTEST.map((o) => `abs(a${o} - ${f(o)})`).join(" + ")} AS abs_${name}`,
       `${BACKTEST.map((o) => `${f(o)} - a${o}`).join(" + ")} AS err_${name}`,
       `(${BACKTEST.map((o) => `CASE WHEN a${o} > 0 THEN abs(a${o} - ${f(o)}) / a${o} ELSE 0 END`).join(" + ")}) / NULLIF(${BACKTEST.map((o) => `(a${o} > 0)::int`).join(" + ")}, 0) AS mape_${name}`,
     ];
+    // Seasonal's sums over the origins where it ran (seas{o} not null), and over the same origins
+    // standard's error (for the comparison of the two) and the baselines' (its MASE and baselines).
+    const ran = (o: number, e: string) => `CASE WHEN seas${o} IS NOT NULL THEN ${e} ELSE 0 END`;
+    const sumRan = (e: (o: number) => string) => BACKTEST.map((o) => ran(o, e(o))).join(" + ");
+    const seasonalBacktest = [
+      `${sumRan((o) => `a${o}`)} AS actual_seasonal`,
+      `${sumRan((o) => `abs(a${o} - seas${o})`)} AS abs_seasonal`,
+      `${sumRan((o) => `seas${o} - a${o}`)} AS err_seasonal`,
+      `(${sumRan((o) => `CASE WHEN a${o} > 0 THEN abs(a${o} - seas${o}) / a${o} ELSE 0 END`)}) / NULLIF(${sumRan((o) => `(a${o} > 0)::int`)}, 0) AS mape_seasonal`,
+      `${sumRan((o) => `abs(a${o} - std${o})`)} AS abs_standard_common`,
+      `${sumRan((o) => `abs(a${o} - nv${o})`)} AS abs_naive_seasonal`,
+      `${sumRan((o) => `abs(a${o} - sn${o})`)} AS abs_snaive_seasonal`,
+    ];
     // Fₕ: seasonal = baseₕ × g; standard = max(0, ℓ + b·(φ + … + φʰ)) with φ + … + φʰ = 4(1 − 0.8ʰ).
     const weekly = (h: number) =>
       `CASE WHEN chosen = 'seasonal' THEN bases[${h}] * growth ELSE GREATEST(0, level + trend * 4 * (1 - power(0.8::float8, ${h}))) END`;
     // JIT would spend seconds compiling this statement's long expressions for a sub-second run: off
-    // for this statement only, put back right after.
-    const restore = await setLocal(conn, { jit: "off", parallel_tuple_cost: "0.01" });
+    // for this statement only, put back right after. Merge joins off: the planner, not knowing the
+    // CTEs' sizes, would sort the ≈ 600k weeks with sales to merge them with the primary categories
+    // (catw) where a hash join on the 50k products reads them once (≈ 0.3 s less on 50k products).
+    const restore = await setLocal(conn, {
+      jit: "off",
+      parallel_tuple_cost: "0.01",
+      enable_mergejoin: "off",
+    });
     await conn.query(
       `CREATE TEMP TABLE fc_fit ON COMMIT DROP AS
        WITH sales0 AS (
@@ -214,17 +268,50 @@ export const forecastModule: CalcModule = {
          FROM running
          GROUP BY pid
        ),
+       -- Each merchandise product's primary category (§5: its linked product category of the highest
+       -- level, ties the smallest id), and per category the running sums of its products' weekly
+       -- units over k = 0 … ${CATEGORY_WEEKS - 1}, every week (cp[k + 1] = Σ of weeks 0 … k): the smoothed
+       -- seasonal's category index. The weeks come from sales0 (already materialized: reading
+       -- sales here as well would materialize it, ≈ 0.2 s on 50k products), each part clamped at 0
+       -- as sales clamps a week; a week split by the grid's calendar-week boundary with a
+       -- correction in one part only is the one case where the two differ.
+       prim AS MATERIALIZED (
+         SELECT DISTINCT ON (pc.pid) pc.pid, pc.category_id
+         FROM product_categories pc
+         JOIN categories c ON c.id = pc.category_id AND ${isProductCategorySql("c")}
+         JOIN products p ON p.pid = pc.pid AND p.kind = 'merchandise'
+         ORDER BY pc.pid, c.level DESC, c.id
+       ),
+       catw AS (
+         SELECT pr.category_id, s.k, sum(GREATEST(s.q, 0))::float8 AS x
+         FROM sales0 s JOIN prim pr ON pr.pid = s.pid
+         WHERE s.k < ${CATEGORY_WEEKS}
+         GROUP BY 1, 2
+       ),
+       catp AS (
+         SELECT category_id, array_agg(cum ORDER BY k) AS cp
+         FROM (
+           SELECT c.category_id, g.k, sum(COALESCE(w.x, 0)) OVER (PARTITION BY c.category_id ORDER BY g.k) AS cum
+           FROM (SELECT DISTINCT category_id FROM catw) c
+           CROSS JOIN generate_series(0, ${CATEGORY_WEEKS - 1}) AS g(k)
+           LEFT JOIN catw w ON w.category_id = c.category_id AND w.k = g.k
+         ) z
+         GROUP BY 1
+       ),
        prefixes AS MATERIALIZED (
          SELECT s.pid, l.n, l.method, l0.auto,
-           ${lookups.join(",\n           ")}
+           ${lookups.join(",\n           ")},
+           CASE WHEN l.n >= ${SEASONAL_MIN_WEEKS} THEN cat.cp END AS cp
          FROM series s
-         JOIN fc_life l0 ON l0.pid = s.pid,
+         JOIN fc_life l0 ON l0.pid = s.pid
+         LEFT JOIN prim pr ON pr.pid = s.pid
+         LEFT JOIN catp cat ON cat.category_id = pr.category_id,
          LATERAL (SELECT ${weeksSince("LEAST(l0.life0, s.first_sold)")} AS n) w,
          LATERAL (SELECT w.n, ${methodOf("l0.requested", "w.n")} AS method) l
          WHERE l.n > 0
        ),
        origins AS MATERIALIZED (
-         SELECT pid, n, method, auto, bases,
+         SELECT pid, n, method, auto,
            ${origins.join(",\n           ")}
          FROM prefixes
        ),
@@ -232,27 +319,27 @@ export const forecastModule: CalcModule = {
          SELECT pid, n, method, auto, bases, level, trend, growth,
            ${BACKTEST.map((o) => `a${o}`).join(" + ")} AS actual,
            ${backtest("standard", (o) => `std${o}`).join(",\n           ")},
-           ${backtest("seasonal", (o) => `COALESCE(seas${o}, std${o})`).join(",\n           ")},
+           ${seasonalBacktest.join(",\n           ")},
            ${BACKTEST.map((o) => `abs(a${o} - nv${o})`).join(" + ")} AS abs_naive,
            ${BACKTEST.map((o) => `abs(a${o} - sn${o})`).join(" + ")} AS abs_snaive
          FROM origins
        ),
        -- auto_forecast_method: a product without its own method takes the method whose backtest had
-       -- the lower error (Σ|A − F| over the same weeks, i.e. the lower WAPE); ties, no backtest
-       -- (n ≤ 8) and ΣA = 0 keep the default's. Seasonal needs n ≥ 53.
+       -- the lower error (Σ|A − F|) over the weeks where both ran (those where seasonal ran: standard
+       -- runs at every origin); ties, no such week (n ≤ 53) and ΣA = 0 over them keep the default's.
        chosen AS (
-         SELECT s.*, CASE WHEN by_backtest AND abs_seasonal < abs_standard THEN 'seasonal'
-                          WHEN by_backtest AND abs_standard < abs_seasonal THEN 'standard'
+         SELECT s.*, CASE WHEN by_backtest AND abs_seasonal < abs_standard_common THEN 'seasonal'
+                          WHEN by_backtest AND abs_standard_common < abs_seasonal THEN 'standard'
                           ELSE s.method END AS chosen,
-           COALESCE(by_backtest AND abs_seasonal <> abs_standard, false) AS chosen_by_backtest
+           COALESCE(by_backtest AND abs_seasonal <> abs_standard_common, false) AS chosen_by_backtest
          FROM scored s,
-         LATERAL (SELECT s.auto AND s.n >= 53 AND s.n > ${BACKTEST_WEEKS} AND s.actual > 0 AS by_backtest) b
+         LATERAL (SELECT s.auto AND s.actual_seasonal > 0 AS by_backtest) b
        )
        SELECT COALESCE(c.pid, h.pid) AS pid, n, chosen AS method, chosen_by_backtest,
          ARRAY[${WEEKS.map(weekly).join(", ")}] AS weekly,
          ${WEEKS.map(weekly).join(" + ")} AS total,
-         actual, abs_standard, err_standard, mape_standard, abs_seasonal, err_seasonal, mape_seasonal,
-         abs_naive, abs_snaive, h.history
+         actual, abs_standard, err_standard, mape_standard, actual_seasonal, abs_seasonal, err_seasonal,
+         mape_seasonal, abs_naive, abs_snaive, abs_naive_seasonal, abs_snaive_seasonal, h.history
        FROM chosen c
        -- a product with sales in the grid's weeks but n = 0 (life started this week) has no fit:
        -- its row carries the history only (n null)
@@ -281,7 +368,7 @@ export const forecastModule: CalcModule = {
          c.units, c.units, c.units * COALESCE(p.cost_price, 0)::float8, false,
          (c.units - ${calendarWeekSql("w.weekly", HORIZON, "$2::int")}) /
            NULLIF((SELECT sum(v) FROM unnest(s.final[2:${HORIZON}]) v), 0) - 1,
-         e.abs / NULLIF(f.actual, 0), e.err / NULLIF(f.actual, 0), e.abs / NULLIF(f.abs_naive, 0),
+         e.abs / NULLIF(e.actual, 0), e.err / NULLIF(e.actual, 0), e.abs / NULLIF(e.naive, 0),
          COALESCE(f.history, array_fill(0::float8, ARRAY[${GRID_HISTORY_WEEKS}]))
        FROM fc_life l
        JOIN products p ON p.pid = l.pid
@@ -291,7 +378,9 @@ export const forecastModule: CalcModule = {
          COALESCE(f.total, 0) AS total) w,
        LATERAL (SELECT w.total + $2::int * (w.weekly[${HORIZON}] - w.weekly[1]) / 7.0 AS units) c,
        LATERAL (SELECT CASE WHEN l.method = 'seasonal' THEN f.abs_seasonal ELSE f.abs_standard END AS abs,
-         CASE WHEN l.method = 'seasonal' THEN f.err_seasonal ELSE f.err_standard END AS err) e`,
+         CASE WHEN l.method = 'seasonal' THEN f.err_seasonal ELSE f.err_standard END AS err,
+         CASE WHEN l.method = 'seasonal' THEN f.actual_seasonal ELSE f.actual END AS actual,
+         CASE WHEN l.method = 'seasonal' THEN f.abs_naive_seasonal ELSE f.abs_naive END AS naive) e`,
       [weekStart, cal.r, lastSnapshot],
     );
     await conn.query(
@@ -304,22 +393,30 @@ export const forecastModule: CalcModule = {
       [cal.weeks[0], cal.r, lastSnapshot],
     );
 
-    // Backtest of both methods where n ≥ 9. A product without a fit sold nothing in those weeks:
-    // ΣA = 0, so WAPE and bias are null, and MAPE (no week with A > 0) too.
+    // Backtest of both methods where n ≥ 9: standard over its 8 weeks, seasonal over the weeks where
+    // it ran (weeks = how many: the origins with n − o ≥ 53, so 0 when n ≤ 53, where every figure of
+    // its row is null). A product without a fit sold nothing in those weeks: ΣA = 0, so WAPE and bias
+    // are null, and MAPE (no week with A > 0) too.
     // With the baselines over the same weeks: naive WAPE, seasonal-naive WAPE, and MASE (the method's
     // Σ|A − F| ÷ the naive's Σ|A − naive|; null when the naive was exact every week).
     const accuracy = await conn.execute(
       `INSERT INTO product_forecast_accuracy (pid, method, weeks, actual, wape, mape, bias, mase, naive_wape,
          seasonal_naive_wape, seasonal_naive_mase)
-       SELECT l.pid, m.method, ${BACKTEST_WEEKS}, COALESCE(f.actual, 0),
-         CASE m.method WHEN 'standard' THEN f.abs_standard ELSE f.abs_seasonal END / NULLIF(f.actual, 0),
-         CASE m.method WHEN 'standard' THEN f.mape_standard ELSE f.mape_seasonal END,
-         CASE m.method WHEN 'standard' THEN f.err_standard ELSE f.err_seasonal END / NULLIF(f.actual, 0),
-         CASE m.method WHEN 'standard' THEN f.abs_standard ELSE f.abs_seasonal END / NULLIF(f.abs_naive, 0),
-         f.abs_naive / NULLIF(f.actual, 0), f.abs_snaive / NULLIF(f.actual, 0), f.abs_snaive / NULLIF(f.abs_naive, 0)
+       SELECT l.pid, m.method, b.weeks, COALESCE(b.actual, 0), b.abs / NULLIF(b.actual, 0), b.mape,
+         b.err / NULLIF(b.actual, 0), b.abs / NULLIF(b.naive, 0),
+         b.naive / NULLIF(b.actual, 0), b.snaive / NULLIF(b.actual, 0), b.snaive / NULLIF(b.naive, 0)
        FROM fc_life l
        CROSS JOIN (VALUES ('standard'), ('seasonal')) AS m(method)
-       LEFT JOIN fc_fit f ON f.pid = l.pid
+       LEFT JOIN fc_fit f ON f.pid = l.pid,
+       LATERAL (
+         SELECT ${BACKTEST_WEEKS} AS weeks, f.actual, f.abs_standard AS abs, f.err_standard AS err,
+           f.mape_standard AS mape, f.abs_naive AS naive, f.abs_snaive AS snaive
+         WHERE m.method = 'standard'
+         UNION ALL
+         SELECT GREATEST(0, LEAST(${BACKTEST_WEEKS}, l.n - ${SEASONAL_MIN_WEEKS})), f.actual_seasonal, f.abs_seasonal,
+           f.err_seasonal, f.mape_seasonal, f.abs_naive_seasonal, f.abs_snaive_seasonal
+         WHERE m.method = 'seasonal'
+       ) b
        WHERE l.n > ${BACKTEST_WEEKS}`,
     );
 

@@ -185,6 +185,7 @@ interface ProductPageRow {
   mase: number | null;
   change: number | null;
   reorder_qty: number | null;
+  backtest_weeks: number | null;
   /** The 12 history weeks stored by module forecast (empty when written otherwise) */
   history: number[];
 }
@@ -279,9 +280,10 @@ async function productPage(
       `WITH page AS (${pageSql})
        SELECT f.pid, p.title, p.sku, v.name AS vendor, b.name AS brand, f.method, f.requested_method,
          f.chosen_by_backtest, m.abc_class, m.status, f.weekly, COALESCE(p.cost_price, 0)::float8 AS cost,
-         f.wape, f.bias, f.mase, f.change, m.reorder_qty, f.history
+         f.wape, f.bias, f.mase, f.change, m.reorder_qty, f.history, acc.weeks AS backtest_weeks
        FROM page JOIN product_forecasts f ON f.pid = page.pid
        JOIN products p ON p.pid = f.pid
+       LEFT JOIN product_forecast_accuracy acc ON acc.pid = f.pid AND acc.method = f.method
        LEFT JOIN product_metrics m ON m.pid = f.pid
        LEFT JOIN vendors v ON v.id = p.vendor_id
        LEFT JOIN brands b ON b.id = p.brand_id
@@ -337,6 +339,7 @@ async function productPage(
       mase: numOrNull(r.mase),
       change: numOrNull(r.change),
       reorder_qty: numOrNull(r.reorder_qty),
+      backtest_weeks: numOrNull(r.backtest_weeks),
     };
   });
   return { items, total, weeks };
@@ -529,6 +532,7 @@ async function listGroupRows(
       mase: numOrNull(r.mase),
       change: numOrNull(r.change),
       reorder_qty: null,
+      backtest_weeks: null,
     };
   });
   return { items, total: all.length, weeks };

@@ -1573,7 +1573,7 @@ function forecastWeekOneFigure(
     value: stored,
     unit: "units",
     formula: seasonal
-      ? "seasonal: base₁ = mean of x at t = n − 52, n − 51, n − 50 (the same week last year and its neighbours); g = Σ of the last 52 weeks ÷ Σ of the 52 before (when n = 104 and that sum > 0, else 1), clamped to 0.5 … 2; F₁ = base₁ × g"
+      ? "seasonal: base₁ = mean of x at t = n − 52, n − 51, n − 50 (the same week last year and its neighbours); g = Σ of the last 52 weeks ÷ Σ of the 52 before (when n = 104 and that sum > 0, else 1), clamped to 0.5 … 2; F₁ = base₁ × g. Under two years (53 ≤ n < 104) smoothed: F₁ = w × B₅ + (1 − w) × Ȳ × C₁ with w = n ÷ 104, B₅ = mean of x at t = n − 53 … n − 49 (from t = 1), Ȳ = mean of the last 52 weeks, C₁ = the primary category's index (its other products' mean of the same 5 weeks ÷ their mean of the 52; 1 without one)"
       : "standard: ℓ = Σ 0.8^(n−t)·xₜ ÷ Σ 0.8^(n−t) over the n full weeks of the product's life (α = 0.2); b = least-squares slope of xₜ on t over the last min(n, 26) weeks (0 when n < 8); F₁ = max(0, ℓ + b × φ), φ = 0.8",
     section: "§8",
   };
@@ -1594,7 +1594,20 @@ function forecastWeekOneFigure(
   let computed: number;
   let working: string;
   let inputs: Record<string, number | string | null>;
-  if (seasonal && n >= SEASONAL_MIN_WEEKS) {
+  if (seasonal && n >= SEASONAL_MIN_WEEKS && n < MAX_WEEKS && stored !== null) {
+    // Smoothed (§8): B₅ over weeks k = 53 … 49 (t = n − 53 … n − 49, from t = 1), Ȳ over k = 51 … 0.
+    // The category's index is not recomputed here (it needs the category's other products): it is
+    // read back from the stored F₁, so the working shows how F₁ is made up.
+    const w = n / MAX_WEEKS;
+    const ks = [53, 52, 51, 50, 49].filter((k) => k <= n - 1);
+    const xsK = ks.map((k) => xs[n - k - 1]!);
+    const b5 = xsK.reduce((a, x) => a + x, 0) / ks.length;
+    const year = xs.slice(n - 52).reduce((a, x) => a + x, 0) / 52;
+    const c1 = year > 0 ? (stored - w * b5) / ((1 - w) * year) : 1;
+    computed = w * b5 + (1 - w) * year * c1;
+    working = `${weeks} < 104 → smoothed; w = ${n} ÷ 104 = ${num(w)}; B₅ = mean of the weeks ${ks.map((k, i) => `${weekText(m.d0, k)} (${num(xsK[i]!)})`).join(", ")} = ${small(b5)}; Ȳ = mean of the last 52 weeks = ${small(year)}; C₁ = ${num(c1)} (the primary category's index, as the calculation used it: (F₁ − w × B₅) ÷ ((1 − w) × Ȳ)); F₁ = ${num(w)} × ${small(b5)} + ${num(1 - w)} × ${small(year)} × ${num(c1)} = ${small(computed)}`;
+    inputs = { method: forecast.method, n, w, b5, year_mean: year, category_index: c1, stored_f1: stored };
+  } else if (seasonal && n >= SEASONAL_MIN_WEEKS) {
     // t = n − 52, n − 51, n − 50 are weeks k = 52, 51, 50 before D0's.
     const ks = [52, 51, 50];
     const xsK = ks.map((k) => xs[n - k - 1]!);
@@ -1670,25 +1683,28 @@ interface BacktestSums {
   positive: number | null;
 }
 
-/** The backtest of §8 on x₁ … xₙ: each of the last 8 weeks forecast from the weeks before it. */
+/**
+ * Standard's backtest (§8) on x₁ … xₙ: each of the last 8 weeks forecast from the weeks before it.
+ * Seasonal is not recomputed: at every backtest week it has under 104 weeks, so it is smoothed with
+ * its category's index (the category's other products), which the explanation does not read; its
+ * stored row is shown. `seasonal` marks the weeks where it ran (53 weeks before the week at least).
+ */
 function backtestOf(xs: number[]) {
   const n = xs.length;
-  const weeks: { t: number; a: number; standard: number; seasonal: number; fellBack: boolean }[] = [];
+  const weeks: { t: number; a: number; standard: number; seasonal: boolean }[] = [];
   for (let t = n - BACKTEST_WEEKS + 1; t <= n; t++) {
     const before = xs.slice(0, t - 1);
-    const standard = standardNext(before);
-    const fellBack = t - 1 < SEASONAL_MIN_WEEKS;
-    const seasonal = fellBack ? standard : (xs[t - 54]! + xs[t - 53]! + xs[t - 52]!) / 3;
-    weeks.push({ t, a: xs[t - 1]!, standard, seasonal, fellBack });
+    weeks.push({ t, a: xs[t - 1]!, standard: standardNext(before), seasonal: t - 1 >= SEASONAL_MIN_WEEKS });
   }
-  const sums = (method: "standard" | "seasonal"): BacktestSums => {
+  /** Standard's sums over the weeks `only` picks (all by default). */
+  const sums = (only: (w: (typeof weeks)[number]) => boolean = () => true): BacktestSums => {
     let actual = 0;
     let absErr = 0;
     let err = 0;
     let ape = 0;
     let positive = 0;
-    for (const w of weeks) {
-      const f = w[method];
+    for (const w of weeks.filter(only)) {
+      const f = w.standard;
       actual += w.a;
       absErr += Math.abs(w.a - f);
       err += f - w.a;
@@ -1698,7 +1714,7 @@ function backtestOf(xs: number[]) {
       }
     }
     return {
-      method,
+      method: "standard",
       actual,
       absErr,
       err,
@@ -1708,7 +1724,7 @@ function backtestOf(xs: number[]) {
       positive,
     };
   };
-  return { weeks, standard: sums("standard"), seasonal: sums("seasonal") };
+  return { weeks, standard: sums(), standardWhereSeasonal: sums((w) => w.seasonal) };
 }
 
 const summary = (sums: BacktestSums[]) =>
@@ -1718,6 +1734,18 @@ const summary = (sums: BacktestSums[]) =>
         `${s.method}: ΣA ${num(s.actual)}, WAPE ${num(s.wape)}, MAPE ${num(s.mape)}, bias ${num(s.bias)}`,
     )
     .join("; ");
+
+/** A stored row's sums (Σ|A − F| = WAPE × ΣA, Σ(F − A) = bias × ΣA). */
+const storedSums = (r: AccuracyRow): BacktestSums => ({
+  method: r.method,
+  actual: r.actual,
+  absErr: (r.wape ?? 0) * r.actual,
+  err: (r.bias ?? 0) * r.actual,
+  wape: r.wape,
+  mape: r.mape,
+  bias: r.bias,
+  positive: null,
+});
 
 function backtestFigure(
   m: ExplainRow,
@@ -1731,7 +1759,7 @@ function backtestFigure(
     key: "backtest" as const,
     label: "Backtest: the better fit (last 8 weeks)",
     formula:
-      "each method forecasts each of the last 8 weeks from the weeks before it only (seasonal as standard when fewer than 53); A = the week's units, F = its forecast: WAPE = Σ|A − F| ÷ ΣA, MAPE = mean of |A − F| ÷ A over the weeks with A > 0, bias = Σ(F − A) ÷ ΣA (positive = over-forecast); the lower WAPE fits better",
+      "each method forecasts each of the last 8 weeks from the weeks before it only; A = the week's units, F = its forecast: WAPE = Σ|A − F| ÷ ΣA, MAPE = mean of |A − F| ÷ A over the weeks with A > 0, bias = Σ(F − A) ÷ ΣA (positive = over-forecast). Seasonal runs only at the weeks with 53 weeks before them (smoothed: under 104) and is scored only there; the two are compared over the weeks where both ran, the lower WAPE fits better",
     section: "§8",
   };
   const rows = [...accuracy].sort((a, b) => (a.method === "standard" ? -1 : b.method === "standard" ? 1 : 0));
@@ -1749,54 +1777,58 @@ function backtestFigure(
     };
   const xs = seriesOf(m, history);
   const recomputed = xs && xs.length > BACKTEST_WEEKS ? backtestOf(xs) : null;
+  const stdRow = rows.find((r) => r.method === "standard");
+  const seaRow = rows.find((r) => r.method === "seasonal");
   const consistent =
     recomputed !== null &&
-    rows.every((r) => {
-      const c = r.method === "seasonal" ? recomputed.seasonal : recomputed.standard;
-      return (
-        agrees(c.actual, r.actual) &&
-        agrees(c.wape, r.wape) &&
-        agrees(c.mape, r.mape) &&
-        agrees(c.bias, r.bias)
-      );
-    });
+    stdRow !== undefined &&
+    agrees(recomputed.standard.actual, stdRow.actual) &&
+    agrees(recomputed.standard.wape, stdRow.wape) &&
+    agrees(recomputed.standard.mape, stdRow.mape) &&
+    agrees(recomputed.standard.bias, stdRow.bias);
   const sums: BacktestSums[] = rows.map((r) =>
-    consistent && recomputed
-      ? r.method === "seasonal"
-        ? recomputed.seasonal
-        : recomputed.standard
-      : {
-          method: r.method,
-          actual: r.actual,
-          absErr: (r.wape ?? 0) * r.actual,
-          err: (r.bias ?? 0) * r.actual,
-          wape: r.wape,
-          mape: r.mape,
-          bias: r.bias,
-          positive: null,
-        },
+    r.method === "standard" && consistent && recomputed ? recomputed.standard : storedSums(r),
   );
-  const parts = sums.map((s) =>
-    s.actual === 0 || s.wape === null
-      ? `${s.method}: ΣA = ${num(s.actual)} → WAPE, MAPE and bias are —`
-      : `${s.method}: Σ|A − F| = ${num(s.absErr)}, ΣA = ${num(s.actual)} → WAPE = ${num(s.absErr)} ÷ ${num(s.actual)} = ${num(s.wape)}; MAPE = ${num(s.mape)}${s.positive === null ? "" : ` (over the ${plural(s.positive, "week")} with A > 0)`}; bias = Σ(F − A) ÷ ΣA = ${num(s.err)} ÷ ${num(s.actual)} = ${num(s.bias)}`,
-  );
-  const std = sums.find((s) => s.method === "standard");
-  const sea = sums.find((s) => s.method === "seasonal");
+  const parts = rows.map((r, i) => {
+    const s = sums[i]!;
+    const over = r.weeks < BACKTEST_WEEKS ? ` (over the ${plural(r.weeks, "week")} where it ran)` : "";
+    if (r.weeks === 0)
+      return `${s.method}: ran at none of the 8 weeks (each had fewer than 53 weeks before it) → WAPE, MAPE and bias are —`;
+    return s.actual === 0 || s.wape === null
+      ? `${s.method}${over}: ΣA = ${num(s.actual)} → WAPE, MAPE and bias are —`
+      : `${s.method}${over}: Σ|A − F| = ${num(s.absErr)}, ΣA = ${num(s.actual)} → WAPE = ${num(s.absErr)} ÷ ${num(s.actual)} = ${num(s.wape)}; MAPE = ${num(s.mape)}${s.positive === null ? "" : ` (over the ${plural(s.positive, "week")} with A > 0)`}; bias = Σ(F − A) ÷ ΣA = ${num(s.err)} ÷ ${num(s.actual)} = ${num(s.bias)}`;
+  });
+  // The comparison, over the weeks where both ran: seasonal's. When it ran at every week the two
+  // rows are over the same weeks; when at some, standard's error over those weeks comes from the
+  // history; when at none, there is nothing to compare.
+  const sea = seaRow ? sums[rows.indexOf(seaRow)]! : undefined;
+  let std: BacktestSums | null = null;
+  let why: string | null = null;
+  if (!seaRow || !sea) why = "no seasonal backtest stored";
+  else if (seaRow.weeks === 0) why = `seasonal ran at none of the 8 weeks (n = ${n} ≤ 53): not compared`;
+  else if (seaRow.weeks === BACKTEST_WEEKS) std = stdRow ? sums[rows.indexOf(stdRow)]! : null;
+  else if (consistent && recomputed) std = recomputed.standardWhereSeasonal;
+  else
+    why = `seasonal ran at ${seaRow.weeks} of the 8 weeks and standard's error over them is not recomputed (see the note): not compared`;
   let value: string | null = null;
-  let verdict = "";
-  if (std?.wape != null && sea?.wape != null) {
-    if (Math.abs(std.wape - sea.wape) <= 1e-9 * Math.max(1, std.wape)) {
+  let verdict = why ? ` → ${why}` : "";
+  if (std && sea) {
+    const over =
+      seaRow!.weeks < BACKTEST_WEEKS ? ` over the ${plural(seaRow!.weeks, "week")} where both ran` : "";
+    if (std.wape === null || sea.wape === null)
+      verdict = ` → not compared: nothing was sold in the weeks where both ran (ΣA = ${num(sea.actual)})`;
+    else if (Math.abs(std.wape - sea.wape) <= 1e-9 * Math.max(1, std.wape)) {
       value = "equal";
-      verdict = ` → both fit the same (WAPE ${num(std.wape)})`;
+      verdict = ` → both fit the same${over} (WAPE ${num(std.wape)})`;
     } else {
       const [better, worse] = std.wape < sea.wape ? [std, sea] : [sea, std];
       value = better.method;
-      verdict = ` → ${better.method} fits better (WAPE ${num(better.wape)} < ${num(worse.wape)})`;
+      verdict = ` → ${better.method} fits better${over} (WAPE ${num(better.wape)} < ${num(worse.wape)})`;
     }
   }
-  const inputs: Record<string, number | string | null> = { n, weeks: rows[0]?.weeks ?? BACKTEST_WEEKS };
+  const inputs: Record<string, number | string | null> = { n, weeks: stdRow?.weeks ?? BACKTEST_WEEKS };
   for (const r of rows) {
+    inputs[`${r.method}_weeks`] = r.weeks;
     inputs[`${r.method}_actual`] = r.actual;
     inputs[`${r.method}_wape`] = r.wape;
     inputs[`${r.method}_mape`] = r.mape;
@@ -1805,26 +1837,24 @@ function backtestFigure(
   if (consistent && recomputed)
     for (const w of recomputed.weeks)
       inputs[`week ${weekText(m.d0, n - w.t)}`] =
-        `A ${num(w.a)}, standard ${num(w.standard)}, seasonal ${num(w.seasonal)}`;
-  const fellBack = recomputed?.weeks.filter((w) => w.fellBack).length ?? 0;
+        `A ${num(w.a)}, standard ${num(w.standard)}${w.seasonal ? "" : ", seasonal did not run"}`;
+  const notRun = recomputed?.weeks.filter((w) => !w.seasonal).length ?? 0;
   return {
     ...base,
     value,
     substituted: parts.join("; ") + verdict,
     inputs,
     note: joinNotes(
-      consistent &&
-        fellBack > 0 &&
-        `Seasonal needs 53 weeks of history before a week: for ${fellBack} of the 8 weeks it had fewer and forecast as standard.`,
+      notRun > 0 &&
+        notRun < BACKTEST_WEEKS &&
+        `Seasonal needs 53 weeks of history before a week: for ${notRun} of the 8 weeks it had fewer, so it has no error there (its figures are over the other ${BACKTEST_WEEKS - notRun}).`,
+      seaRow !== undefined &&
+        seaRow.weeks > 0 &&
+        "Seasonal's one-step forecasts are smoothed with the category's index (§8), which is not recomputed here: its stored figures are shown.",
       !consistent &&
         recomputed &&
-        `${changedSince(
-          summary(
-            [recomputed.standard, recomputed.seasonal].filter((c) => rows.some((r) => r.method === c.method)),
-          ),
-          summary(sums),
-          "Recomputed from the weekly sales history, the backtest gives",
-        )} The stored figures are shown (Σ|A − F| = WAPE × ΣA, Σ(F − A) = bias × ΣA).`,
+        stdRow &&
+        `${changedSince(summary([recomputed.standard]), summary([storedSums(stdRow)]), "Recomputed from the weekly sales history, the backtest gives")} The stored figures are shown (Σ|A − F| = WAPE × ΣA, Σ(F − A) = bias × ΣA).`,
     ),
   };
 }
