@@ -197,11 +197,11 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
     ).toEqual([
       "Calculate product_metrics",
       "Calculate stock_history",
+      "Calculate xyz",
       "Calculate lead_times",
       "Calculate elasticity",
       "Calculate forecast",
       "Calculate planning",
-      "Calculate xyz",
       "Calculate aggregates",
       "Calculate forecast_snapshots",
       "Calculate product_search",

@@ -6,11 +6,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SqlConnection } from "../../server/db/database.ts";
+import { planningModule } from "../../server/jobs/planning/planning.ts";
+import { stockHistoryModule } from "../../server/jobs/planning/stock-history.ts";
+import { xyzModule } from "../../server/jobs/planning/xyz.ts";
 import type { ProductMetricsPage } from "../../shared/metrics.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { writeSource } from "../helpers/csv-source.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/db.ts";
-import { FIXTURE_DIR, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
+import { createTestDatabase, rolledBack, type TestDatabase } from "../helpers/db.ts";
+import { FIXTURE_AS_OF, FIXTURE_DIR, type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
 
 const D0 = Date.parse("2026-06-30T00:00:00Z");
 /** The day `back` days before D0, at 10:00 UTC. */
@@ -122,6 +126,66 @@ describe("XYZ classes", () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain("xyz");
   });
+
+  it("reaches product_metrics through module planning's UPDATE, also without stock_history and by a Full Update", async () => {
+    const before = await stored();
+    const xyzColumns = (c: SqlConnection) =>
+      c.query<{ pid: number; v: string }>(
+        "SELECT pid, concat_ws(' ', xyz_class, xyz_cv, xyz_weeks) AS v FROM product_metrics ORDER BY pid",
+      );
+    const conn = await tdb.db.connect();
+    try {
+      const expected = await xyzColumns(conn);
+      expect(expected.map((r) => r.v)).toContain("Z 4.1560 52");
+      // Wrong values first, so only what the modules write shows.
+      const spoil = "UPDATE product_metrics SET xyz_class = 'Y', xyz_cv = 9, xyz_weeks = 99";
+      const spoilt = expected.map((r) => ({ pid: r.pid, v: "Y 9.0000 99" }));
+      const run = (tx: SqlConnection, modules: { run: typeof xyzModule.run }[]) =>
+        modules.reduce<Promise<unknown>>(
+          (p, m) => p.then(() => m.run({ conn: tx, asOf: FIXTURE_AS_OF })),
+          Promise.resolve(),
+        );
+      // As in CALC_MODULES: the life start from stock_history's figures, written by planning.
+      const inOrder = await rolledBack(conn, async (tx) => {
+        await tx.exec(spoil);
+        await run(tx, [stockHistoryModule, xyzModule]);
+        const beforePlanning = await xyzColumns(tx);
+        await run(tx, [planningModule]);
+        return { beforePlanning, after: await xyzColumns(tx) };
+      });
+      expect(inOrder.beforePlanning).toEqual(spoilt);
+      expect(inOrder.after).toEqual(expected);
+      // Without stock_history in the transaction: the life start as stored.
+      expect(
+        await rolledBack(conn, async (tx) => {
+          await tx.exec(spoil);
+          await run(tx, [xyzModule, planningModule]);
+          return xyzColumns(tx);
+        }),
+      ).toEqual(expected);
+      // Planning alone writes no XYZ figures; products xyz does not figure (not merchandise) keep theirs.
+      expect(
+        await rolledBack(conn, async (tx) => {
+          await tx.exec(spoil);
+          await run(tx, [planningModule]);
+          return xyzColumns(tx);
+        }),
+      ).toEqual(spoilt);
+      expect(
+        await rolledBack(conn, async (tx) => {
+          await tx.exec(spoil);
+          await tx.exec("UPDATE products SET kind = 'service' WHERE pid = 2001");
+          await run(tx, [stockHistoryModule, xyzModule, planningModule]);
+          return xyzColumns(tx);
+        }),
+      ).toEqual(expected.map((r) => (r.pid === 2001 ? { pid: 2001, v: "Y 9.0000 99" } : r)));
+    } finally {
+      await conn.release();
+    }
+    const end = await p.run("update");
+    expect(end.status, JSON.stringify(end)).toBe("complete");
+    expect(await stored()).toEqual(before);
+  }, 90_000);
 
   it("takes the thresholds from the global settings (checked: X ≤ Y)", async () => {
     const put = (values: Record<string, number>) =>

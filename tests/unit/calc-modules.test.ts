@@ -9,12 +9,18 @@ describe("calculation module order", () => {
     expect(() => checkModuleOrder(named("product_metrics", "product_search"))).not.toThrow();
   });
 
-  it("refuses a list where stock_history's or lead_times' figures would never reach product_metrics", () => {
+  it("refuses a list where stock_history's, lead_times' or xyz's figures would never reach product_metrics", () => {
     expect(() => checkModuleOrder(named("product_metrics", "stock_history"))).toThrow(
       "Calculation module stock_history leaves its figures for module planning to write: list planning after it",
     );
     expect(() => checkModuleOrder(named("product_metrics", "planning", "lead_times"))).toThrow(
       "Calculation module lead_times leaves its figures for module planning to write",
     );
+    expect(() => checkModuleOrder(named("product_metrics", "stock_history", "planning", "xyz"))).toThrow(
+      "Calculation module xyz leaves its figures for module planning to write: list planning after it",
+    );
+    expect(() =>
+      checkModuleOrder(named("product_metrics", "stock_history", "xyz", "planning")),
+    ).not.toThrow();
   });
 });

@@ -11,14 +11,15 @@ import { xyzModule } from "./xyz.ts";
 
 // elasticity reads only the imported tables and the stock history: it runs before forecast so that a
 // Full Reset's run connection fits it while the second connection still computes the forecast
-// (planning, next, waits for that), instead of waiting idle.
+// (planning, next, waits for that), instead of waiting idle. xyz reads the stock history and leaves
+// its figures for planning's UPDATE, so it runs between them, also before that wait.
 export const PLANNING_MODULES: readonly CalcModule[] = [
   stockHistoryModule,
+  xyzModule,
   leadTimesModule,
   elasticityModule,
   forecastModule,
   planningModule,
-  xyzModule,
   aggregatesModule,
   forecastSnapshotsModule,
 ];

@@ -3,9 +3,9 @@
 // purchase orders, status and ABC class of every product. Set-based: a few temp tables, then ONE
 // UPDATE of product_metrics (forecast_method included, from product_forecasts). Reads what forecast
 // stored before it, and stock_history's and lead_times' per-product figures from their temp tables,
-// which this UPDATE also writes into product_metrics (two full UPDATEs of the wide rows less). Run on
-// its own in a later transaction (no such tables), it reads the figures stored in product_metrics
-// instead, and writes only its own.
+// which this UPDATE also writes into product_metrics, with xyz's XYZ figures (three full UPDATEs of
+// the wide rows less). Run on its own in a later transaction (no such tables), it reads the figures
+// stored in product_metrics instead, and writes only its own.
 import { normalQuantile } from "../../../shared/stats.ts";
 import { isProductCategorySql } from "../../modules/config/category-types.ts";
 import {
@@ -23,6 +23,7 @@ import type { CalcModule } from "../calculate.ts";
 import { createParametersTable, setLocal, utcDay } from "./context.ts";
 import { LEAD_TIMES_TABLE } from "./lead-times.ts";
 import { STOCK_FIGURE_COLUMNS, STOCK_FIGURES_TABLE } from "./stock-history.ts";
+import { XYZ_COLUMNS, XYZ_TABLE } from "./xyz.ts";
 
 /** The columns of lead_times' temp table, which are product_metrics' columns of the same names. */
 const LEAD_TIME_COLUMNS = [
@@ -111,13 +112,15 @@ export const planningModule: CalcModule = {
     );
     // Modules stock_history and lead_times ran in this transaction: their figures are in their temp
     // tables (ON COMMIT DROP), not yet in product_metrics. Each is read from there when present (sh,
-    // lt), else as stored (pm).
-    const [found] = await conn.query<{ sh: boolean; lt: boolean }>(
+    // lt), else as stored (pm). Module xyz's figures too (xz), which this module only writes.
+    const [found] = await conn.query<{ sh: boolean; lt: boolean; xz: boolean }>(
       `SELECT to_regclass('pg_temp.${STOCK_FIGURES_TABLE}') IS NOT NULL AS sh,
-         to_regclass('pg_temp.${LEAD_TIMES_TABLE}') IS NOT NULL AS lt`,
+         to_regclass('pg_temp.${LEAD_TIMES_TABLE}') IS NOT NULL AS lt,
+         to_regclass('pg_temp.${XYZ_TABLE}') IS NOT NULL AS xz`,
     );
     const sh = found?.sh ? "sh" : "pm";
     const lt = found?.lt ? "lt" : "pm";
+    const xz = found?.xz === true;
 
     // The forecast overrides in force, per product: each overridden week's start (days after D0 + 1)
     // and change. Only when there are any: without overrides F(H) is the forecast's alone.
@@ -318,7 +321,9 @@ export const planningModule: CalcModule = {
     // and ABC class (§9) from the rows above, and stock_history's and lead_times' figures when they
     // left them (every product here has its row in both: calc_plan_base comes from product_metrics,
     // products and calc_params, sh_product from product_metrics and products, lt_product from
-    // products and calc_params, and calc_params has every product). The
+    // products and calc_params, and calc_params has every product). xyz's figures likewise, but
+    // xyz_product holds only the products it figured (merchandise with a life start): the others
+    // keep their XYZ columns as they are. The
     // figures used more than once (need, reorder point, overstock, stock-out date, reorder
     // quantity) are computed once per row in the derived tables below: OFFSET 0 keeps the planner
     // from merging them into the UPDATE, which would copy each expression into every use.
@@ -328,7 +333,11 @@ export const planningModule: CalcModule = {
     const carried = [
       ...shColumns.filter((c) => c !== "is_new").map((c) => `, sh.${c}`),
       ...ltColumns.map((c) => `, lt.${c}`),
+      ...(xz ? [", xz.pid IS NOT NULL AS xyz_figured", ...XYZ_COLUMNS.map((c) => `, xz.${c}`)] : []),
     ];
+    const xyzSet = xz
+      ? XYZ_COLUMNS.map((c) => `, ${c} = CASE WHEN x.xyz_figured THEN x.${c} ELSE m.${c} END`).join("")
+      : "";
     const rows = await conn.execute(
       `UPDATE product_metrics m SET
          demand_rate = x.d, demand_source = x.demand_source, days_of_stock = x.days_of_stock,
@@ -353,7 +362,7 @@ export const planningModule: CalcModule = {
                           ELSE 'C' END,
          abc_basis_value = x.basis,
          abc_share_before = CASE WHEN x.merch AND x.abc_total > 0 THEN round(x.abc_before / x.abc_total, 6) END
-         ${[...shColumns, ...ltColumns].map((c) => `, ${c} = x.${c}`).join("")}
+         ${[...shColumns, ...ltColumns].map((c) => `, ${c} = x.${c}`).join("")}${xyzSet}
        FROM (
          SELECT y.*,
            CASE WHEN y.discontinued OR y.excluded OR y.need <= 0 THEN 0
@@ -372,6 +381,7 @@ export const planningModule: CalcModule = {
            ${promotions ? `LEFT JOIN ${PROMOTION_STOP_TABLE} st ON st.pid = b.pid` : ""}
            ${sh === "sh" ? `LEFT JOIN ${STOCK_FIGURES_TABLE} sh ON sh.pid = b.pid` : ""}
            ${lt === "lt" ? `LEFT JOIN ${LEAD_TIMES_TABLE} lt ON lt.pid = b.pid` : ""}
+           ${xz ? `LEFT JOIN ${XYZ_TABLE} xz ON xz.pid = b.pid` : ""}
            OFFSET 0
          ) y
          OFFSET 0

@@ -1,7 +1,7 @@
 // Module xyz of the planning engine (docs/metrics.md §9): each merchandise product's XYZ class from
 // the coefficient of variation of its weekly demand over its in-stock weeks. It reads only the stored
 // stock runs of module stock_history (product_stock_history: the units sold on each run's first
-// day, and the closing stock) and product_metrics' life start: no order line is read.
+// day, and the closing stock) and the product's life start: no order line is read.
 //
 // Weeks are 7 days ending on D0 (k = 0 is D0 − 6 … D0), the 52 of the last 364 days, and only the
 // full weeks since the product's life start count. A week is in stock when the product was out of
@@ -9,28 +9,58 @@
 // first day with sales). Over the n in-stock weeks with weekly units x (a week below 0, from
 // corrections, counts 0): CV = sample standard deviation ÷ mean. X when CV < xyz_x_threshold, Y when
 // below xyz_y_threshold, else Z; no class when n < 4 or nothing sold in them.
+//
+// The figures go into the temp table xyz_product (ON COMMIT DROP), which module planning reads and
+// writes into product_metrics with its one UPDATE, as it does stock_history's sh_product: a full
+// UPDATE of the wide product_metrics rows of its own cost this module about 2 s of CPU (50k
+// products). So it runs after stock_history (its runs, and the life start from sh_product) and
+// before planning (CALC_MODULES' order, checkModuleOrder).
 
 import { loadGlobalSettingValues } from "../../modules/config/planning-parameters.ts";
 import type { CalcModule } from "../calculate.ts";
 import { setLocal, utcDay } from "./context.ts";
+import { STOCK_FIGURES_TABLE } from "./stock-history.ts";
 
 /** Fewest in-stock weeks a class is given on. */
 export const XYZ_MIN_WEEKS = 4;
 const WEEKS = 52;
 
+/**
+ * The temp table of the XYZ figures of every product that has them (merchandise with a life start),
+ * named as the product_metrics columns they fill (XYZ_COLUMNS); module planning writes them.
+ */
+export const XYZ_TABLE = "xyz_product";
+
+/** The columns of XYZ_TABLE (besides pid), product_metrics' columns of the same names. */
+export const XYZ_COLUMNS = ["xyz_weeks", "xyz_cv", "xyz_class"] as const;
+
 export const xyzModule: CalcModule = {
   name: "xyz",
-  // It updates product_metrics' XYZ columns (the table is product_metrics module's, as for planning).
+  // Its figures reach product_metrics' XYZ columns through planning's one UPDATE (the table is
+  // product_metrics module's).
   tables: [],
+  handsOverTo: "planning",
   async run({ conn, asOf }) {
     const restore = await setLocal(conn, { jit: "off", work_mem: "64MB" });
     const g = await loadGlobalSettingValues(conn);
     const d0 = utcDay(asOf);
-    // Week of a day expression: (D0 − day) / 7; days before the 52 weeks are left out.
-    const rows = await conn.execute(
-      `WITH per AS (
+    // The life start: module stock_history ran in this transaction (CALC_MODULES' order) and left
+    // it in its temp table, not yet in product_metrics (planning writes both); else as stored.
+    const [found] = await conn.query<{ sh: boolean }>(
+      `SELECT to_regclass('pg_temp.${STOCK_FIGURES_TABLE}') IS NOT NULL AS sh`,
+    );
+    const life = found?.sh
+      ? `${STOCK_FIGURES_TABLE} m JOIN products p ON p.pid = m.pid AND p.kind = 'merchandise'`
+      : "product_metrics m JOIN products p ON p.pid = m.pid AND p.kind = 'merchandise'";
+    await conn.exec(`DROP TABLE IF EXISTS ${XYZ_TABLE}`);
+    // Week of a day expression: (D0 − day) / 7; days before the 52 weeks are left out. The columns
+    // carry product_metrics' types (the casts an UPDATE would make), so planning stores the very
+    // same values.
+    await conn.query(
+      `CREATE TEMP TABLE ${XYZ_TABLE} ON COMMIT DROP AS
+       WITH per AS (
          SELECT m.pid, LEAST(${WEEKS}, GREATEST(0, ($1::date - m.history_start + 1) / 7)) AS nf
-         FROM product_metrics m JOIN products p ON p.pid = m.pid AND p.kind = 'merchandise'
+         FROM ${life}
          WHERE m.history_start IS NOT NULL
        ),
        -- Days out of stock per product and week, from the runs with stock ≤ 0 cut to each week.
@@ -74,17 +104,19 @@ export const xyzModule: CalcModule = {
              THEN sqrt(GREATEST((sxx - sx * sx / n) / (n - 1), 0)) / (sx / n) END AS cv
          FROM stats
        )
-       UPDATE product_metrics m SET
-         xyz_weeks = cv.n,
-         xyz_cv = round(cv.cv, 4),
-         xyz_class = CASE WHEN cv.cv IS NULL THEN NULL
-                          WHEN cv.cv < $2::numeric THEN 'X'
-                          WHEN cv.cv < $3::numeric THEN 'Y'
-                          ELSE 'Z' END
-       FROM cv WHERE cv.pid = m.pid`,
+       SELECT pid,
+         n::int AS xyz_weeks,
+         round(cv, 4)::numeric(12, 4) AS xyz_cv,
+         (CASE WHEN cv IS NULL THEN NULL
+               WHEN cv < $2::numeric THEN 'X'
+               WHEN cv < $3::numeric THEN 'Y'
+               ELSE 'Z' END)::char(1) AS xyz_class
+       FROM cv`,
       [d0, g.xyz_x_threshold, g.xyz_y_threshold],
     );
+    // Its rows are the products this module figured (CREATE TABLE AS reports no count on PGlite).
+    const [count] = await conn.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${XYZ_TABLE}`);
     await restore();
-    return rows;
+    return count?.n ?? 0;
   },
 };
