@@ -107,7 +107,8 @@ export interface Database {
    * Embedded PGlite only: while a transaction holds the one connection (a data run's apply and
    * calculations), a way into that transaction for a short read that must not wait for its end
    * (the session lookup that lets staff cancel the run). Nothing else can commit meanwhile, so the
-   * read sees the latest committed rows of any table the transaction does not write. Null when no
+   * read sees the latest committed rows of any table the transaction does not write: no
+   * transaction on the embedded database may write users, sessions or permissions. Null when no
    * transaction is open.
    */
   heldTransaction?(): SqlConnection | null;

@@ -31,8 +31,9 @@ export interface CalcModule {
    * Set when the module reads only imported tables and settings (no other module's table) and
    * writes only its `tables`: a Full Reset on PostgreSQL then runs it on the second connection, in
    * a transaction of its own, into new copies of its tables, while the run's connection goes on
-   * with the modules before it; at the module's place in the order the run waits for it and swaps
-   * its tables in (reset-swap.ts, BesideLoader). Elsewhere it runs in order like the others.
+   * with the modules before it; at the module's place in the order the run waits for it, and its
+   * new tables are swapped in with the run's others at the commit (reset-swap.ts, BesideLoader).
+   * Elsewhere it runs in order like the others.
    */
   beside?: boolean;
   /**

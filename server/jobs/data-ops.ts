@@ -181,11 +181,12 @@ export class DataOps {
     }
   }
 
-  /** Runs left "running" by a server that stopped become failed, with a final event. */
+  /** The `beforeSwap` option, just before the swap takes its locks; its failure only logs. */
   private async beforeSwap(): Promise<void> {
     await this.opts.beforeSwap?.().catch((err) => this.opts.log?.error({ err }, "before-swap step failed"));
   }
 
+  /** Runs left "running" by a server that stopped become failed, with a final event. */
   private async failStaleRuns(exceptId?: number): Promise<void> {
     const { prisma } = this.opts.db;
     const stale = await prisma.dataRun.findMany({

@@ -53,18 +53,23 @@ export class KeptPages<V> {
     const entry: Entry<V> = { version, value, bytes: 0 };
     this.entries.set(key, entry);
     this.trim();
-    value.then(
-      (page) => {
-        if (this.entries.get(key) !== entry) return;
-        entry.bytes = approxBytes(page);
-        this.total += entry.bytes;
-        if (entry.bytes > this.maxBytes) this.remove(key, entry);
-        else this.trim();
-      },
-      () => {
+    value
+      .then(
+        (page) => {
+          if (this.entries.get(key) !== entry) return;
+          entry.bytes = approxBytes(page);
+          this.total += entry.bytes;
+          if (entry.bytes > this.maxBytes) this.remove(key, entry);
+          else this.trim();
+        },
+        () => {
+          if (this.entries.get(key) === entry) this.remove(key, entry);
+        },
+      )
+      // A page whose size cannot be measured is not kept (and never an unhandled rejection).
+      .catch(() => {
         if (this.entries.get(key) === entry) this.remove(key, entry);
-      },
-    );
+      });
     return value;
   }
 

@@ -5,6 +5,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  abortPromotionDips,
   ensurePromotionDips,
   promotionDipsSettled,
   refreshPromotionDips,
@@ -137,5 +138,29 @@ describe(`the promotion dips in the background (${testBackend})`, () => {
       expect(await mark()).toEqual(await elasticityAt());
     },
     120_000,
+  );
+  it.skipIf(testBackend !== "pglite")(
+    "on the embedded database, a run about to swap does not wait for a measurement queued behind its transaction",
+    async () => {
+      const db = t.tdb.db;
+      await promotionDipsSettled(db);
+      await forget();
+      const conn = await db.connect();
+      // A simulation's nudge during a run: its measurement waits for the run's transaction (the one
+      // connection); the run's step before the swap must not wait for it in turn.
+      await conn.transaction(async () => {
+        void refreshPromotionDips(db, undefined, { force: true });
+        await Promise.race([
+          abortPromotionDips(db),
+          wait(5_000).then(() => {
+            throw new Error("the step before the swap waited for a measurement queued behind the run");
+          }),
+        ]);
+      });
+      // Once the transaction ends the measurement runs.
+      await promotionDipsSettled(db);
+      expect(await mark()).toEqual(await elasticityAt());
+    },
+    30_000,
   );
 });

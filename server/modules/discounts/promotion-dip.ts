@@ -294,18 +294,30 @@ export function refreshPromotionDips(
  */
 export async function abortPromotionDips(db: Database): Promise<void> {
   const running = measuring.get(db);
-  if (!running) return;
-  const backend = measuringPid.get(db);
-  // Only while that backend is still in the measurement's transaction (its connection goes back to
-  // the pool afterwards and may be serving someone else).
-  if (db.kind === "postgres" && backend)
-    await db.prisma
-      .$queryRawUnsafe(
-        "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid = $1::int AND xact_start = $2::timestamptz",
-        backend.pid,
-        backend.since,
-      )
-      .catch(() => undefined);
+  // On embedded PGlite a measurement cannot hold anything the swap needs: the run's transaction
+  // holds the one connection, so the measurement is queued behind it (waiting for it here would
+  // wait forever).
+  if (!running || db.kind !== "postgres") return;
+  let settled = false;
+  void running.finally(() => {
+    settled = true;
+  });
+  // The cancel is sent again every 100 ms until the measurement lets go: it may not have reached its
+  // transaction yet (no backend known), or be between two statements when a cancel arrives.
+  for (let i = 0; !settled && i < 200; i++) {
+    const backend = measuringPid.get(db);
+    // Only while that backend is still in the measurement's transaction (its connection goes back
+    // to the pool afterwards and may be serving someone else).
+    if (backend)
+      await db.prisma
+        .$queryRawUnsafe(
+          "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid = $1::int AND xact_start = $2::timestamptz",
+          backend.pid,
+          backend.since,
+        )
+        .catch(() => undefined);
+    await Promise.race([running, new Promise((r) => setTimeout(r, 100))]);
+  }
   await running;
 }
 
