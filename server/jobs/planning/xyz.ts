@@ -49,9 +49,8 @@ export const xyzModule: CalcModule = {
     const [found] = await conn.query<{ sh: boolean }>(
       `SELECT to_regclass('pg_temp.${STOCK_FIGURES_TABLE}') IS NOT NULL AS sh`,
     );
-    const life = found?.sh
-      ? `${STOCK_FIGURES_TABLE} m JOIN products p ON p.pid = m.pid AND p.kind = 'merchandise'`
-      : "product_metrics m JOIN products p ON p.pid = m.pid AND p.kind = 'merchandise'";
+    const life = `${found?.sh ? STOCK_FIGURES_TABLE : "product_metrics"} m
+      JOIN products p ON p.pid = m.pid AND p.kind = 'merchandise'`;
     await conn.exec(`DROP TABLE IF EXISTS ${XYZ_TABLE}`);
     // Week of a day expression: (D0 − day) / 7; days before the 52 weeks are left out. The columns
     // carry product_metrics' types (the casts an UPDATE would make), so planning stores the very
