@@ -17,7 +17,7 @@ import {
 import { pageWarmUpSettled, warmPageCaches } from "../../server/modules/warm-pages.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { testBackend } from "../helpers/db.ts";
-import { FIXTURE_DIR } from "../helpers/pipeline.ts";
+import { copyFixture, editFile } from "../helpers/pipeline.ts";
 
 const everything = { is_admin: true, permissions: [] as string[] };
 
@@ -44,6 +44,7 @@ async function freshPages(db: Database) {
 
 describe(`warming the pages after a calculation (${testBackend})`, () => {
   let t: TestApp;
+  let source: string;
   const db = () => t.tdb.db;
   const reset = async () => {
     await t.app.services.dataOps.start("reset", null);
@@ -51,7 +52,8 @@ describe(`warming the pages after a calculation (${testBackend})`, () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { SOURCE_DIR: FIXTURE_DIR } });
+    source = copyFixture();
+    t = await startTestApp({ env: { SOURCE_DIR: source } });
   }, 60_000);
   afterAll(async () => {
     await t?.close();
@@ -68,11 +70,18 @@ describe(`warming the pages after a calculation (${testBackend})`, () => {
   }, 120_000);
 
   it("a warm-up running when a newer calculation arrives keeps nothing that is served for the newer one", async () => {
+    await reset();
+    await pageWarmUpSettled(db());
+    const older = await pages(db());
+    // The newer calculation reads other data (product 1001's stock 100 → 0: it becomes critical,
+    // the stock value falls), so a page kept from the older one would differ from a fresh one.
+    editFile(source, "products.csv", (text) => text.replace("1.50,2.00,0.60,100,", "1.50,2.00,0.60,0,"));
     const warming = warmPageCaches(db());
     await reset();
     await warming;
     await pageWarmUpSettled(db());
     const served = await pages(db());
+    expect(served).not.toEqual(older);
     expect(served).toEqual(await freshPages(db()));
     // Another warm-up over the same calculation serves the same pages.
     await warmPageCaches(db());
