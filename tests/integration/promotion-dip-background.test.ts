@@ -139,6 +139,42 @@ describe(`the promotion dips in the background (${testBackend})`, () => {
     },
     120_000,
   );
+  it.skipIf(testBackend !== "postgres")(
+    "a measurement cancelled by anything but a run (an operator, a statement timeout) is a failure",
+    async () => {
+      await promotionDipsSettled(t.tdb.db);
+      const blocker = new pg.Client({ connectionString: t.tdb.url });
+      await blocker.connect();
+      const errors: unknown[] = [];
+      try {
+        await blocker.query("BEGIN");
+        await blocker.query("LOCK TABLE category_promotion_dips IN EXCLUSIVE MODE");
+        await forget();
+        const measuring = refreshPromotionDips(t.tdb.db, (err) => errors.push(err), { force: true });
+        // An operator cancels the measurement's statement while it waits for the table.
+        for (let i = 0; ; i++) {
+          const { rows } = await blocker.query(
+            `SELECT count(pg_cancel_backend(a.pid))::int AS n FROM pg_stat_activity a
+             WHERE a.wait_event_type = 'Lock' AND a.pid <> pg_backend_pid() AND a.datname = current_database()`,
+          );
+          if (rows[0].n > 0) break;
+          if (i > 500) throw new Error("the measurement never reached its write");
+          await wait(20);
+        }
+        await measuring;
+      } finally {
+        await blocker.query("ROLLBACK").catch(() => undefined);
+        await blocker.end();
+      }
+      expect(errors).toHaveLength(1);
+      expect(String((errors[0] as Error).message)).toMatch(/cancel/);
+      // Nothing was measured; the next forced try measures.
+      expect(await mark()).toBeNull();
+      await refreshPromotionDips(t.tdb.db, undefined, { force: true });
+      expect(await mark()).toEqual(await elasticityAt());
+    },
+    60_000,
+  );
   it.skipIf(testBackend !== "pglite")(
     "on the embedded database, a run about to swap does not wait for a measurement queued behind its transaction",
     async () => {

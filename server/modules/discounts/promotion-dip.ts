@@ -239,13 +239,21 @@ const backOff = new WeakMap<Database, { until: number; waitMs: number }>();
 export const DIP_RETRY_MS = 30_000;
 const DIP_RETRY_MAX_MS = 15 * 60_000;
 
-/** A measurement stopped by abortPromotionDips (PostgreSQL's query_canceled): not a failure. */
-function wasCancelled(err: unknown): boolean {
+/** The databases whose measurement abortPromotionDips is stopping. */
+const stopping = new WeakSet<Database>();
+
+/**
+ * A measurement stopped by abortPromotionDips (PostgreSQL's query_canceled while it was stopping
+ * it): not a failure. A query_canceled from anything else (a statement_timeout, an operator's
+ * pg_cancel_backend) is a failure like any other.
+ */
+function wasCancelled(db: Database, err: unknown): boolean {
   const e = err as { code?: string; meta?: { code?: string }; message?: string };
   return (
-    e?.code === "57014" ||
-    e?.meta?.code === "57014" ||
-    /canceling statement due to user request/.test(String(e?.message ?? ""))
+    stopping.has(db) &&
+    (e?.code === "57014" ||
+      e?.meta?.code === "57014" ||
+      /canceling statement due to user request/.test(String(e?.message ?? "")))
   );
 }
 
@@ -272,7 +280,7 @@ export function refreshPromotionDips(
       backOff.delete(db);
     })
     .catch((err) => {
-      if (wasCancelled(err)) return;
+      if (wasCancelled(db, err)) return;
       const waitMs = failed ? Math.min(failed.waitMs * 2, DIP_RETRY_MAX_MS) : DIP_RETRY_MS;
       backOff.set(db, { until: Date.now() + waitMs, waitMs });
       onError?.(err);
@@ -280,6 +288,7 @@ export function refreshPromotionDips(
     .finally(() => {
       measuring.delete(db);
       measuringPid.delete(db);
+      stopping.delete(db);
     });
   measuring.set(db, started);
   return started;
@@ -302,6 +311,7 @@ export async function abortPromotionDips(db: Database): Promise<void> {
   void running.finally(() => {
     settled = true;
   });
+  stopping.add(db);
   // The cancel is sent again every 100 ms until the measurement lets go: it may not have reached its
   // transaction yet (no backend known), or be between two statements when a cancel arrives.
   for (let i = 0; !settled && i < 200; i++) {
