@@ -13,7 +13,12 @@ import {
   refreshPromotionDips,
 } from "./modules/discounts/promotion-dip.ts";
 import { matchCreatedProducts } from "./modules/productImport/submit.ts";
-import { cancelPageWarmUp, pageWarmUpSettled, warmPageCaches } from "./modules/warm-pages.ts";
+import {
+  cancelPageWarmUp,
+  pageWarmUpSettled,
+  warmPageCaches,
+  warmPageCachesOnce,
+} from "./modules/warm-pages.ts";
 import { DiskImageStorage, type ImageStorage } from "./storage/image-storage.ts";
 import { S3ImageStorage } from "./storage/s3-image-storage.ts";
 
@@ -35,6 +40,7 @@ export interface AppServices {
 type Log = { info(msg: string): void; error(obj: unknown, msg: string): void };
 
 export async function createServices(db: Database, config: AppConfig, log?: Log): Promise<AppServices> {
+  const warmError = (err: unknown, page: string) => log?.error(err, `warming the ${page} page failed`);
   const bus = await createProgressBus(db.url);
   const dataOps = new DataOps({
     db,
@@ -54,8 +60,7 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
       // request (server/modules/warm-pages.ts): in the background, never delaying the run's end.
       // Not on the embedded database: its one connection would queue users' statements behind
       // the warm-up's (and its data sets are small).
-      if (db.kind === "postgres")
-        void warmPageCaches(db, (err, page) => log?.error(err, `warming the ${page} page failed`));
+      if (db.kind === "postgres") void warmPageCaches(db, warmError);
     },
     // The measurement reads order lines and calculation tables for seconds: a run about to swap
     // them stops it (it is measured again for the run's own calculation, above).
@@ -71,6 +76,15 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
       run: (ctx) => runChatImport({ ...ctx, dir: config.chatSourceDir }),
     },
   });
+  // Every other instance on the database keeps its own pages: it warms them when the run's
+  // completion arrives on the progress bus (the instance that ran it has started already, and is
+  // left alone), and a run starting on any instance stops its warm-up before the next page.
+  if (db.kind === "postgres")
+    bus.onProgress((event) => {
+      if (event.type === "chat") return;
+      if (event.status === "complete") void warmPageCachesOnce(db, warmError);
+      else if (event.status === "running") cancelPageWarmUp(db);
+    });
   return {
     db,
     config,

@@ -47,6 +47,8 @@ export const WARM_PAGES: { name: string; run: (db: Database) => Promise<unknown>
 
 const generations = new WeakMap<Database, number>();
 const pending = new WeakMap<Database, Promise<void>>();
+/** The calculation the latest warm-up is for, and its generation. */
+const warming = new WeakMap<Database, { version: string; generation: number }>();
 
 async function calculationVersion(db: Database): Promise<string> {
   const [row] = await db.prisma.$queryRawUnsafe<{ v: string | null }[]>(
@@ -76,6 +78,7 @@ export function warmPageCaches(db: Database, onError?: (err: unknown, page: stri
       onError?.(err, "version");
       return;
     }
+    warming.set(db, { version, generation });
     for (const page of WARM_PAGES) {
       if (generations.get(db) !== generation) return;
       try {
@@ -88,6 +91,28 @@ export function warmPageCaches(db: Database, onError?: (err: unknown, page: stri
   })();
   pending.set(db, run);
   return run;
+}
+
+/**
+ * warmPageCaches, unless a warm-up for the calculation now in force was started and not stopped
+ * (it runs, or ran to its end): another instance's run completing arrives on the progress bus on
+ * the instance that ran it too, which has started its warm-up already.
+ */
+export async function warmPageCachesOnce(
+  db: Database,
+  onError?: (err: unknown, page: string) => void,
+): Promise<void> {
+  let version: string;
+  try {
+    version = await calculationVersion(db);
+  } catch (err) {
+    onError?.(err, "version");
+    return;
+  }
+  const latest = warming.get(db);
+  if (latest && latest.version === version && latest.generation === generations.get(db))
+    return pageWarmUpSettled(db);
+  return warmPageCaches(db, onError);
 }
 
 /** The last warm-up started for the database (closing waits for it). */

@@ -88,4 +88,28 @@ describe(`warming the pages after a calculation (${testBackend})`, () => {
     expect(await replenishmentPageKept(db(), { pageSize: 250 })).toBe(true);
     expect(await pages(db())).toEqual(served);
   }, 120_000);
+
+  it.skipIf(testBackend !== "postgres")(
+    "another instance on the database warms its own pages when the run completes",
+    async () => {
+      // A second instance with its own connection pool (so its own kept pages), as behind a load
+      // balancer; the run is done by the first.
+      const other = await startTestApp({ tdb: { ...t.tdb, db: await t.tdb.openAnother() } });
+      try {
+        const otherDb = other.tdb.db;
+        await pageWarmUpSettled(otherDb);
+        await reset();
+        // The completion reaches the other instance over LISTEN/NOTIFY: its warm-up starts then.
+        for (let i = 0; i < 100 && !(await replenishmentPageKept(otherDb, { pageSize: 250 })); i++) {
+          await pageWarmUpSettled(otherDb);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(await replenishmentPageKept(otherDb, { pageSize: 250 })).toBe(true);
+        expect(await pages(otherDb)).toEqual(await pages(db()));
+      } finally {
+        await other.app.close();
+      }
+    },
+    120_000,
+  );
 });
