@@ -11,8 +11,11 @@
 // (`openai-processing-ms`: from the request read to the answer sent, its 200 ms included). Also
 // printed: the same minus only the nominal latency (which counts the model server's own work and
 // scheduling as the app's), how long a call record waits until it is stored, the event loop's delay,
-// and the app's CPU time per call. The last line is one JSON object with the figures.
+// and the app's CPU time per call. The last line is one JSON object with the figures. With `--bare`,
+// also the floor of the measure at the same moment: as many bare node:http requests (no openai
+// client, no prompt, no database), as many at once, to the same model process, timed the same way.
 import { spawn } from "node:child_process";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -35,6 +38,7 @@ const { values } = parseArgs({
     "rows-per-call": { type: "string", default: "1" },
     repeat: { type: "string", default: "1" },
     "serve-model": { type: "boolean", default: false },
+    bare: { type: "boolean", default: false },
   },
 });
 
@@ -63,6 +67,61 @@ async function startModelProcess(latency: number): Promise<{ url: string; stop: 
     child.on("exit", (code) => reject(new Error(`model server exited (${code})`)));
   });
   return { url, stop: () => child.kill("SIGTERM") };
+}
+
+/** Bare node:http calls to the model, `concurrency` at once: time minus the server's own, CPU. */
+async function bareCalls(url: string, calls: number, concurrency: number) {
+  const agent = new http.Agent({ keepAlive: true });
+  const one = (i: number) =>
+    new Promise<number>((resolve, reject) => {
+      const row = { row_id: i, title: `gel pen bare-${i}`, sku: `GP-bare-${i}`, price: "2.49", cost: "1.10" };
+      const body = Buffer.from(
+        JSON.stringify({
+          model: "bench-model",
+          temperature: 0,
+          messages: [
+            { role: "system", content: "You are a careful merchandiser for a stationery retailer." },
+            { role: "user", content: `## Rows to check\n${JSON.stringify(row)}` },
+          ],
+        }),
+      );
+      const t0 = performance.now();
+      const req = http.request(
+        `${url}/chat/completions`,
+        {
+          method: "POST",
+          agent,
+          headers: { "content-type": "application/json", "content-length": body.length },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            JSON.parse(Buffer.concat(chunks).toString());
+            resolve(performance.now() - t0 - Number(res.headers["openai-processing-ms"]));
+          });
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+  for (let i = 0; i < 2 * concurrency; i++) await one(i);
+  const times: number[] = [];
+  let next = 0;
+  const cpu0 = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < calls) times.push(await one(next++));
+    }),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  agent.destroy();
+  return {
+    p50: p(times, 0.5),
+    p99: p(times, 0.99),
+    max: p(times, 1),
+    cpu_ms_per_call: Math.round(((cpu.user + cpu.system) / 1000 / calls) * 100) / 100,
+  };
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -193,6 +252,7 @@ async function main() {
       }
       readFigures[name] = { p50: p(times, 0.5), p99: p(times, 0.99) };
     }
+    const bare = values.bare ? await bareCalls(model.url, Math.ceil(rows / perCall), concurrency) : null;
     const best = rounds.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
     const sorted = [...best.appMs].sort((a, b) => a - b);
     const figures = {
@@ -218,6 +278,7 @@ async function main() {
       event_loop_delay_ms_p99: Math.round(best.loopP99 * 100) / 100,
       event_loop_delay_ms_max: Math.round(best.loopMax * 100) / 100,
       reads_ms: readFigures,
+      ...(bare ? { bare_http_ms: bare } : {}),
       load_avg: os.loadavg().map((l) => Math.round(l * 10) / 10),
     };
     console.log(
@@ -232,6 +293,11 @@ async function main() {
         `a call stored after p50 ${figures.stored_after_ms_p50} / p99 ${figures.stored_after_ms_p99} ms; ` +
         `event loop delay p99 ${figures.event_loop_delay_ms_p99} ms, max ${figures.event_loop_delay_ms_max} ms`,
     );
+    if (bare)
+      console.log(
+        `bare node:http at the same concurrency (the measure's floor, no app): p50 ${bare.p50} ms, ` +
+          `p99 ${bare.p99} ms, max ${bare.max} ms; CPU ${bare.cpu_ms_per_call} ms per call`,
+      );
     for (const [name, f] of Object.entries(readFigures))
       console.log(`${name}: p50 ${f.p50} ms, p99 ${f.p99} ms`);
     console.log(JSON.stringify(figures));
