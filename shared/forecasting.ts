@@ -11,6 +11,11 @@ export const FORECAST_WEEKS = 13;
 export const GRID_HISTORY_WEEKS = 12;
 /** Weeks of history the detail chart shows. */
 export const DETAIL_HISTORY_WEEKS = 104;
+/**
+ * Weeks of sales a product's detail reads: its history and, for last year's overlay, the 52 weeks
+ * before them (module sales_series stores them per product: product_sales_weekly).
+ */
+export const DETAIL_SERIES_WEEKS = DETAIL_HISTORY_WEEKS + 52;
 
 const DAY_MS = 86_400_000;
 
@@ -23,6 +28,11 @@ export function addDaysIso(day: string, n: number): string {
 export function mondayOf(day: string): string {
   const dow = new Date(`${day}T00:00:00Z`).getUTCDay(); // 0 = Sunday
   return addDaysIso(day, -((dow + 6) % 7));
+}
+
+/** The Monday of the first week of a product's detail series, for the Monday of the as-of day's week. */
+export function detailSeriesStart(asOfWeek: string): string {
+  return addDaysIso(asOfWeek, -7 * DETAIL_SERIES_WEEKS);
 }
 
 export const FORECAST_LEVELS = ["product", "category", "brand", "vendor"] as const;

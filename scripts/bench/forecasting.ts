@@ -117,6 +117,20 @@ let i = 0;
 const detail = await time(() => forecastProduct(db, pids[i++ % pids.length]!));
 console.log(`product detail: p50 ${detail.p50} ms, p99 ${detail.p99} ms`);
 out.detail = detail;
+// Many products, each read once (its first request): every 250th by forecast volume, top sellers
+// to products without sales, so products with a stored weekly series and products summed from their
+// order lines both count.
+const sampled = (
+  await q<{ pid: number }>(
+    "SELECT pid FROM (SELECT pid, row_number() OVER (ORDER BY total_91d DESC, pid) AS r FROM product_forecasts) x WHERE r % 250 = 1",
+  )
+).map((r) => r.pid);
+let k = 0;
+const detailMany = await time(() => forecastProduct(db, sampled[k++ % sampled.length]!), sampled.length - 1);
+console.log(
+  `product detail, ${sampled.length} products each once: p50 ${detailMany.p50} ms, p99 ${detailMany.p99} ms`,
+);
+out.detail_many = { products: sampled.length, ...detailMany };
 if (category) {
   const spread = await time(
     () =>

@@ -2,6 +2,9 @@
 // vendor (module sales_series), and the weekly stock value at cost with the in-stock count of A
 // products (module stock_series). Pages read these tables and never aggregate order lines themselves.
 // The tables are keyed by a dimension (dim, key) so that further breakdowns add rows, not tables.
+// Module sales_series also keeps, from the same pass over the lines, each product's units per
+// calendar week for the Forecasting page's product detail (product_sales_weekly).
+import { DETAIL_SERIES_WEEKS, detailSeriesStart, mondayOf } from "../../shared/forecasting.ts";
 import { isMerchandiseSql } from "../../shared/metrics.ts";
 import { readBinaryCopy } from "../db/binary-copy.ts";
 import { PRODUCT_CATEGORY_TYPES_SQL } from "../modules/config/category-types.ts";
@@ -78,6 +81,13 @@ export function scaledToDecimal(value: number, scale: number, places: number): s
   return value < 0 && q !== 0 ? `-${text}` : text;
 }
 
+/**
+ * Products with at least this many completed lines in the product detail's weeks get a stored
+ * weekly series (product_sales_weekly); the detail sums a product with fewer from its order lines
+ * per request, which reads at most that many heap pages.
+ */
+export const WEEKLY_MIN_LINES = 128;
+
 /** The measures of a dimension's day cell (sales_daily's columns, money in integers). */
 const UNITS = 0;
 const REVENUE_C = 1;
@@ -89,13 +99,22 @@ const MEASURES = 6;
 
 export const salesSeriesModule: CalcModule = {
   name: "sales_series",
-  tables: ["sales_daily"],
+  tables: ["sales_daily", "product_sales_weekly"],
   // Reads only imported tables: a Full Reset on PostgreSQL runs it on its second connection.
   beside: true,
   async run({ conn, asOf }) {
-    await conn.exec("TRUNCATE sales_daily");
+    await conn.exec("TRUNCATE sales_daily, product_sales_weekly");
     const { start, first } = salesWindow(asOf);
     const days = SALES_SERIES_DAYS;
+    // The product detail's weekly series: the DETAIL_SERIES_WEEKS calendar weeks (Monday to Sunday,
+    // UTC) before the as-of day's week. They reach further back than the daily window (three years
+    // against two), so the pass reads from the earlier of the two starts; a line's week is
+    // (its day − the first Monday) ÷ 7, its day counted from the daily window's first (`shift` days
+    // after that Monday).
+    const weeksFrom = detailSeriesStart(mondayOf(utcDay(asOf)));
+    const weeksStart = new Date(`${weeksFrom}T00:00:00Z`);
+    const shift = Math.round((start.getTime() - weeksStart.getTime()) / DAY_MS);
+    const readFrom = weeksStart < start ? weeksStart : start;
     // Every merchandise product linked to a product category gets its category set (the linked
     // categories and their ancestors, product categories only, §11): a line adds to each category of
     // its product's set once, so a category counts each product once however many of its
@@ -169,6 +188,13 @@ export const salesSeriesModule: CalcModule = {
     const totalCells = new Float64Array(days * MEASURES);
     const takings = new Float64Array(days);
     const hasLine = new Uint8Array(days);
+    // Per week and product (week-major: the lines come in date order, so one week's cells are
+    // written together), 2 × the completed units + 1 once the week has a completed line, 0 while
+    // it has none (a week whose lines sum to 0 is stored with 0 units, a week without lines not at
+    // all, as grouping the lines gives them); and each product's completed lines in those weeks.
+    const W = DETAIL_SERIES_WEEKS;
+    const weekCells = new Int32Array(W * n);
+    const weekLines = new Int32Array(n);
     const add = (cells: Float64Array, at: number, done: boolean, q: number, amount: number, cost: number) => {
       if (done) {
         cells[at + UNITS] = cells[at + UNITS]! + q;
@@ -189,6 +215,7 @@ export const salesSeriesModule: CalcModule = {
     // Each line is added to its day in total, and in its brand, vendor and categories when the
     // product is merchandise. (Grouping these in SQL took four hashed or sorted passes over the
     // 3M lines of the large demo set and about 20 s of CPU; this pass is about a fifth of it.)
+    // A completed line also adds to its product's week (any product, as the detail reads them).
     const literal = (d: Date) => `'${d.toISOString()}'::timestamptz`;
     await readBinaryCopy(
       conn.copyOut(
@@ -197,16 +224,25 @@ export const salesSeriesModule: CalcModule = {
              (status = 'completed')::int4, quantity, ((quantity * price - discount) * 100)::int8
            FROM order_lines
            WHERE status IN ('completed', 'returned')
-             AND order_date >= ${literal(start)} AND order_date <= ${literal(asOf)}
+             AND order_date >= ${literal(readFrom)} AND order_date <= ${literal(asOf)}
          ) TO STDOUT (FORMAT binary)`,
       ),
       ["int4", "int4", "int4", "int4", "int8"],
       (row) => {
         const i = productIndex.get(row[0] as number);
+        if (i === undefined) return; // (a line's product is always imported)
         const d = row[1] as number;
-        if (i === undefined || d < 0 || d >= days) return; // (a line's product is always imported)
         const done = row[2] === 1;
         const q = row[3] as number;
+        if (done) {
+          const w = Math.floor((d + shift) / 7);
+          if (w >= 0 && w < W) {
+            const at = w * n + i;
+            weekCells[at] = (weekCells[at]! || 1) + 2 * q;
+            weekLines[i] = weekLines[i]! + 1;
+          }
+        }
+        if (d < 0 || d >= days) return;
         const amount = row[4] as number;
         hasLine[d] = 1;
         if (done) takings[d] = takings[d]! + amount;
@@ -268,10 +304,10 @@ export const salesSeriesModule: CalcModule = {
         }
       }
     }
-    async function* chunks(): AsyncGenerator<Buffer> {
+    async function* chunks(source: Iterable<string>): AsyncGenerator<Buffer> {
       let parts: string[] = [];
       let size = 0;
-      for (const line of lines()) {
+      for (const line of source) {
         parts.push(line);
         size += line.length;
         if (size >= 1 << 20) {
@@ -282,7 +318,7 @@ export const salesSeriesModule: CalcModule = {
       }
       if (parts.length) yield Buffer.from(parts.join(""));
     }
-    return conn.copyCsv({
+    const daily = await conn.copyCsv({
       table: "sales_daily",
       columns: [
         "dim",
@@ -297,9 +333,38 @@ export const salesSeriesModule: CalcModule = {
         "returned_units",
         "returned_value",
       ],
-      source: chunks(),
+      source: chunks(lines()),
       header: false,
     });
+
+    // The weeks with a completed line of every product with at least WEEKLY_MIN_LINES completed
+    // lines in them, as two arrays: the week (0 = the Monday weeksFrom, … DETAIL_SERIES_WEEKS − 1 =
+    // the week before the as-of day's) and its units. A product with fewer lines has no row: the
+    // detail sums its few lines (as many heap pages at most) per request.
+    function* weekRows(): Generator<string> {
+      const weeks: number[] = [];
+      const units: number[] = [];
+      for (const [pid, i] of productIndex) {
+        if (weekLines[i]! < WEEKLY_MIN_LINES) continue;
+        weeks.length = 0;
+        units.length = 0;
+        for (let w = 0, at = i; w < W; w++, at += n) {
+          const cell = weekCells[at]!;
+          if (cell !== 0) {
+            weeks.push(w);
+            units.push((cell - 1) / 2);
+          }
+        }
+        yield `${pid},${weeksFrom},"{${weeks.join(",")}}","{${units.join(",")}}"\n`;
+      }
+    }
+    const weekly = await conn.copyCsv({
+      table: "product_sales_weekly",
+      columns: ["pid", "first_week", "weeks", "units"],
+      source: chunks(weekRows()),
+      header: false,
+    });
+    return daily + weekly;
   },
 };
 

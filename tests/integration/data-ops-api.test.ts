@@ -22,6 +22,7 @@ const METRICS_TABLES = [
   "product_search_keys",
   "stock_value_weekly",
   "sales_daily",
+  "product_sales_weekly",
   "stock_aging",
   "receipt_months",
   "lost_sales",

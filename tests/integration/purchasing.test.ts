@@ -528,6 +528,17 @@ describe(`purchasing (${testBackend})`, () => {
     expect(byProduct.items.map((i) => i.number)).toEqual(["900"]);
     const byNumber = (await call(viewer, "GET", `/api/purchase-orders?q=${draft}`)).json() as PoListPage;
     expect(byNumber.items.map((i) => i.number)).toEqual([draft]);
+    // A search without letters (a part of a number) finds POs by number and by product SKU alike;
+    // a search with letters ignores case.
+    const numbers = async (q: string) =>
+      (
+        (await call(viewer, "GET", `/api/purchase-orders?q=${encodeURIComponent(q)}`)).json() as PoListPage
+      ).items
+        .map((i) => i.number)
+        .sort();
+    expect(await numbers("90")).toEqual(["900", "902"]);
+    expect(await numbers("-3")).toEqual(["900"]);
+    expect(await numbers("sku-3")).toEqual(["900"]);
     expect((await call(viewer, "GET", "/api/purchase-orders?status=lost")).status).toBe(400);
   });
 

@@ -5,13 +5,23 @@
 // the cases demo data lacks added: a correction (negative completed quantity), returns, a product
 // without a cost price, non-merchandise products, a product in no category, and lines outside the
 // window. (The hand-worked figures are in dashboard.test.ts and overview.test.ts.)
+// Its weekly series per product (product_sales_weekly, the Forecasting page's product detail) is
+// compared the same way with the order lines grouped by calendar week, and the detail must show the
+// same figures whether it reads the stored row or sums the lines.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDemoData } from "../../scripts/lib/demo-data.ts";
 import type { SqlConnection } from "../../server/db/database.ts";
-import { CATEGORY_SETS_SQL, SALES_SERIES_DAYS, salesSeriesModule } from "../../server/jobs/series.ts";
+import {
+  CATEGORY_SETS_SQL,
+  SALES_SERIES_DAYS,
+  salesSeriesModule,
+  WEEKLY_MIN_LINES,
+} from "../../server/jobs/series.ts";
+import { forecastProduct } from "../../server/modules/forecasting/forecasting.service.ts";
+import { detailSeriesStart, mondayOf } from "../../shared/forecasting.ts";
 import { isMerchandiseSql } from "../../shared/metrics.ts";
 import { createTestDatabase, rolledBack, type TestDatabase, testBackend } from "../helpers/db.ts";
 import { type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
@@ -150,6 +160,122 @@ describe(`sales_series against one grouped SQL statement (${testBackend})`, () =
       expect(mine).toEqual(expected);
     } finally {
       await conn.release();
+    }
+  }, 120_000);
+
+  it("stores each busy product's units per calendar week, exactly the order lines' sums over the detail's 156 weeks", async () => {
+    const weeksFrom = detailSeriesStart(mondayOf(AS_OF.toISOString().slice(0, 10)));
+    const asOfWeek = mondayOf(AS_OF.toISOString().slice(0, 10));
+    const conn = await tdb.db.connect();
+    try {
+      const { mine, expected, busy } = await rolledBack(conn, async (tx) => {
+        // The product with the most completed lines: lines at the edges of the weeks, a week whose
+        // lines sum to 0, a correction, a return and a cancelled line (neither a sale).
+        const [top] = await tx.query<{ pid: number }>(
+          "SELECT pid FROM order_lines WHERE status = 'completed' GROUP BY pid ORDER BY count(*) DESC, pid LIMIT 1",
+        );
+        const pid = top!.pid;
+        const id = (await tx.query<{ n: number }>("SELECT max(id)::int AS n FROM order_lines"))[0]!.n;
+        const lines: [string, string, number, string][] = [
+          ["W1", `${weeksFrom}T00:00:00Z`, 4, "completed"], // week 0's first moment
+          ["W2", `${weeksFrom}T00:00:00Z`, -1, "completed"],
+          ["W3", "2023-07-02T23:59:59Z", 9, "completed"], // the Sunday before: not in the weeks
+          ["W4", "2023-07-12T10:00:00Z", 5, "completed"], // a week summing to 0
+          ["W5", "2023-07-14T10:00:00Z", -5, "completed"],
+          ["W6", "2024-01-10T10:00:00Z", 3, "returned"],
+          ["W7", "2024-01-10T10:00:00Z", 3, "cancelled"],
+          ["W8", `${asOfWeek}T00:00:00Z`, 2, "completed"], // the as-of day's week: not in the weeks
+          ["W9", "2026-06-28T23:59:59Z", 6, "completed"], // the last week's last moment
+        ];
+        for (const [i, [order, at, qty, status]] of lines.entries()) {
+          await tx.query(
+            "INSERT INTO order_lines (id, order_number, pid, order_date, quantity, price, discount, status) VALUES ($1, $2, $3, $4, $5, 1.00, 0, $6)",
+            [id + 1 + i, order, pid, at, qty, status],
+          );
+        }
+        await salesSeriesModule.run({ conn: tx, asOf: AS_OF });
+        const mine = await tx.query<{ pid: number; week: string; units: number }>(
+          `SELECT s.pid, to_char(s.first_week + 7 * w.week, 'YYYY-MM-DD') AS week, w.units
+           FROM product_sales_weekly s, unnest(s.weeks, s.units) AS w(week, units)
+           ORDER BY 1, 2`,
+        );
+        const firstWeeks = await tx.query<{ d: string }>(
+          "SELECT DISTINCT to_char(first_week, 'YYYY-MM-DD') AS d FROM product_sales_weekly",
+        );
+        expect(firstWeeks.map((r) => r.d)).toEqual([weeksFrom]);
+        // The oracle: completed lines grouped by product and calendar week (as the detail sums
+        // them), for the products with at least WEEKLY_MIN_LINES lines in those weeks.
+        const expected = await tx.query<{ pid: number; week: string; units: number }>(
+          `WITH w AS (
+             SELECT pid, date_trunc('week', order_date AT TIME ZONE 'UTC')::date AS week, sum(quantity)::int AS units,
+               count(*) AS lines
+             FROM order_lines
+             WHERE status = 'completed' AND order_date >= $1::date::timestamp AT TIME ZONE 'UTC'
+               AND order_date < $2::date::timestamp AT TIME ZONE 'UTC'
+             GROUP BY 1, 2
+           )
+           SELECT pid, to_char(week, 'YYYY-MM-DD') AS week, units FROM w
+           WHERE pid IN (SELECT pid FROM w GROUP BY pid HAVING sum(lines) >= $3)
+           ORDER BY 1, 2`,
+          [weeksFrom, asOfWeek, WEEKLY_MIN_LINES],
+        );
+        const busy = await tx.query<{ pid: number; week: string; units: number }>(
+          `SELECT pid, to_char(s.first_week + 7 * w.week, 'YYYY-MM-DD') AS week, w.units
+           FROM product_sales_weekly s, unnest(s.weeks, s.units) AS w(week, units) WHERE s.pid = $1 ORDER BY 2`,
+          [pid],
+        );
+        return { mine, expected, busy };
+      });
+      // Both kinds of product are there: with a stored series, and with too few lines for one.
+      const stored = new Set(mine.map((r) => r.pid));
+      expect(stored.size).toBeGreaterThan(0);
+      expect(stored.size).toBeLessThan(
+        (
+          await tdb.db.prisma.$queryRawUnsafe<{ n: number }[]>(
+            "SELECT count(DISTINCT pid)::int AS n FROM order_lines",
+          )
+        )[0]!.n,
+      );
+      expect(mine).toEqual(expected);
+      const week = (w: string) => busy.find((r) => r.week === w)?.units;
+      expect(busy[0]!.week).toBe(weeksFrom);
+      expect(week(weeksFrom)).toBe(3);
+      expect(week("2023-07-10")).toBe(0);
+      expect(week("2026-06-22")).toBeGreaterThanOrEqual(6);
+      expect(busy.at(-1)!.week).toBe("2026-06-22");
+    } finally {
+      await conn.release();
+    }
+  }, 120_000);
+
+  it("the product detail shows the same figures from the stored series as from the order lines", async () => {
+    const q = <T>(sql: string) => tdb.db.prisma.$queryRawUnsafe<T[]>(sql);
+    const pids = (
+      await q<{ pid: number }>(
+        "SELECT s.pid FROM product_sales_weekly s JOIN product_forecasts f ON f.pid = s.pid ORDER BY f.total_91d DESC, s.pid LIMIT 3",
+      )
+    ).map((r) => r.pid);
+    expect(pids.length).toBeGreaterThan(0);
+    const fromStored = await Promise.all(pids.map((pid) => forecastProduct(tdb.db, pid)));
+    expect(fromStored[0]!.history.some((h) => h.units > 0)).toBe(true);
+    const saved = await q<{ pid: number; first_week: string; weeks: string; units: string }>(
+      "SELECT pid, first_week::text, weeks::text, units::text FROM product_sales_weekly",
+    );
+    // The stored rows are for the detail's weeks (so it reads them), then they are taken away.
+    expect(saved.find((r) => r.pid === pids[0])!.first_week).toBe(
+      detailSeriesStart(mondayOf(fromStored[0]!.weeks.as_of)),
+    );
+    await tdb.db.prisma.$executeRawUnsafe("DELETE FROM product_sales_weekly");
+    try {
+      const fromLines = await Promise.all(pids.map((pid) => forecastProduct(tdb.db, pid)));
+      expect(fromStored).toEqual(fromLines);
+    } finally {
+      await tdb.db.prisma.$executeRawUnsafe(
+        `INSERT INTO product_sales_weekly (pid, first_week, weeks, units)
+         SELECT pid, first_week::date, weeks::int2[], units::int4[]
+         FROM json_to_recordset($1::json) AS x(pid int, first_week text, weeks text, units text)`,
+        JSON.stringify(saved),
+      );
     }
   }, 120_000);
 });

@@ -13,6 +13,7 @@ import {
   addDaysIso,
   BIG_ERROR_WAPE,
   DETAIL_HISTORY_WEEKS,
+  detailSeriesStart,
   EXCEPTION_BIAS,
   EXCEPTION_CHANGE,
   EXCEPTION_KINDS,
@@ -378,6 +379,17 @@ async function weeklySales(
   return out;
 }
 
+/**
+ * A product's stored weekly sales (product_sales_weekly, module sales_series: its weeks with sales,
+ * counted from the Monday first_week, and their units) keyed by Monday, as weeklySales keys them.
+ */
+function storedSales(firstWeek: string, weeks: number[] | null, units: number[] | null): Map<string, number> {
+  const sales = new Map<string, number>();
+  for (const [k, w] of (weeks ?? []).entries())
+    sales.set(addDaysIso(firstWeek, 7 * Number(w)), Number(units![k]));
+  return sales;
+}
+
 /** The final figure of every overridden week of the products: pid → week_start → units. */
 async function overridesFor(
   db: Database,
@@ -681,58 +693,83 @@ async function computeGroupRows(
 /** GET one product: 104 weeks of history with last year, the forecast with overrides and band. */
 export async function forecastProduct(db: Database, pid: number): Promise<ForecastProductDetail> {
   const query = runner(db);
-  // Two rounds of statements: the calendar, then everything else at once (each by primary key or
-  // the pid index), so the detail waits for its slowest statement, not for the sum of them.
-  const cal = await forecastCalendar(db);
+  // Two rounds of statements, each at once, so the detail waits for its slowest statement, not for
+  // the sum of them: the product with its forecast, its stored weekly sales and the calendar (one
+  // statement by primary keys), its backtest and override groups; then what needs the calendar.
+  const [[head], backtest, groups] = await Promise.all([
+    query<{
+      d0: string | null;
+      pid: number;
+      title: string;
+      sku: string | null;
+      has_forecast: boolean;
+      method: string;
+      requested_method: string;
+      chosen_by_backtest: boolean;
+      weekly: number[];
+      first_week: string | null;
+      sold_weeks: number[] | null;
+      sold_units: number[] | null;
+    }>(
+      // Every row of one calculation has the same week_start: one row gives the calendar.
+      `SELECT (SELECT to_char(week_start - 1, 'YYYY-MM-DD') FROM product_forecasts LIMIT 1) AS d0,
+         p.pid, p.title, p.sku, f.pid IS NOT NULL AS has_forecast, f.method, f.requested_method,
+         f.chosen_by_backtest, f.weekly, to_char(s.first_week, 'YYYY-MM-DD') AS first_week,
+         s.weeks AS sold_weeks, s.units AS sold_units
+       FROM products p
+       LEFT JOIN product_forecasts f ON f.pid = p.pid
+       LEFT JOIN product_sales_weekly s ON s.pid = p.pid
+       WHERE p.pid = $1::int`,
+      [pid],
+    ),
+    query<{
+      method: string;
+      weeks: number;
+      wape: number | null;
+      mape: number | null;
+      bias: number | null;
+      mase: number | null;
+      naive_wape: number | null;
+      seasonal_naive_wape: number | null;
+      seasonal_naive_mase: number | null;
+    }>(
+      `SELECT method, weeks, wape, mape, bias, mase, naive_wape, seasonal_naive_wape, seasonal_naive_mase
+       FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method`,
+      [pid],
+    ),
+    listOverrideGroups(db, { pid, pageSize: 200 }),
+  ]);
+  if (!head) throw notFound(`Product ${pid} not found`);
+  const product = head;
+  const forecast = head.has_forecast ? head : undefined;
+  const cal = head.d0 ? calendarWeeks(head.d0) : null;
   const weeks = cal ? weeksOf(cal, DETAIL_HISTORY_WEEKS) : emptyWeeks();
   const asOfWeek = cal?.asOfWeek ?? mondayOf(new Date().toISOString().slice(0, 10));
-  // 104 weeks of history and, for last year's overlay, the 52 before them.
-  const historyFrom = addDaysIso(asOfWeek, -7 * (DETAIL_HISTORY_WEEKS + 52));
-  const [[product], [forecast], backtest, groups, salesByPid, ownByPid, promoByPid, promotions] =
-    await Promise.all([
-      query<{ pid: number; title: string; sku: string | null }>(
-        "SELECT pid, title, sku FROM products WHERE pid = $1::int",
-        [pid],
-      ),
-      query<{ method: string; requested_method: string; chosen_by_backtest: boolean; weekly: number[] }>(
-        "SELECT method, requested_method, chosen_by_backtest, weekly FROM product_forecasts WHERE pid = $1::int",
-        [pid],
-      ),
-      query<{
-        method: string;
-        weeks: number;
-        wape: number | null;
-        mape: number | null;
-        bias: number | null;
-        mase: number | null;
-        naive_wape: number | null;
-        seasonal_naive_wape: number | null;
-        seasonal_naive_mase: number | null;
-      }>(
-        `SELECT method, weeks, wape, mape, bias, mase, naive_wape, seasonal_naive_wape, seasonal_naive_mase
-       FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method`,
-        [pid],
-      ),
-      listOverrideGroups(db, { pid, pageSize: 200 }),
-      weeklySales(db, [pid], historyFrom, asOfWeek),
-      cal ? overridesFor(db, cal, [pid]) : new Map<number, Map<string, number>>(),
-      cal
-        ? promotionLayerFor(db, cal, [pid])
-        : new Map<number, Map<number, { delta: number; promotions: number[] }>>(),
-      cal
-        ? query<ForecastPromotion>(
-            `SELECT pr.id, pr.name, to_char(pr.starts_on, 'YYYY-MM-DD') AS starts_on,
+  // 104 weeks of history and, for last year's overlay, the 52 before them: module sales_series
+  // stores them for the calculation's weeks per product with many order lines (product_sales_weekly);
+  // a product without such a row has few lines, summed here (or there is no calculation yet).
+  const historyFrom = detailSeriesStart(asOfWeek);
+  const stored =
+    head.first_week === historyFrom ? storedSales(head.first_week, head.sold_weeks, head.sold_units) : null;
+  const [salesByPid, ownByPid, promoByPid, promotions] = await Promise.all([
+    stored ? new Map([[pid, stored]]) : weeklySales(db, [pid], historyFrom, asOfWeek),
+    cal ? overridesFor(db, cal, [pid]) : new Map<number, Map<string, number>>(),
+    cal
+      ? promotionLayerFor(db, cal, [pid])
+      : new Map<number, Map<number, { delta: number; promotions: number[] }>>(),
+    cal
+      ? query<ForecastPromotion>(
+          `SELECT pr.id, pr.name, to_char(pr.starts_on, 'YYYY-MM-DD') AS starts_on,
              to_char(pr.ends_on, 'YYYY-MM-DD') AS ends_on, pr.discount_pct::float8 AS discount_pct,
              pr.target_price::float8 AS target_price, pp.uplift::float8 AS uplift, pr.stop_reordering,
              pp.dip::float8 AS dip, pp.dip_weeks
            FROM promotions pr JOIN promotion_products pp ON pp.promotion_id = pr.id AND pp.pid = $1::int
            WHERE pr.cancelled_at IS NULL AND pr.ends_on + 7 * pp.dip_weeks > $2::date
            ORDER BY pr.starts_on, pr.id`,
-            [pid, cal.d0],
-          )
-        : ([] as ForecastPromotion[]),
-    ]);
-  if (!product) throw notFound(`Product ${pid} not found`);
+          [pid, cal.d0],
+        )
+      : ([] as ForecastPromotion[]),
+  ]);
   const sales = salesByPid.get(pid) ?? new Map<string, number>();
   const history = weeks.history.map((w) => ({
     week_start: w,

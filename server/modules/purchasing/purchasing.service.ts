@@ -658,6 +658,16 @@ function poFilter(input: ReturnType<typeof poListInput.parse>, asOf: string) {
   return { base, params, add, order };
 }
 
+/**
+ * The search's operator: ILIKE, or LIKE when the text has no letter (ASCII digits, punctuation and
+ * spaces only, e.g. a PO number), where the two match the same rows — no character lowers to one of
+ * those — and LIKE does not lower every title and SKU it compares (about 4 × cheaper on the
+ * products scan a 1- or 2-character search needs: the trigram indexes need 3 characters).
+ */
+function likeOperator(text: string): "LIKE" | "ILIKE" {
+  return /^[\x20-\x40\x5b-\x60\x7b-\x7e]*$/.test(text) ? "LIKE" : "ILIKE";
+}
+
 /** The list's filters as SQL conditions over `u` (a row of the union; $1 = the as-of day). */
 function poWhere(input: ReturnType<typeof poListInput.parse>, add: (v: unknown) => string): string[] {
   const where: string[] = [];
@@ -674,11 +684,12 @@ function poWhere(input: ReturnType<typeof poListInput.parse>, add: (v: unknown) 
   if (input.q) {
     const t = input.q.trim();
     const like = add(`%${likeEscape(t)}%`);
+    const op = likeOperator(t);
     const parts = [
-      `u.number ILIKE ${like}`,
-      `u.vendor_id IN (SELECT vv.id FROM vendors vv WHERE vv.name ILIKE ${like})`,
+      `u.number ${op} ${like}`,
+      `u.vendor_id IN (SELECT vv.id FROM vendors vv WHERE vv.name ${op} ${like})`,
     ];
-    const prod = `SELECT pp.pid FROM products pp WHERE pp.title ILIKE ${like} OR pp.sku ILIKE ${like}${
+    const prod = `SELECT pp.pid FROM products pp WHERE pp.title ${op} ${like} OR pp.sku ${op} ${like}${
       /^\d{1,9}$/.test(t) ? ` OR pp.pid = ${add(Number(t))}` : ""
     }`;
     // Uncorrelated: each set of PO ids is worked out once (products by their trigram indexes, lines
