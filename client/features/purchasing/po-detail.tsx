@@ -239,7 +239,10 @@ function Loaded({ po }: { po: PoDetail }) {
         po={po}
         editable={draft && may.create}
         rounded={rounded}
-        onSaved={(r) => (setRounded(r), refresh())}
+        onSaved={(r) => {
+          setRounded(r);
+          refresh();
+        }}
       />
       {po.receipts.length > 0 && (
         <Card>
@@ -446,7 +449,6 @@ function LinesCard({
       onError: (e) => toast.error(errorMessage(e, "Failed to save the lines")),
     }),
   );
-  const byPid = new Map(po.lines.map((l) => [l.pid, l]));
   const roundedBy = new Map(rounded.filter((r) => r.rounding).map((r) => [r.pid, r.rounding]));
   // A draft's rows are the form's lines (added ones included); otherwise the PO's lines as stored.
   const data = useMemo<LineRowData[]>(
