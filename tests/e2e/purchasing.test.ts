@@ -199,4 +199,13 @@ describe("Purchasing in Chromium", () => {
     for (const id of ["mark-ordered", "receive", "close-short", "cancel-po", "save-lines"])
       expect(await page.getByTestId(id).count(), id).toBe(0);
   });
+
+  it("a date range that matches no order says so and offers to clear it", async () => {
+    const { page } = await e.newPage({ width: 1280, height: 800 });
+    await e.signIn(page, "viewer");
+    await page.goto("/purchase-orders?from=2026-11-20&to=2026-11-10");
+    await page.getByText("No purchase orders match these filters").waitFor();
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await page.waitForURL((u) => !u.searchParams.has("from") && !u.searchParams.has("to"));
+  });
 });
