@@ -248,6 +248,9 @@ export async function generateChatDemo(opts: ChatDemoOptions): Promise<ChatDemoR
   const withFiles = opts.withFiles ?? true;
   const end = new Date(opts.today ?? new Date());
   end.setUTCHours(18, 0, 0, 0);
+  // Never past the moment it is written: a first start before 18:00 UTC would otherwise hold
+  // messages from later today (every room "0m ago", search hits from the future).
+  if (end.getTime() > Date.now()) end.setTime(Date.now());
   const start = new Date(end.getTime() - years * 365 * 86_400_000);
   const fmt = { canonical: opts.canonical ?? false, jsonArray: opts.jsonArray ?? false };
   fs.mkdirSync(opts.out, { recursive: true });

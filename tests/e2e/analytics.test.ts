@@ -122,6 +122,16 @@ describe("Analytics in Chromium", () => {
       await page.getByTestId("dead-stock").waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
+      // No value-axis label is cut by its chart's left edge (e.g. "$120,000" lost its "$").
+      const cut = await page.evaluate(() =>
+        [...document.querySelectorAll(".recharts-yAxis .recharts-cartesian-axis-tick-value")]
+          .filter((t) => {
+            const svg = t.closest("svg.recharts-surface");
+            return svg && t.getBoundingClientRect().left < svg.getBoundingClientRect().left - 0.5;
+          })
+          .map((t) => t.textContent),
+      );
+      expect(cut).toEqual([]);
       await shot(page, "analytics-phone");
     });
   });

@@ -32,6 +32,7 @@ describe("Create Products in Chromium", () => {
     await e.t.app.services.dataOps.idle();
     brand = await e.t.tdb.db.prisma.brand.findFirstOrThrow({ orderBy: { name: "asc" } });
     await e.t.createUser("creator", ["access:import", "create:products"]);
+    await e.t.createUser("looker", ["access:import"]);
     const admin = await e.t.login("admin");
     const fd = new FormData();
     fd.append("name", "Maple Mill swatch");
@@ -58,6 +59,16 @@ describe("Create Products in Chromium", () => {
   };
   const toast = (page: Page, text: string) =>
     page.locator("[data-sonner-toast] [data-title]").filter({ hasText: text }).last();
+
+  it("shows a user without create:products the imports, with no upload and no pointer to one", async () => {
+    const { page } = await e.newPage({ width: 1280, height: 800 });
+    await e.signIn(page, "looker");
+    await page.goto("/import");
+    await page.getByText("No imports yet").waitFor();
+    expect(await page.locator('input[type="file"]').count()).toBe(0);
+    expect(await page.getByText("upload a supplier's file above").count()).toBe(0);
+    await page.getByText("needs the Create Products permission").waitFor();
+  });
 
   it("uploads the sample, maps it, fixes the barcode, adds a library image, dry-runs, submits and downloads the export", async () => {
     const { page } = await e.newPage({ width: 1440, height: 1000 });

@@ -93,6 +93,9 @@ describe("Overview in Chromium", () => {
       // A custom range.
       const to = year.period!.current.to;
       await page.locator('[data-period="custom"]').click();
+      // Choosing "Custom range" opens on a whole range (the last 30 days), not on an error.
+      await page.waitForURL((u) => u.searchParams.get("period") === "custom" && u.searchParams.has("from"));
+      await expect.poll(salesText).toBe(money(sales(month)));
       await page.getByTestId("period-from").fill(year.period!.current.from.replace(/^(\d{4})/, (y) => y));
       await page.getByTestId("period-to").fill(to);
       await page.getByTestId("period-apply").click();

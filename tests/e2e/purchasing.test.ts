@@ -199,4 +199,30 @@ describe("Purchasing in Chromium", () => {
     for (const id of ["mark-ordered", "receive", "close-short", "cancel-po", "save-lines"])
       expect(await page.getByTestId(id).count(), id).toBe(0);
   });
+
+  it("the drafts preview fits a phone's width: long product names are cut, the buttons stay in view", async () => {
+    const ws = await api<ReplenishmentPage>("/api/replenishment");
+    const vendor = [...ws.vendors].sort((a, b) => b.open_lines - a.open_lines)[0]!;
+    const { page } = await e.newPage({ width: 390, height: 844 });
+    await e.signIn(page, "admin");
+    await page.goto("/purchase-orders?tab=replenishment");
+    await page.getByRole("checkbox", { name: `Select vendor ${vendor.vendor}` }).click();
+    await page.getByTestId("create-drafts").click();
+    const dialog = page.getByTestId("draft-preview");
+    await dialog.getByTestId("preview-vendor").first().waitFor();
+    const widths = await dialog.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+    expect(widths.scroll).toBeLessThanOrEqual(widths.client);
+    const box = await dialog.getByTestId("confirm-create-drafts").boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+  });
+
+  it("a date range that matches no order says so and offers to clear it", async () => {
+    const { page } = await e.newPage({ width: 1280, height: 800 });
+    await e.signIn(page, "viewer");
+    await page.goto("/purchase-orders?from=2026-11-20&to=2026-11-10");
+    await page.getByText("No purchase orders match these filters").waitFor();
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await page.waitForURL((u) => !u.searchParams.has("from") && !u.searchParams.has("to"));
+  });
 });

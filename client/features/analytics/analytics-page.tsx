@@ -16,6 +16,7 @@ import {
   TableHeader,
   TableRow,
 } from "@client/components/ui/table.tsx";
+import { formatMoneyCompact } from "@client/features/aggregates/top-chart.tsx";
 import { ChartCard } from "@client/features/charts/chart-card.tsx";
 import {
   CHART_COLORS,
@@ -303,7 +304,10 @@ function SalesTrend({ search, canExport }: { search: PeriodSearch; canExport: bo
         <ComposedChart {...chartBox(rows, 240)}>
           {gridLines()}
           {weekAxis((w) => formatDay(w).replace(/, \d{4}$/, ""), 24)}
-          {yAxis({ width: 56, tickFormat: fmt })}
+          {yAxis({
+            width: 56,
+            tickFormat: (v) => (measure === "units" ? formatNumber(v) : formatMoneyCompact(v)),
+          })}
           {rowTooltip(rows, (p) => (
             <TooltipBox
               title={`Week ending ${formatDay(p.week_end)}${p.days < 7 ? ` (${p.days} days)` : ""}`}
@@ -468,7 +472,7 @@ function StockValue({ canExport }: { canExport: boolean }) {
           <ComposedChart {...chartBox(rows, 220)}>
             {gridLines()}
             {weekAxis(monthOfWeek, 28)}
-            {yAxis({ width: 56, tickFormat: formatMoneyShort })}
+            {yAxis({ width: 56, tickFormat: formatMoneyCompact })}
             {rowTooltip(rows, (p) => (
               <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
                 <TooltipRow
@@ -498,7 +502,7 @@ function StockValue({ canExport }: { canExport: boolean }) {
           <ComposedChart {...chartBox(merged, 220)}>
             {gridLines()}
             {weekAxis(monthOfWeek, 28)}
-            {yAxis({ width: 56, tickFormat: formatMoneyShort })}
+            {yAxis({ width: 56, tickFormat: formatMoneyCompact })}
             {rowTooltip(merged, (p) => (
               <TooltipBox title={`Week ending ${formatDay(String(p.week_end))}`}>
                 {series.map((s, i) => (
@@ -602,7 +606,7 @@ function BucketChart({
         <BarChart {...chartBox(rows, 200)}>
           {gridLines()}
           {xAxis({ dataKey: "label", interval: 0, angle: -20, textAnchor: "end", height: 44 })}
-          {yAxis({ width: 56, tickFormat: formatMoneyShort })}
+          {yAxis({ width: 56, tickFormat: formatMoneyCompact })}
           {rowTooltip(rows, (p) => (
             <TooltipBox title={p.label}>
               <TooltipRow color={CHART_COLORS.sales} label="At cost" value={formatMoneyShort(p.value)} />

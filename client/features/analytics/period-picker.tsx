@@ -40,6 +40,13 @@ export function periodInputOf(s: PeriodSearch, defaultPeriod: PeriodKey = "30d")
   };
 }
 
+/** The day `n` days before a `YYYY-MM-DD` day. */
+function daysBefore(day: string, n: number): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - n);
+  return d.toISOString().slice(0, 10);
+}
+
 /** URL query text of a period, for CSV links. */
 export function periodQuery(s: PeriodSearch, defaultPeriod: PeriodKey = "30d"): string {
   const input = periodInputOf(s, defaultPeriod);
@@ -80,11 +87,14 @@ export function PeriodPicker({
             data-period={k}
             onClick={() => {
               if (k === "custom") {
+                // Open the range on the last 30 days, so the page keeps figures (a range without
+                // its first day is refused by the server) until the user picks other days.
+                const end = value.to ?? (to || undefined);
                 onChange({
                   ...value,
                   period: k,
-                  from: value.from ?? from ?? undefined,
-                  to: value.to ?? (to || undefined),
+                  from: value.from ?? (from || (end ? daysBefore(end, 29) : undefined)),
+                  to: end,
                 });
               } else onChange({ ...value, period: k, from: undefined, to: undefined });
             }}

@@ -63,7 +63,11 @@ export function ImportsList({ onOpen, canEdit }: { onOpen: (id: number) => void;
               ) : !list.data?.items.length ? (
                 <TableEmptyRow
                   colSpan={9}
-                  message="No imports yet: upload a supplier's file above to start one"
+                  message={
+                    canEdit
+                      ? "No imports yet: upload a supplier's file above to start one"
+                      : "No imports yet. Starting one needs the Create Products permission."
+                  }
                 />
               ) : (
                 list.data.items.map((i) => (

@@ -142,7 +142,9 @@ export function PurchaseOrderList({
     search.overdue ||
     search.open ||
     search.due_week ||
-    search.late_for_stockout;
+    search.late_for_stockout ||
+    search.from ||
+    search.to;
   const sortable = new Set<string>(PO_SORTS);
 
   return (

@@ -656,7 +656,7 @@ function DraftPreviewDialog({
           <p className="text-sm text-destructive">{errorMessage(preview.error, "Failed to preview")}</p>
         )}
         {drafts.map((d) => (
-          <div key={d.vendor_id} className="rounded-md border p-3" data-testid="preview-vendor">
+          <div key={d.vendor_id} className="min-w-0 rounded-md border p-3" data-testid="preview-vendor">
             <div className="flex justify-between text-sm font-medium">
               <span>{d.vendor}</span>
               <span className="tabular-nums">
