@@ -139,7 +139,15 @@ describe("a new user's first steps in Chromium", () => {
         sort: "revenue_30d",
         dir: "desc",
       } satisfies ProductMetricsListInput);
-      const pid = list.rows.find((r) => r.forecast_method)!.pid;
+      // A product whose method is the global default's (auto_forecast_method did not switch it).
+      const switched = new Set(
+        (
+          await e.t.tdb.db.prisma.$queryRawUnsafe<{ pid: number }[]>(
+            "SELECT pid FROM product_forecasts WHERE chosen_by_backtest",
+          )
+        ).map((r) => r.pid),
+      );
+      const pid = list.rows.find((r) => r.forecast_method && !switched.has(r.pid))!.pid;
       const detail = await query<ProductMetricsDetail>("metrics.product", { pid });
       expect(detail.accuracy.length).toBeGreaterThan(0);
       const page = await signInAs("admin");
@@ -161,6 +169,25 @@ describe("a new user's first steps in Chromium", () => {
       const better =
         inUse?.wape != null && other?.wape != null && other.weeks === inUse.weeks && other.wape < inUse.wape;
       expect(await page.getByTestId("accuracy-better").count()).toBe(better ? 1 : 0);
+      // A product whose method the backtest chose says so, not that the other one lacked history.
+      const [chosen] = [...switched];
+      if (chosen !== undefined) {
+        const method = (
+          await e.t.tdb.db.prisma.$queryRawUnsafe<{ method: string }[]>(
+            `SELECT method FROM product_forecasts WHERE pid = ${chosen}`,
+          )
+        )[0]!.method;
+        await page.goto(`/products/${chosen}`);
+        await page.getByTestId("accuracy-notes").waitFor();
+        expect(await page.getByTestId("accuracy-in-use").textContent()).toBe(
+          `${method === "seasonal" ? "Seasonal" : "Standard"} is in use because it had the lower backtest error: this product takes the global default method (standard) and the setting auto_forecast_method lets the backtest choose (Settings → Global Settings).`,
+        );
+        expect(await page.getByTestId("sales-chart-description").textContent()).toContain(
+          "(chosen by backtest)",
+        );
+        await page.goto(`/products/${pid}`);
+        await page.getByTestId("accuracy-notes").waitFor();
+      }
       // Amounts in the explanation use the currency format: "$1,234.56", never a bare "1234.56".
       const value = page.locator('[data-testid="explained-figure"][data-key="stock_value_cost"]');
       const substituted = await value.getByTestId("figure-substituted").textContent();

@@ -169,6 +169,7 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
   const forecastTotal = numberOf(figs, "forecast");
   const demandSource = inputOf(figs, "demand_rate", "demand_source");
   const requested = inputOf(figs, "forecast", "requested_method");
+  const byBacktest = inputOf(figs, "forecast", "chosen_by_backtest") === 1;
   const excludedFromForecast = inputOf(figs, "status", "excluded") === "yes";
   const untilStockout = stockoutDay ? daysBetween(ex.d0, stockoutDay) : null;
 
@@ -282,9 +283,11 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
                   <>
                     Units sold per week over the last two years, and the next 13 weeks as forecast by the{" "}
                     {methodLabel(detail.forecast_method).toLowerCase()} method
-                    {typeof requested === "string" && requested !== detail.forecast_method
-                      ? ` (${methodLabel(requested).toLowerCase()} was asked for but needs a year of history)`
-                      : ""}
+                    {byBacktest
+                      ? " (chosen by backtest)"
+                      : typeof requested === "string" && requested !== detail.forecast_method
+                        ? ` (${methodLabel(requested).toLowerCase()} was asked for but needs a year of history)`
+                        : ""}
                     .
                   </>
                 ) : excludedFromForecast ? (
@@ -336,6 +339,7 @@ function DetailView({ detail, back }: { detail: ProductMetricsDetail; back: Reac
               accuracy={detail.accuracy}
               methodInUse={detail.forecast_method}
               requested={typeof requested === "string" ? requested : null}
+              byBacktest={byBacktest}
               source={inputOf(figs, "forecast", "method_source")}
             />
           </CardContent>
@@ -355,11 +359,13 @@ function AccuracyNotes({
   accuracy,
   methodInUse,
   requested,
+  byBacktest,
   source,
 }: {
   accuracy: ProductMetricsDetail["accuracy"];
   methodInUse: string | null;
   requested: string | null;
+  byBacktest: boolean;
   source: number | string | null;
 }) {
   if (accuracy.length === 0 || !methodInUse) return null;
@@ -368,8 +374,9 @@ function AccuracyNotes({
     .filter((a) => a.wape != null)
     .reduce<(typeof accuracy)[number] | null>((b, a) => (b && (b.wape ?? 0) <= (a.wape ?? 0) ? b : a), null);
   const label = methodLabel(methodInUse);
-  const why =
-    requested && requested !== methodInUse
+  const why = byBacktest
+    ? `${label} is in use because it had the lower backtest error: this product takes the global default method (${(requested ?? "").toLowerCase()}) and the setting auto_forecast_method lets the backtest choose (Settings → Global Settings).`
+    : requested && requested !== methodInUse
       ? `${methodLabel(requested)} was asked for but needs a year of history, so ${label.toLowerCase()} runs instead.`
       : source === "product"
         ? `${label} is in use because this product's setting asks for it (Settings → Product Settings).`

@@ -111,6 +111,8 @@ export interface ExplainRow {
 export interface ForecastRow {
   method: string;
   requested_method: string;
+  /** The method ran because auto_forecast_method chose it by its lower backtest error (§8). */
+  chosen_by_backtest?: boolean;
   week_start: string;
   weekly: number[];
   total_91d: number;
@@ -1095,7 +1097,9 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         roundHalfAway(total, 2),
       );
       substituted = `${forecast.method}: ${forecast.weekly.map(show).join(" + ")} = ${num(total, 2)}`;
-      if (forecast.method !== forecast.requested_method)
+      if (forecast.chosen_by_backtest)
+        note = `${forecast.method} ran: auto_forecast_method chose it over ${forecast.requested_method} (the global default) for its lower backtest error.`;
+      else if (forecast.method !== forecast.requested_method)
         note = `${forecast.requested_method} was asked for but needs at least 53 weeks of history: ${forecast.method} ran instead.`;
     }
     push({
@@ -1111,6 +1115,8 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       inputs: {
         method: forecast?.method ?? null,
         requested_method: forecast?.requested_method ?? params?.forecast_method ?? null,
+        // 1 when auto_forecast_method chose the method by its lower backtest error, else 0.
+        chosen_by_backtest: forecast?.chosen_by_backtest ? 1 : 0,
         // Where the requested method is set: the product's own setting or the global default.
         method_source: params?.sources.forecast_method ?? null,
         week_start: forecast?.week_start ?? null,

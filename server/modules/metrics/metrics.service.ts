@@ -529,7 +529,7 @@ async function loadProduct(db: Database, pid: number): Promise<Loaded> {
   const [rows, forecasts] = await Promise.all([
     query<ExplainRow & { has_metrics: boolean }>(EXPLAIN_SQL, [pid]),
     query<ForecastRow>(
-      `SELECT method, requested_method, to_char(week_start, 'YYYY-MM-DD') AS week_start,
+      `SELECT method, requested_method, chosen_by_backtest, to_char(week_start, 'YYYY-MM-DD') AS week_start,
          weekly::float8[] AS weekly, total_91d::float8 AS total_91d
        FROM product_forecasts WHERE pid = $1::int`,
       [pid],
