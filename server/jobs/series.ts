@@ -88,6 +88,22 @@ export function scaledToDecimal(value: number, scale: number, places: number): s
  */
 export const WEEKLY_MIN_LINES = 128;
 
+/** CSV lines as COPY input, joined into chunks of about 1 MB. */
+export async function* lineChunks(lines: Iterable<string>): AsyncGenerator<Buffer> {
+  let parts: string[] = [];
+  let size = 0;
+  for (const line of lines) {
+    parts.push(line);
+    size += line.length;
+    if (size >= 1 << 20) {
+      yield Buffer.from(parts.join(""));
+      parts = [];
+      size = 0;
+    }
+  }
+  if (parts.length) yield Buffer.from(parts.join(""));
+}
+
 /** The measures of a dimension's day cell (sales_daily's columns, money in integers). */
 const UNITS = 0;
 const REVENUE_C = 1;
@@ -304,20 +320,6 @@ export const salesSeriesModule: CalcModule = {
         }
       }
     }
-    async function* chunks(source: Iterable<string>): AsyncGenerator<Buffer> {
-      let parts: string[] = [];
-      let size = 0;
-      for (const line of source) {
-        parts.push(line);
-        size += line.length;
-        if (size >= 1 << 20) {
-          yield Buffer.from(parts.join(""));
-          parts = [];
-          size = 0;
-        }
-      }
-      if (parts.length) yield Buffer.from(parts.join(""));
-    }
     const daily = await conn.copyCsv({
       table: "sales_daily",
       columns: [
@@ -333,7 +335,7 @@ export const salesSeriesModule: CalcModule = {
         "returned_units",
         "returned_value",
       ],
-      source: chunks(lines()),
+      source: lineChunks(lines()),
       header: false,
     });
 
@@ -361,7 +363,7 @@ export const salesSeriesModule: CalcModule = {
     const weekly = await conn.copyCsv({
       table: "product_sales_weekly",
       columns: ["pid", "first_week", "weeks", "units"],
-      source: chunks(weekRows()),
+      source: lineChunks(weekRows()),
       header: false,
     });
     return daily + weekly;

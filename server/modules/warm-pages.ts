@@ -57,6 +57,19 @@ async function calculationVersion(db: Database): Promise<string> {
   return row?.v ?? "";
 }
 
+/** The calculation version, or null after reporting a failure to read it. */
+async function versionOrReport(
+  db: Database,
+  onError?: (err: unknown, page: string) => void,
+): Promise<string | null> {
+  try {
+    return await calculationVersion(db);
+  } catch (err) {
+    onError?.(err, "version");
+    return null;
+  }
+}
+
 /** Stops the running warm-up (if any) before its next page. */
 export function cancelPageWarmUp(db: Database): void {
   generations.set(db, (generations.get(db) ?? 0) + 1);
@@ -71,13 +84,8 @@ export function warmPageCaches(db: Database, onError?: (err: unknown, page: stri
   cancelPageWarmUp(db);
   const generation = generations.get(db)!;
   const run = (async () => {
-    let version: string;
-    try {
-      version = await calculationVersion(db);
-    } catch (err) {
-      onError?.(err, "version");
-      return;
-    }
+    const version = await versionOrReport(db, onError);
+    if (version === null) return;
     warming.set(db, { version, generation });
     for (const page of WARM_PAGES) {
       if (generations.get(db) !== generation) return;
@@ -102,13 +110,8 @@ export async function warmPageCachesOnce(
   db: Database,
   onError?: (err: unknown, page: string) => void,
 ): Promise<void> {
-  let version: string;
-  try {
-    version = await calculationVersion(db);
-  } catch (err) {
-    onError?.(err, "version");
-    return;
-  }
+  const version = await versionOrReport(db, onError);
+  if (version === null) return;
   const latest = warming.get(db);
   if (latest && latest.version === version && latest.generation === generations.get(db))
     return pageWarmUpSettled(db);

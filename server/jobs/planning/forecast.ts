@@ -21,6 +21,7 @@ import {
   forecastFiguresSql,
 } from "../../modules/forecasting/forecast-weeks.ts";
 import type { CalcModule } from "../calculate.ts";
+import { lineChunks } from "../series.ts";
 import { createParametersTable, setLocal, utcDay, utcMidnight } from "./context.ts";
 import {
   BACKTEST_WEEKS,
@@ -303,20 +304,6 @@ async function fitInApp(conn: SqlConnection, asOf: Date, d0: string, asOfWeek: s
         .concat("\n");
     }
   }
-  async function* chunks(): AsyncGenerator<Buffer> {
-    let parts: string[] = [];
-    let size = 0;
-    for (const line of lines()) {
-      parts.push(line);
-      size += line.length;
-      if (size >= 1 << 20) {
-        yield Buffer.from(parts.join(""));
-        parts = [];
-        size = 0;
-      }
-    }
-    if (parts.length) yield Buffer.from(parts.join(""));
-  }
   await conn.exec(
     `CREATE TEMP TABLE fc_fit (pid int NOT NULL, n int, method text, chosen_by_backtest boolean,
        weekly float8[], total float8, actual float8, abs_standard float8, err_standard float8,
@@ -324,7 +311,12 @@ async function fitInApp(conn: SqlConnection, asOf: Date, d0: string, asOfWeek: s
        mape_seasonal float8, abs_naive float8, abs_snaive float8, abs_naive_seasonal float8,
        abs_snaive_seasonal float8, history float8[]) ON COMMIT DROP`,
   );
-  await conn.copyCsv({ table: "fc_fit", columns: ["pid", ...FIT_COLUMNS], source: chunks(), header: false });
+  await conn.copyCsv({
+    table: "fc_fit",
+    columns: ["pid", ...FIT_COLUMNS],
+    source: lineChunks(lines()),
+    header: false,
+  });
   await conn.exec("ALTER TABLE fc_fit ADD PRIMARY KEY (pid); ANALYZE fc_fit");
 }
 

@@ -722,17 +722,7 @@ export async function forecastProduct(db: Database, pid: number): Promise<Foreca
        WHERE p.pid = $1::int`,
       [pid],
     ),
-    query<{
-      method: string;
-      weeks: number;
-      wape: number | null;
-      mape: number | null;
-      bias: number | null;
-      mase: number | null;
-      naive_wape: number | null;
-      seasonal_naive_wape: number | null;
-      seasonal_naive_mase: number | null;
-    }>(
+    query<ForecastProductDetail["backtest"][number]>(
       `SELECT method, weeks, wape, mape, bias, mase, naive_wape, seasonal_naive_wape, seasonal_naive_mase
        FROM product_forecast_accuracy WHERE pid = $1::int ORDER BY method`,
       [pid],
