@@ -3,6 +3,7 @@
 import type { SqlConnection } from "../db/database.ts";
 import { APP_OPEN_LINES_SQL, APP_PENDING_RECEIPTS_SQL } from "../modules/purchasing/open-orders.ts";
 import { analyticsFiguresModule } from "./analytics-figures.ts";
+import type { RunShared } from "./order-lines-pass.ts";
 import { utcDay, utcMidnight } from "./planning/context.ts";
 import { PLANNING_MODULES } from "./planning/index.ts";
 import { productSearchModule } from "./product-search.ts";
@@ -12,6 +13,11 @@ export interface CalcContext {
   conn: SqlConnection;
   /** The moment the figures are "as of" (windows like 30 days end here). */
   asOf: Date;
+  /**
+   * What the run's modules share in memory (the pass over the order lines, order-lines-pass.ts);
+   * absent when a module runs on its own, which then does that work itself.
+   */
+  shared?: RunShared;
 }
 
 export interface CalcModule {

@@ -20,6 +20,7 @@ import {
   stageAll,
   type TableCounts,
 } from "./import.ts";
+import { RunShared } from "./order-lines-pass.ts";
 import { resolveAsOf } from "./planning/as-of.ts";
 import { snapshotSettings } from "./planning/context.ts";
 import type { ProgressBus, ProgressEvent, RunStatus, RunType } from "./progress-bus.ts";
@@ -567,6 +568,8 @@ export class DataOps {
         run.type === "chat" ? "today" : (await loadGlobalSettingValues(conn)).calculation_as_of;
       let asOf = runStart;
       let asOfFound: Promise<Date> | null = null;
+      // What the modules share in memory, on either connection (the pass over the order lines).
+      const shared = new RunShared();
       const findAsOf = (c: SqlConnection) => {
         asOfFound ??= resolveAsOf(c, asOfMode, runStart);
         return asOfFound;
@@ -590,7 +593,7 @@ export class DataOps {
         for (const module of modules) {
           await steps.run(`Calculate ${module.name}`, () => {
             check?.();
-            return away(module) ? beside!.moduleDone(module.name) : module.run({ conn: tx, asOf });
+            return away(module) ? beside!.moduleDone(module.name) : module.run({ conn: tx, asOf, shared });
           });
         }
         // The newest sale in the data (for the freshness warnings): product_metrics has each
@@ -649,6 +652,7 @@ export class DataOps {
               modules,
               asOf: runStart,
               findAsOf,
+              shared,
             });
             swapped = true;
           } catch (err) {
@@ -852,6 +856,8 @@ export class DataOps {
     asOf: Date;
     /** The run's asOf, once the order lines are loaded (see execute). */
     findAsOf: (conn: SqlConnection) => Promise<Date>;
+    /** The run's shared state (CalcContext.shared), for the modules run beside too. */
+    shared: RunShared;
   }): Promise<void> {
     const { run, conn, source, steps, counts, calculate } = ctx;
     const { db } = this.opts;
@@ -883,7 +889,7 @@ export class DataOps {
           async () => {
             await db.prisma.$executeRaw`SELECT pg_cancel_backend(${pid}::int)`;
           },
-          { list: ctx.modules.filter((m) => m.beside), asOf: ctx.findAsOf },
+          { list: ctx.modules.filter((m) => m.beside), asOf: ctx.findAsOf, shared: ctx.shared },
           this.opts.sourceTimeZone ?? "UTC",
         );
         run.abort.signal.addEventListener("abort", stopBeside);
@@ -919,7 +925,8 @@ export class DataOps {
           // What the modules can do with the tables loaded so far, while the largest still loads.
           for (const module of ctx.modules) {
             const prepare = module.prepare;
-            if (!prepare || (b && prepare.reads.includes(b.def.table))) continue;
+            // (Not for a module run beside: its run() is on the other connection, where it prepares itself.)
+            if (!prepare || b?.runs(module.name) || (b && prepare.reads.includes(b.def.table))) continue;
             await steps.run(`Prepare ${module.name}`, async () => {
               await prepare.run({ conn: tx, asOf: ctx.asOf });
               return 0;

@@ -1,5 +1,7 @@
 // Calculation phase: the product search of the template screen (spec section 3 "Product search
-// result"). Runs after product_metrics, in the run's transaction, and fills three tables:
+// result"). Reads only imported tables (its units sold and last sale come from the run's pass over
+// the order lines, with product_metrics' rules), so a Full Reset on PostgreSQL runs it on the second
+// connection; it fills three tables:
 // - product_search: the ranking columns lower-cased once (a search compares them with plain LIKE,
 //   which is what ILIKE does after lower-casing both sides) and the units sold;
 // - product_search_keys: for every short key (the first one and two characters of every title word,
@@ -18,6 +20,8 @@
 import { PRODUCT_SEARCH_LIMIT } from "../../shared/templates.ts";
 import type { SqlConnection } from "../db/database.ts";
 import type { CalcModule } from "./calculate.ts";
+import { type OrderLines, orderLinesOf } from "./order-lines-pass.ts";
+import { lineChunks } from "./series.ts";
 
 /** Temp tables search_keys (pid, keys) and search_json (pid, head, first_received, tail). */
 export const PRODUCT_SEARCH_PREPARE_SQL = `
@@ -63,7 +67,7 @@ export const PRODUCT_SEARCH_FILL_SQL = `
 INSERT INTO product_search (pid, title, sku, barcode, total_sold)
 SELECT p.pid, lower(p.title), lower(coalesce(p.sku, '')), lower(coalesce(p.barcode, '')),
   coalesce(m.total_sold, 0)
-FROM products p LEFT JOIN product_metrics m ON m.pid = p.pid;
+FROM products p LEFT JOIN search_sales m ON m.pid = p.pid;
 
 -- The rank is the CASE of the search (server/modules/templates/templates.service.ts) for the text
 -- k, with LIKE 'k%' as starts_with; the pid rule is the search's own. Every key of a product is
@@ -105,10 +109,49 @@ SELECT j.pid, j.head || ',"total_sold":' || coalesce(m.total_sold, 0)
   || ',"first_received":' || j.first_received
   || ',"date_last_sold":' || coalesce(to_json(to_char(m.date_last_sold, 'YYYY-MM-DD'))::text, 'null')
   || ',' || j.tail
-FROM search_json j LEFT JOIN product_metrics m ON m.pid = j.pid;
+FROM search_json j LEFT JOIN search_sales m ON m.pid = j.pid;
 
-DROP TABLE search_keys, search_json;
+DROP TABLE search_keys, search_json, search_sales;
 `;
+
+/**
+ * Temp table search_sales (pid, total_sold, date_last_sold): per product with a completed line up to
+ * asOf, its units sold (never below 0) and the UTC day of its last sale (a line with a positive
+ * quantity), as product_metrics has them (docs/metrics.md §1), from the run's pass over the lines.
+ */
+async function salesTable(conn: SqlConnection, pass: OrderLines): Promise<void> {
+  const units = new Float64Array(pass.pids.length);
+  const sold = new Uint8Array(pass.pids.length);
+  const last = new Int32Array(pass.pids.length).fill(-1);
+  for (const chunk of pass.chunks) {
+    const { product, day, done, quantity } = chunk;
+    for (let j = 0; j < chunk.n; j++) {
+      if (!done[j]) continue;
+      const p = product[j]!;
+      const q = quantity[j]!;
+      units[p] = units[p]! + q;
+      sold[p] = 1;
+      if (q > 0 && day[j]! > last[p]!) last[p] = day[j]!;
+    }
+  }
+  function* rows(): Generator<string> {
+    for (let p = 0; p < pass.pids.length; p++) {
+      if (!sold[p]) continue;
+      const day = last[p]! < 0 ? "" : new Date(last[p]! * 86_400_000).toISOString().slice(0, 10);
+      yield `${pass.pids[p]},${Math.max(units[p]!, 0)},${day}\n`;
+    }
+  }
+  await conn.exec(
+    "DROP TABLE IF EXISTS search_sales; CREATE TEMP TABLE search_sales (pid int PRIMARY KEY, total_sold int NOT NULL, date_last_sold date) ON COMMIT DROP",
+  );
+  await conn.copyCsv({
+    table: "search_sales",
+    columns: ["pid", "total_sold", "date_last_sold"],
+    source: lineChunks(rows()),
+    header: false,
+  });
+  await conn.exec("ANALYZE search_sales");
+}
 
 async function prepared(conn: SqlConnection): Promise<boolean> {
   const [row] = await conn.query<{ ready: boolean }>(
@@ -128,8 +171,13 @@ export const productSearchModule: CalcModule = {
       await conn.exec(PRODUCT_SEARCH_PREPARE_SQL);
     },
   },
-  async run({ conn }) {
+  // Reads only imported tables: a Full Reset on PostgreSQL runs it on its second connection (where
+  // it prepares itself).
+  beside: true,
+  async run(ctx) {
+    const { conn } = ctx;
     await conn.exec("TRUNCATE product_search, product_search_keys, product_search_rows");
+    await salesTable(conn, await orderLinesOf(ctx));
     // product_search_keys' index is built once after the fill rather than maintained row by row.
     const indexes = await conn.query<{ drop: string; create: string }>(
       `SELECT CASE WHEN c.oid IS NULL THEN format('DROP INDEX %I.%I', n.nspname, i.relname)

@@ -14,6 +14,7 @@
 import { CopyError, type SqlConnection } from "../db/database.ts";
 import type { CalcModule } from "./calculate.ts";
 import { fileColumnsOf, type TableCounts } from "./import.ts";
+import type { RunShared } from "./order-lines-pass.ts";
 import { SETTINGS_TABLES } from "./planning/context.ts";
 import type { DataSource } from "./source.ts";
 import type { StepContext, StepProgress } from "./steps.ts";
@@ -412,7 +413,11 @@ export class BesideLoader {
     /** Interrupts the connection's statement in progress (pg_cancel_backend from elsewhere). */
     private readonly interrupt: () => Promise<void>,
     /** Calculation modules (CalcModule.beside) to run here once every table is loaded, and their asOf. */
-    modules: { list: readonly CalcModule[]; asOf: (conn: SqlConnection) => Promise<Date> } = {
+    modules: {
+      list: readonly CalcModule[];
+      asOf: (conn: SqlConnection) => Promise<Date>;
+      shared?: RunShared;
+    } = {
       list: [],
       asOf: async () => new Date(),
     },
@@ -455,7 +460,7 @@ export class BesideLoader {
           if (this.stop.signal.aborted) throw new Error("stopped");
           const moduleBegun = performance.now();
           try {
-            const rows = await runModuleFresh(conn, m, modules.asOf);
+            const rows = await runModuleFresh(conn, m, modules.asOf, modules.shared);
             this.moduleSeconds[m.name] = seconds(moduleBegun);
             this.moduleRuns.get(m.name)!.resolve(rows);
           } catch (err) {
@@ -618,6 +623,7 @@ async function runModuleFresh(
   conn: SqlConnection,
   module: CalcModule,
   findAsOf: (conn: SqlConnection) => Promise<Date>,
+  shared?: RunShared,
 ): Promise<number> {
   return conn.transaction(async (tx) => {
     const [{ path }] = (await tx.query<{ path: string }>(
@@ -631,7 +637,7 @@ async function runModuleFresh(
     }
     await tx.query("SELECT set_config('search_path', $1, true)", [`${SWAP_SCHEMA}, ${path}`]);
     const asOf = await findAsOf(tx);
-    const rows = await module.run({ conn: tx, asOf });
+    const rows = await module.run({ conn: tx, asOf, shared });
     await tx.query("SELECT set_config('search_path', $1, true)", [path]);
     for (const table of module.tables) {
       for (const s of await indexStatements(tx, table)) {

@@ -6,9 +6,9 @@
 // calendar week for the Forecasting page's product detail (product_sales_weekly).
 import { DETAIL_SERIES_WEEKS, detailSeriesStart, mondayOf } from "../../shared/forecasting.ts";
 import { isMerchandiseSql } from "../../shared/metrics.ts";
-import { readBinaryCopy } from "../db/binary-copy.ts";
 import { PRODUCT_CATEGORY_TYPES_SQL } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
+import { orderLinesOf } from "./order-lines-pass.ts";
 import { setLocal, utcDay, utcMidnight } from "./planning/context.ts";
 
 const DAY_MS = 86_400_000;
@@ -118,19 +118,18 @@ export const salesSeriesModule: CalcModule = {
   tables: ["sales_daily", "product_sales_weekly"],
   // Reads only imported tables: a Full Reset on PostgreSQL runs it on its second connection.
   beside: true,
-  async run({ conn, asOf }) {
+  async run(ctx) {
+    const { conn, asOf } = ctx;
     await conn.exec("TRUNCATE sales_daily, product_sales_weekly");
     const { start, first } = salesWindow(asOf);
     const days = SALES_SERIES_DAYS;
     // The product detail's weekly series: the DETAIL_SERIES_WEEKS calendar weeks (Monday to Sunday,
     // UTC) before the as-of day's week. They reach further back than the daily window (three years
-    // against two), so the pass reads from the earlier of the two starts; a line's week is
-    // (its day − the first Monday) ÷ 7, its day counted from the daily window's first (`shift` days
-    // after that Monday).
+    // against two); a line's week is (its day − the first Monday) ÷ 7, its day counted from the
+    // daily window's first (`shift` days after that Monday).
     const weeksFrom = detailSeriesStart(mondayOf(utcDay(asOf)));
     const weeksStart = new Date(`${weeksFrom}T00:00:00Z`);
     const shift = Math.round((start.getTime() - weeksStart.getTime()) / DAY_MS);
-    const readFrom = weeksStart < start ? weeksStart : start;
     // Every merchandise product linked to a product category gets its category set (the linked
     // categories and their ancestors, product categories only, §11): a line adds to each category of
     // its product's set once, so a category counts each product once however many of its
@@ -225,31 +224,28 @@ export const salesSeriesModule: CalcModule = {
       }
     };
 
-    // One pass over the window's completed and returned lines, streamed as binary rows: product,
-    // day (0 = the window's first), completed or not, quantity and amount in cents (quantity × price −
-    // discount, §1: exact, the prices have two decimals).
+    // The window's completed and returned lines, from the run's one pass over the order lines
+    // (order-lines-pass.ts): product, UTC day, completed or not, quantity and amount in cents
+    // (quantity × price − discount, §1: exact, the prices have two decimals).
     // Each line is added to its day in total, and in its brand, vendor and categories when the
     // product is merchandise. (Grouping these in SQL took four hashed or sorted passes over the
-    // 3M lines of the large demo set and about 20 s of CPU; this pass is about a fifth of it.)
+    // 3M lines of the large demo set and about 20 s of CPU.)
     // A completed line also adds to its product's week (any product, as the detail reads them).
-    const literal = (d: Date) => `'${d.toISOString()}'::timestamptz`;
-    await readBinaryCopy(
-      conn.copyOut(
-        `COPY (
-           SELECT pid, ((order_date AT TIME ZONE 'UTC')::date - DATE '${first}')::int4,
-             (status = 'completed')::int4, quantity, ((quantity * price - discount) * 100)::int8
-           FROM order_lines
-           WHERE status IN ('completed', 'returned')
-             AND order_date >= ${literal(readFrom)} AND order_date <= ${literal(asOf)}
-         ) TO STDOUT (FORMAT binary)`,
-      ),
-      ["int4", "int4", "int4", "int4", "int8"],
-      (row) => {
-        const i = productIndex.get(row[0] as number);
-        if (i === undefined) return; // (a line's product is always imported)
-        const d = row[1] as number;
-        const done = row[2] === 1;
-        const q = row[3] as number;
+    const pass = await orderLinesOf(ctx);
+    const localOf = new Int32Array(pass.pids.length).fill(-1);
+    for (let p = 0; p < pass.pids.length; p++) {
+      const i = productIndex.get(pass.pids[p]!);
+      if (i !== undefined) localOf[p] = i;
+    }
+    const firstDay = Math.round(start.getTime() / DAY_MS);
+    for (const chunk of pass.chunks) {
+      const { product, day, done: doneOf, quantity, amountC } = chunk;
+      for (let j = 0; j < chunk.n; j++) {
+        const i = localOf[product[j]!]!;
+        if (i < 0) continue;
+        const d = day[j]! - firstDay;
+        const done = doneOf[j] === 1;
+        const q = quantity[j]!;
         if (done) {
           const w = Math.floor((d + shift) / 7);
           if (w >= 0 && w < W) {
@@ -258,11 +254,11 @@ export const salesSeriesModule: CalcModule = {
             weekLines[i] = weekLines[i]! + 1;
           }
         }
-        if (d < 0 || d >= days) return;
-        const amount = row[4] as number;
+        if (d < 0 || d >= days) continue;
+        const amount = amountC[j]!;
         hasLine[d] = 1;
         if (done) takings[d] = takings[d]! + amount;
-        if (!merchOf[i]) return;
+        if (!merchOf[i]) continue;
         const cost = costOf[i]!;
         add(totalCells, d * MEASURES, done, q, amount, cost);
         const b = brandOf[i]!;
@@ -271,8 +267,10 @@ export const salesSeriesModule: CalcModule = {
         if (v >= 0) add(vendorCells, (v * days + d) * MEASURES, done, q, amount, cost);
         const set = setOf[i];
         if (set) for (const c of set) add(categoryCells, (c * days + d) * MEASURES, done, q, amount, cost);
-      },
-    );
+      }
+    }
+    // The last of the run's modules that reads the pass: its arrays can go.
+    ctx.shared?.releaseOrderLines();
 
     // Orders per day: distinct order numbers with a completed line (an order's lines share its day).
     // Counted by the database (1.3M distinct order numbers over two years would cost the app a few

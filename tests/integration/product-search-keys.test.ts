@@ -52,10 +52,17 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
           CASE WHEN g % 1000 = 0 THEN 'a' ELSE 'SKU-' || g END,
           1, 0, now()
         FROM generate_series(1, ${N}) g;
-        INSERT INTO product_metrics (pid, on_hand, on_order, stock_value_cost, stock_value_retail,
-          units_7d, units_30d, units_90d, units_365d, revenue_7d, revenue_30d, revenue_90d, revenue_365d,
-          total_sold, lifetime_revenue, calculated_at)
-        SELECT g, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (g * 7) % 4, 0, now() FROM generate_series(1, ${N}) g;
+        -- Units sold (the module sums the completed order lines, as product_metrics does): (g × 7) mod 4
+        -- in one line, or none; every fourth product's last sale on a day of its own, and a returned
+        -- line and one cancelled that sell nothing.
+        INSERT INTO order_lines (id, order_number, pid, order_date, quantity, price, discount, status)
+        SELECT g, 'O' || g, g, TIMESTAMPTZ '2026-01-01 12:00Z' + (g % 50) * INTERVAL '1 day' - (g % 4 <> 0)::int * INTERVAL '90 days',
+          (g * 7) % 4, 1, 0, 'completed'
+        FROM generate_series(1, ${N}) g WHERE (g * 7) % 4 > 0;
+        INSERT INTO order_lines (id, order_number, pid, order_date, quantity, price, discount, status)
+        SELECT ${N} + g, 'R' || g, g, TIMESTAMPTZ '2026-03-01 12:00Z', 5, 1, 0,
+          CASE WHEN g % 2 = 0 THEN 'returned' ELSE 'cancelled' END
+        FROM generate_series(1, ${N}, 7) g;
         -- The rest of a result row, with text JSON must escape.
         INSERT INTO brands (id, name) VALUES (1, 'Paper "Co"'), (2, 'Ink & Co');
         INSERT INTO categories (id, name, type, level) VALUES (10, 'Cards', 10, 1), (11, 'Inks', 11, 2);
@@ -63,8 +70,7 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
         SELECT g, c FROM generate_series(1, 300) g, (VALUES (10), (11)) v(c) WHERE g % 3 <> 0 OR c = 10;
         UPDATE products SET brand_id = 1 + pid % 2, description = E'Line one\nline "two" – ü', line = 'Basics',
           first_received = DATE '2025-01-01' + pid % 300, regular_price = 2.5, moq = 3
-        WHERE pid % 5 = 0;
-        UPDATE product_metrics SET date_last_sold = DATE '2026-01-01' + pid % 50 WHERE pid % 4 = 0;`);
+        WHERE pid % 5 = 0;`);
       await conn.transaction((tx) => productSearchModule.run({ conn: tx, asOf: new Date() }).then(() => {}));
     } finally {
       await conn.release();
@@ -106,11 +112,11 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
     expect(json).toHaveLength(N);
     const conn = await tdb.db.connect();
     try {
-      await conn.exec("UPDATE product_metrics SET total_sold = 0");
+      await conn.exec("UPDATE order_lines SET status = 'cancelled' WHERE order_number LIKE 'O%'");
       await conn.transaction(async (tx) => {
         await productSearchModule.prepare!.run({ conn: tx, asOf: new Date() });
         // What prepare() keeps does not depend on sales: they may change before run().
-        await tx.exec("UPDATE product_metrics SET total_sold = (pid * 7) % 4");
+        await tx.exec("UPDATE order_lines SET status = 'completed' WHERE order_number LIKE 'O%'");
         await productSearchModule.run({ conn: tx, asOf: new Date() });
       });
     } finally {
@@ -134,7 +140,12 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
           coalesce(c.ids, '{}') AS categories
         FROM products p
         LEFT JOIN brands b ON b.id = p.brand_id
-        LEFT JOIN product_metrics m ON m.pid = p.pid
+        -- product_metrics' units sold and last sale (docs/metrics.md §1), from the order lines.
+        LEFT JOIN (
+          SELECT pid, GREATEST(SUM(quantity), 0) AS total_sold,
+            (max(order_date) FILTER (WHERE quantity > 0) AT TIME ZONE 'UTC')::date AS date_last_sold
+          FROM order_lines WHERE status = 'completed' GROUP BY pid
+        ) m ON m.pid = p.pid
         LEFT JOIN (
           SELECT pid, array_agg(category_id::text ORDER BY category_id) AS ids FROM product_categories GROUP BY pid
         ) c ON c.pid = p.pid
@@ -147,6 +158,9 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
       pid: 10,
       brand: 'Paper "Co"',
       categories: ["10", "11"],
+      // Its one completed line: (10 × 7) mod 4 units on 2026-01-11 − 90 days.
+      total_sold: 2,
+      date_last_sold: "2025-10-13",
     });
   });
 

@@ -1,18 +1,18 @@
 // Module forecast of the planning engine: the 13-week demand forecast of every product that is not
 // excluded, and a rolling-origin backtest of both methods (docs/metrics.md §8).
 //
-// How it stays fast (50k products, 3M order lines): one grouped pass over the order lines gives each
-// product's units per week k (counted back from D0: k = 0 is D0−6 … D0; every sale before the 104
-// weeks is put in one bucket k = 104, which no lookup reaches: it only brings the product's first
-// sale, for its life start) and per calendar week of the Forecasting grid's history. Those rows are
-// streamed into the app once (binary COPY), where each product's prefix sums over its weeks
+// How it stays fast (50k products, 3M order lines): the run's one pass over the order lines
+// (order-lines-pass.ts: streamed into the app once, and shared with the dashboards' series and the
+// product search) is summed in the app into each product's units per week k (counted back from D0:
+// k = 0 is D0−6 … D0; every sale before the 104 weeks is put in one bucket k = 104, which no lookup
+// reaches: it only brings the product's first sale, for its life start) and per calendar week of
+// the Forecasting grid's history. Then each product's prefix sums over its weeks
 //   P(e) = Σ_{k≤e} x_k,   K(e) = Σ_{k≤e} k·x_k,   E(e) = Σ_{k≤e} 0.8^k·x_k
 // are dense arrays, and every sum the methods need is a difference of two prefix sums, for every
 // forecast origin at once (forecast-fit.ts). The fits go back in one COPY into the temp table
 // fc_fit, from which the rest is set-based SQL. Products without sales forecast 0 and need no series
 // (nor do those whose sales are all older: their fit is 0 as well).
 import { addDaysIso, GRID_HISTORY_WEEKS } from "../../../shared/forecasting.ts";
-import { readBinaryCopy } from "../../db/binary-copy.ts";
 import type { SqlConnection } from "../../db/database.ts";
 import { isProductCategorySql } from "../../modules/config/category-types.ts";
 import {
@@ -21,8 +21,9 @@ import {
   forecastFiguresSql,
 } from "../../modules/forecasting/forecast-weeks.ts";
 import type { CalcModule } from "../calculate.ts";
+import { type OrderLines, orderLinesOf } from "../order-lines-pass.ts";
 import { lineChunks } from "../series.ts";
-import { createParametersTable, setLocal, utcDay, utcMidnight } from "./context.ts";
+import { createParametersTable, utcDay, utcMidnight } from "./context.ts";
 import {
   BACKTEST_WEEKS,
   CATEGORY_WEEKS,
@@ -78,7 +79,7 @@ const FIT_COLUMNS = [
  * week c = 1 is the week before the as-of day's week, … 12, oldest first in the array). A product
  * with sales in those weeks but n = 0 (life started this week) has a row with the history only.
  */
-async function fitInApp(conn: SqlConnection, asOf: Date, d0: string, asOfWeek: string): Promise<void> {
+async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOfWeek: string): Promise<void> {
   const D = GRID_HISTORY_WEEKS;
   // PostgreSQL's own powers, so the figures are those the database's arithmetic gives.
   const [powers] = await conn.query<{ p08: number[]; p125: number[] }>(
@@ -133,93 +134,72 @@ async function fitInApp(conn: SqlConnection, asOf: Date, d0: string, asOfWeek: s
 
   const W = MAX_WEEKS + 1;
   const CW = CATEGORY_WEEKS;
-  // Σ quantity per product and week k, sparse: the weeks with a row, in product and week order (the
-  // stream's), and per product where its weeks start and end (≈ 9 MB on the 50k set, where dense
-  // arrays of 105 weeks would take 42 MB).
-  let weekK = new Uint8Array(1 << 16);
-  let weekQ = new Float64Array(1 << 16);
-  let weeks = 0;
-  const weeksFrom = new Int32Array(life.length);
-  const weeksTo = new Int32Array(life.length);
-  let lastSlot = -1;
-  let lastK = -1;
-  const sold = new Uint8Array(life.length); // any completed line up to asOf
-  const firstDay = new Float64Array(life.length).fill(Number.POSITIVE_INFINITY);
-  const history = new Float64Array(life.length * D);
-  const hasHistory = new Uint8Array(life.length);
-  // Σ max(q, 0) per category and k < CATEGORY_WEEKS, and whether the category has any such row.
-  const categoryWeeks = new Float64Array(categoryIndex.size * CW);
-  const categorySeen = new Uint8Array(categoryIndex.size);
-
-  // One grouped pass over the order lines: per product, week k and grid week c (0: none), the units
-  // and the first sale's day. (The grid's weeks split a k-week in two where they meet: a week's
-  // units are summed over its parts before they are clamped at 0, and the category sums clamp each
-  // part, as the statement this replaced did.) The rows come in product order: the app then adds
-  // them up in memory order (≈ 3 × faster than in the hashed groups' order, cache misses, for ≈ 0.3 s
-  // of the database's time to sort them).
-  const literal = (d: Date) => `'${d.toISOString()}'::timestamptz`;
-  const restore = await setLocal(conn, { jit: "off" });
-  await readBinaryCopy(
-    conn.copyOut(
-      `COPY (
-         SELECT pid, LEAST((DATE '${d0}' - d) / 7, ${MAX_WEEKS})::int4,
-           (CASE WHEN d >= DATE '${asOfWeek}' - ${7 * D} AND d < DATE '${asOfWeek}'
-             THEN (DATE '${asOfWeek}' - d - 1) / 7 + 1 ELSE 0 END)::int4,
-           sum(quantity)::int8, (min(d) FILTER (WHERE quantity > 0) - ${EPOCH})::int4
-         FROM (
-           SELECT pid, (order_date AT TIME ZONE 'UTC')::date AS d, quantity FROM order_lines
-           WHERE status = 'completed' AND order_date <= ${literal(asOf)}
-         ) l
-         GROUP BY 1, 2, 3
-         ORDER BY 1, 2
-       ) TO STDOUT (FORMAT binary)`,
-    ),
-    ["int4", "int4", "int4", "int8", "int4"],
-    (row) => {
-      const e = entryOf.get(row[0] as number);
-      if (e === undefined) return;
-      const k = row[1] as number;
-      const q = row[3] as number;
-      const category = categoryOfEntry[e]!;
-      if (category >= 0 && k < CW) {
-        categorySeen[category] = 1;
-        categoryWeeks[category * CW + k] = categoryWeeks[category * CW + k]! + (q > 0 ? q : 0);
-      }
+  const nE = entrySlot.length;
+  const nL = life.length;
+  // Each line's product (an index of the shared pass, order-lines-pass.ts) → its entry (−1: none).
+  const entryOfProduct = new Int32Array(lines.pids.length).fill(-1);
+  for (const [pid, e] of entryOf) {
+    const p = lines.indexOf.get(pid);
+    if (p !== undefined) entryOfProduct[p] = e;
+  }
+  const today = dayNumber(d0);
+  // The grid's calendar weeks: c = 1 … D for a day in [gridFrom, week0) (c = 1 the week before the
+  // as-of day's), 0 for any other day.
+  const week0 = dayNumber(asOfWeek);
+  const gridFrom = week0 - 7 * D;
+  const gridWeek = (d: number) => (d >= gridFrom && d < week0 ? Math.trunc((week0 - d - 1) / 7) + 1 : 0);
+  // Per entry and week k (k = (D0 − day) ÷ 7, the older lines all in k = MAX_WEEKS), Σ quantity of
+  // its completed lines; per entry the smallest k with a line (W: none).
+  const weekQ = new Float64Array(nE * W);
+  const minK = new Int32Array(nE).fill(W);
+  // The grid's weeks split a k-week in two where they meet, and the category sums clamp each part at
+  // 0 (as grouping by product, k and c did): per entry and k < KS (the k-weeks that can meet a grid
+  // week), the units of the part whose c is not that of the k-week's last day (0 when one part).
+  const KS = Math.min(W, Math.trunc((today - gridFrom) / 7) + 2);
+  const endWeek = Int32Array.from({ length: KS }, (_, k) => gridWeek(today - 7 * k));
+  const otherQ = new Float64Array(nE * KS);
+  // Per product of fc_life: any completed line up to asOf, its first sale's day, and its units per
+  // grid week.
+  const firstDay = new Float64Array(nL).fill(Number.POSITIVE_INFINITY);
+  const history = new Float64Array(nL * D);
+  const hasHistory = new Uint8Array(nL);
+  for (const chunk of lines.chunks) {
+    const { product, day, done, quantity } = chunk;
+    for (let j = 0; j < chunk.n; j++) {
+      if (!done[j]) continue;
+      const e = entryOfProduct[product[j]!]!;
+      if (e < 0) continue;
+      const d = day[j]!;
+      const q = quantity[j]!;
+      const k = Math.min(Math.trunc((today - d) / 7), MAX_WEEKS);
+      weekQ[e * W + k] = weekQ[e * W + k]! + q;
+      if (k < minK[e]!) minK[e] = k;
+      const c = gridWeek(d);
+      if (k < KS && c !== endWeek[k]) otherQ[e * KS + k] = otherQ[e * KS + k]! + q;
       const i = slotOfEntry[e]!;
-      if (i < 0) return;
-      sold[i] = 1;
-      if (i !== lastSlot) {
-        lastSlot = i;
-        lastK = -1;
-        weeksFrom[i] = weeks;
-      }
-      if (k === lastK) {
-        weekQ[weeks - 1] = weekQ[weeks - 1]! + q; // the same week's other grid-week part
-      } else {
-        if (weeks === weekK.length) {
-          const k2 = new Uint8Array(weeks * 2);
-          k2.set(weekK);
-          weekK = k2;
-          const q2 = new Float64Array(weeks * 2);
-          q2.set(weekQ);
-          weekQ = q2;
-        }
-        weekK[weeks] = k;
-        weekQ[weeks] = q;
-        weeks += 1;
-        lastK = k;
-      }
-      weeksTo[i] = weeks;
-      const first = row[4] as number | null;
-      if (first !== null && first < firstDay[i]!) firstDay[i] = first;
-      const c = row[2] as number;
+      if (i < 0) continue;
+      if (q > 0 && d < firstDay[i]!) firstDay[i] = d;
       if (c > 0) {
         hasHistory[i] = 1;
         history[i * D + (D - c)] = history[i * D + (D - c)]! + q;
       }
-    },
-  );
-  await restore();
+    }
+  }
+  // Σ max(q, 0) per category and k < CATEGORY_WEEKS over its products' (k, c) parts, and whether the
+  // category has any line there.
+  const categoryWeeks = new Float64Array(categoryIndex.size * CW);
+  const categorySeen = new Uint8Array(categoryIndex.size);
+  for (let e = 0; e < nE; e++) {
+    const category = categoryOfEntry[e]!;
+    if (category < 0 || minK[e]! >= CW) continue;
+    categorySeen[category] = 1;
+    for (let k = minK[e]!; k < CW; k++) {
+      const total = weekQ[e * W + k]!;
+      const other = k < KS ? otherQ[e * KS + k]! : 0;
+      const add = Math.max(total - other, 0) + Math.max(other, 0);
+      if (add !== 0) categoryWeeks[category * CW + k] = categoryWeeks[category * CW + k]! + add;
+    }
+  }
 
   // Per category the running sums over k = 0 … CATEGORY_WEEKS − 1, 1-based (cp[j] = Σ of weeks 0 … j − 1).
   const categoryPrefix: (Float64Array | null)[] = [];
@@ -237,17 +217,18 @@ async function fitInApp(conn: SqlConnection, asOf: Date, d0: string, asOfWeek: s
     categoryPrefix.push(cp);
   }
 
-  const today = dayNumber(d0);
   const P = new Float64Array(W);
   const K = new Float64Array(W);
   const E = new Float64Array(W);
   const num = (v: number | null) => (v === null ? "" : String(v));
   const array = (values: ArrayLike<number>) => `"{${Array.from(values, String).join(",")}}"`;
-  function* lines(): Generator<string> {
+  function* fitLines(): Generator<string> {
     for (let i = 0; i < life.length; i++) {
       const l = life[i]!;
+      const entry = entryOf.get(l.pid)!;
       let fit: (Fit & { n: number }) | null = null;
-      if (sold[i]) {
+      // Any completed line up to asOf.
+      if (minK[entry]! < W) {
         const start = Math.min(l.life0, firstDay[i]!);
         const n = Math.min(MAX_WEEKS, Math.max(0, Math.trunc((today - start + 1) / 7)));
         if (n > 0) {
@@ -255,10 +236,8 @@ async function fitInApp(conn: SqlConnection, asOf: Date, d0: string, asOfWeek: s
           let p = 0;
           let kx = 0;
           let e = 0;
-          let j = weeksFrom[i]!;
-          const to = weeksTo[i]!;
-          for (let k = 0; k < W; k++) {
-            const x = j < to && weekK[j] === k ? Math.max(weekQ[j++]!, 0) : 0;
+          for (let k = 0, at = entry * W; k < W; k++, at++) {
+            const x = Math.max(weekQ[at]!, 0);
             p += x;
             kx += k * x;
             e += x * pw.p08[k]!;
@@ -268,7 +247,7 @@ async function fitInApp(conn: SqlConnection, asOf: Date, d0: string, asOfWeek: s
           }
           const method: Method =
             l.requested === "seasonal" && n >= SEASONAL_MIN_WEEKS ? "seasonal" : "standard";
-          const category = categoryOfEntry[entryOf.get(l.pid)!]!;
+          const category = categoryOfEntry[entry]!;
           const cp = category < 0 ? null : categoryPrefix[category]!;
           fit = { n, ...fitProduct({ n, method, auto: l.auto, P, K, E, cp }, pw) };
         }
@@ -314,7 +293,7 @@ async function fitInApp(conn: SqlConnection, asOf: Date, d0: string, asOfWeek: s
   await conn.copyCsv({
     table: "fc_fit",
     columns: ["pid", ...FIT_COLUMNS],
-    source: lineChunks(lines()),
+    source: lineChunks(fitLines()),
     header: false,
   });
   await conn.exec("ALTER TABLE fc_fit ADD PRIMARY KEY (pid); ANALYZE fc_fit");
@@ -326,7 +305,8 @@ export const forecastModule: CalcModule = {
   // It reads the imported tables and the settings only (its life start does not come from
   // product_metrics): a Full Reset runs it on the second connection.
   beside: true,
-  async run({ conn, asOf }) {
+  async run(ctx) {
+    const { conn, asOf } = ctx;
     const d0 = utcDay(asOf);
     const weekStart = utcDay(new Date(utcMidnight(asOf).getTime() + DAY_MS));
 
@@ -373,7 +353,7 @@ export const forecastModule: CalcModule = {
     // The fit of every product with sales (forecast-fit.ts), from its weekly sales streamed out of
     // the database once, into the temp table fc_fit (one row per product: the fit and the grid's
     // history).
-    await fitInApp(conn, asOf, d0, calendarWeeks(d0).asOfWeek);
+    await fitInApp(conn, await orderLinesOf(ctx), d0, calendarWeeks(d0).asOfWeek);
     // The products with sales: their n and method counting the first sale.
     await conn.exec(
       `UPDATE fc_life l SET n = f.n, method = f.method FROM fc_fit f
