@@ -195,7 +195,11 @@ export const salesSeriesModule: CalcModule = {
       setOf[i] = p.cs === null ? undefined : sets.get(p.cs);
     });
 
-    // Cells: [key index × days + day] × MEASURES. The total also keeps takings (every completed
+    const nBrands = brands.ids.length;
+    const nVendors = vendors.ids.length;
+    const nCategories = categories.ids.length;
+    // Cells: [day × keys + key index] × MEASURES (day-major: the lines come about in date order, so
+    // one day's cells of every key are written together and stay in the cache). The total also keeps takings (every completed
     // line, merchandise or not), its orders, and whether the day had any line at all.
     const brandCells = new Float64Array(brands.ids.length * days * MEASURES);
     const vendorCells = new Float64Array(vendors.ids.length * days * MEASURES);
@@ -237,6 +241,11 @@ export const salesSeriesModule: CalcModule = {
       const i = productIndex.get(pass.pids[p]!);
       if (i !== undefined) localOf[p] = i;
     }
+    // Each product's category set as a run of a flat array: setFlat[setFrom[i] … setFrom[i + 1]).
+    const setFrom = new Int32Array(n + 1);
+    for (let i = 0; i < n; i++) setFrom[i + 1] = setFrom[i]! + (setOf[i]?.length ?? 0);
+    const setFlat = new Int32Array(setFrom[n]!);
+    for (let i = 0; i < n; i++) setFlat.set(setOf[i] ?? [], setFrom[i]!);
     const firstDay = Math.round(start.getTime() / DAY_MS);
     for (const chunk of pass.chunks) {
       const { product, day, done: doneOf, quantity, amountC } = chunk;
@@ -262,11 +271,11 @@ export const salesSeriesModule: CalcModule = {
         const cost = costOf[i]!;
         add(totalCells, d * MEASURES, done, q, amount, cost);
         const b = brandOf[i]!;
-        if (b >= 0) add(brandCells, (b * days + d) * MEASURES, done, q, amount, cost);
+        if (b >= 0) add(brandCells, (d * nBrands + b) * MEASURES, done, q, amount, cost);
         const v = vendorOf[i]!;
-        if (v >= 0) add(vendorCells, (v * days + d) * MEASURES, done, q, amount, cost);
-        const set = setOf[i];
-        if (set) for (const c of set) add(categoryCells, (c * days + d) * MEASURES, done, q, amount, cost);
+        if (v >= 0) add(vendorCells, (d * nVendors + v) * MEASURES, done, q, amount, cost);
+        for (let s = setFrom[i]!, to = setFrom[i + 1]!; s < to; s++)
+          add(categoryCells, (d * nCategories + setFlat[s]!) * MEASURES, done, q, amount, cost);
       }
     }
     // The last of the run's modules that reads the pass: its arrays can go.
@@ -311,7 +320,7 @@ export const salesSeriesModule: CalcModule = {
       ] as const) {
         for (let k = 0; k < ids.length; k++) {
           for (let d = 0; d < days; d++) {
-            const at = (k * days + d) * MEASURES;
+            const at = (d * ids.length + k) * MEASURES;
             if (active(cells, at))
               yield `${dim},${ids[k]},${dayText[d]},${cellText(cells, at, cells[at + REVENUE_C]!, 0)}\n`;
           }
