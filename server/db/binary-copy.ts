@@ -4,8 +4,12 @@
 // it). Used where a calculation streams millions of narrow rows into the app (SqlConnection.copyOut)
 // instead of aggregating them with many grouping passes in SQL.
 
-/** The column types a binary COPY here may carry. */
-export type BinaryColumn = "int4" | "int8" | "text";
+/**
+ * The column types a binary COPY here may carry. "cents" is a numeric with at most two decimals,
+ * answered as whole cents (an error for a NaN, an infinity, a third decimal or beyond ±2^53 cents);
+ * "timestamptz" is answered as microseconds since 2000-01-01 00:00 UTC (PostgreSQL's epoch).
+ */
+export type BinaryColumn = "int4" | "int8" | "text" | "cents" | "timestamptz";
 
 export type BinaryValue = number | string | null;
 
@@ -84,7 +88,8 @@ export async function readBinaryCopy(
         }
         const type = types[i];
         if (type === "int4") row[i] = buf.readInt32BE(p);
-        else if (type === "int8") {
+        else if (type === "cents") row[i] = centsOf(buf, p);
+        else if (type === "int8" || type === "timestamptz") {
           const hi = buf.readInt32BE(p);
           if (hi >= 0x200000 || hi < -0x200000) throw new Error("binary COPY: an int8 beyond ±2^53");
           row[i] = hi * TWO_32 + buf.readUInt32BE(p + 4);
@@ -99,4 +104,28 @@ export async function readBinaryCopy(
   }
   if (!ended) throw new Error("binary COPY: the output ended before its trailer");
   return rows;
+}
+
+/** Powers of 10,000 times 100: a base-10,000 digit's worth in cents at weight 0, 1, 2, 3. */
+const DIGIT_CENTS = [100, 1_000_000, 10_000_000_000, 100_000_000_000_000];
+
+/**
+ * A numeric in binary form (count of base-10,000 digits, weight of the first, sign, display scale,
+ * the digits) as whole cents, exactly: its digits after the point must be whole hundredths.
+ */
+function centsOf(buf: Buffer, p: number): number {
+  const digits = buf.readInt16BE(p);
+  const weight = buf.readInt16BE(p + 2);
+  const sign = buf.readUInt16BE(p + 4);
+  if (sign !== 0 && sign !== 0x4000) throw new Error("binary COPY: a numeric that is not a number");
+  let cents = 0;
+  for (let i = 0; i < digits; i++) {
+    const d = buf.readInt16BE(p + 8 + 2 * i);
+    const e = weight - i;
+    if (e >= 0 && e < DIGIT_CENTS.length) cents += d * DIGIT_CENTS[e]!;
+    else if (e === -1 && d % 100 === 0) cents += d / 100;
+    else if (d !== 0) throw new Error("binary COPY: a numeric beyond whole cents or ±2^53 cents");
+  }
+  if (!Number.isSafeInteger(cents)) throw new Error("binary COPY: a numeric beyond ±2^53 cents");
+  return sign === 0x4000 ? -cents : cents;
 }

@@ -1,0 +1,95 @@
+// The binary COPY decoder's numeric and timestamp columns (server/db/binary-copy.ts) against the
+// database's own output, and the pass over the order lines built on them (order-lines-pass.ts): its
+// UTC days and whole-cent amounts must be what the database's date conversion and numeric arithmetic
+// give.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readBinaryCopy } from "../../server/db/binary-copy.ts";
+import type { SqlConnection } from "../../server/db/database.ts";
+import { streamOrderLines } from "../../server/jobs/order-lines-pass.ts";
+import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
+
+describe(`binary COPY of numerics and timestamps (${testBackend})`, () => {
+  let tdb: TestDatabase;
+  let conn: SqlConnection;
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    conn = await tdb.db.connect();
+  });
+  afterAll(async () => {
+    await conn?.release();
+    await tdb?.drop();
+  });
+
+  const read = async (sql: string, types: Parameters<typeof readBinaryCopy>[1]) => {
+    const rows: unknown[][] = [];
+    await readBinaryCopy(conn.copyOut(`COPY (${sql}) TO STDOUT (FORMAT binary)`), types, (r) =>
+      rows.push([...r]),
+    );
+    return rows;
+  };
+
+  it("reads numerics with up to two decimals as whole cents, and timestamps as microseconds since 2000", async () => {
+    const values = [
+      "0",
+      "0.01",
+      "-0.01",
+      "0.10",
+      "12.34",
+      "-12.3",
+      "100.5",
+      "10000",
+      "1234567.89",
+      "9999999999.99",
+    ];
+    const rows = await read(
+      `SELECT v::numeric(12,2), v::numeric FROM unnest(ARRAY[${values.map((v) => `'${v}'`).join(",")}]) v`,
+      ["cents", "cents"],
+    );
+    const cents = values.map((v) => Math.round(Number(v) * 100));
+    expect(rows).toEqual(cents.map((c) => [c, c]));
+    const times = await read(
+      `SELECT t::timestamptz FROM unnest(ARRAY['2000-01-01 00:00Z', '1999-12-31 23:00Z', '2026-03-01 23:59:59.999Z', '2026-03-02 00:00:00.001+01']) t`,
+      ["timestamptz"],
+    );
+    expect(times.map((r) => r[0])).toEqual([
+      0,
+      -3_600_000_000,
+      (Date.parse("2026-03-01T23:59:59.999Z") - Date.parse("2000-01-01T00:00:00Z")) * 1000,
+      (Date.parse("2026-03-01T23:00:00.001Z") - Date.parse("2000-01-01T00:00:00Z")) * 1000,
+    ]);
+  });
+
+  it("refuses a third decimal and a NaN rather than round them", async () => {
+    await expect(read("SELECT 1.234::numeric", ["cents"])).rejects.toThrow(/whole cents/);
+    await expect(read("SELECT 'NaN'::numeric", ["cents"])).rejects.toThrow(/not a number/);
+  });
+
+  it("gives each order line the database's UTC day and quantity × price − discount in cents", async () => {
+    await conn.exec(`
+      INSERT INTO products (pid, title, price, stock_quantity, created_at)
+      VALUES (1, 'One', 1, 0, now()), (2, 'Two', 1, 0, now());
+      INSERT INTO order_lines (id, order_number, pid, order_date, quantity, price, discount, status) VALUES
+        (1, 'A', 1, '2026-02-28 23:59:59.999+00', 3, 19.99, 0.97, 'completed'),
+        (2, 'B', 2, '2026-03-01 00:30:00+02', -2, 4.50, 0, 'completed'),
+        (3, 'C', 1, '2026-03-01 12:00:00+00', 1, 1234567.89, 0.01, 'returned'),
+        (4, 'D', 2, '2026-03-01 12:00:00+00', 5, 2.00, 0, 'cancelled'),
+        (5, 'E', 1, '2026-03-02 00:00:00+00', 1, 1.00, 0, 'completed');`);
+    const pass = await streamOrderLines(conn, new Date("2026-03-01T23:59:59Z"));
+    const expected = await conn.query<{ pid: number; day: number; done: number; q: number; cents: string }>(
+      `SELECT pid, ((order_date AT TIME ZONE 'UTC')::date - DATE '1970-01-01') AS day,
+         (status = 'completed')::int AS done, quantity AS q, ((quantity * price - discount) * 100)::int8::text AS cents
+       FROM order_lines WHERE status IN ('completed', 'returned') AND order_date <= '2026-03-01T23:59:59Z'
+       ORDER BY id`,
+    );
+    const c = pass.chunks[0]!;
+    const got = Array.from({ length: c.n }, (_, j) => ({
+      pid: pass.pids[c.product[j]!],
+      day: c.day[j],
+      done: c.done[j],
+      q: c.quantity[j],
+      cents: String(c.amountC[j]),
+    }));
+    expect(pass.lines).toBe(3);
+    expect(got).toEqual(expected);
+  });
+});
