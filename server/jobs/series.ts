@@ -391,13 +391,6 @@ export const stockSeriesModule: CalcModule = {
     const restore = await setLocal(conn, { jit: "off", work_mem: "64MB" });
     await conn.exec("TRUNCATE stock_value_weekly");
     const d0 = utcDay(asOf);
-    // Week index w (0 = the oldest week end, D0 − 7 × 52; 52 = D0) of the first week end on or
-    // after a day; changes after D0 never count.
-    // (Whole-number arithmetic: for d ≥ 0 days, ⌈d ÷ 7⌉ = (d + 6) ÷ 7 in integer division; a
-    // numeric ceil per stock run cost more than the rest of the statement.)
-    const week = (day: string) => `GREATEST((${day} - ($1::date - 364) + 6) / 7, 0)`;
-    // Per week: the change of stock units and value, and of today's A products that are in stock
-    // (0/1) and alive (0/1: a run covers the day; runs follow each other from the life start to D0).
     // Each merchandise product's set of top-level product categories (the roots above its linked
     // ones): the value per top-level category is summed per (week, root set) and each set's weeks
     // added to its roots. Products have one or two roots, so there are few sets.
@@ -427,46 +420,169 @@ export const stockSeriesModule: CalcModule = {
       ALTER TABLE st_proots ADD COLUMN rs int;
       UPDATE st_proots p SET rs = s.rs FROM st_sets s WHERE s.roots = p.roots;
       ANALYZE st_proots;`);
+    const { products, sets, members } = await stockSeriesProducts(conn);
+    const weeks = STOCK_SERIES_WEEKS;
+    const last = weeks - 1;
+    // Per week (w: 0 = the oldest week end, D0 − 7 × 52; 52 = D0): the change of stock units and
+    // value (in 1/10,000 of the currency: the cost price's scale, so units × cost add up as
+    // integers, exactly), in total and per root set (row rs × weeks + w), and of today's A products
+    // that are in stock (0/1) and alive (0/1: a run covers the day; runs follow each other from the
+    // life start to D0). A run changes them on the week end on or after its first day, and back on
+    // the one on or after the day after its last (changes after D0 never count).
+    const units = new Float64Array(weeks * (sets + 1));
+    const value = new ValueSums(weeks * (sets + 1));
+    const inStockA = new Float64Array(weeks);
+    const aliveA = new Float64Array(weeks);
+    const seen = new Uint8Array(sets + 1);
+    // The week index of a day given as its offset from D0 − 364: ⌈offset ÷ 7⌉, 0 for earlier days.
+    const weekOf = (offset: number) => Math.max(Math.trunc((offset + 6) / 7), 0);
+    const change = (p: number, w: number, sign: number, stock: number) => {
+      if (w > last) return;
+      const u = stock > 0 ? sign * stock : 0;
+      const cost = products.cost[p]!;
+      const rs = products.rs[p]!;
+      units[w]! += u;
+      if (!Number.isNaN(cost)) value.add(w, u, cost);
+      if (rs > 0) {
+        const at = rs * weeks + w;
+        units[at]! += u;
+        if (!Number.isNaN(cost)) value.add(at, u, cost);
+        seen[rs] = 1;
+      }
+      if (products.a[p]) {
+        if (stock > 0) inStockA[w]! += sign;
+        aliveA[w]! += sign;
+      }
+    };
+    await readBinaryCopy(
+      conn.copyOut(
+        `COPY (SELECT pid, valid_from - (DATE '${d0}' - 364), valid_to - (DATE '${d0}' - 364), stock
+         FROM product_stock_history) TO STDOUT (FORMAT binary)`,
+      ),
+      ["int4", "int4", "int4", "int4"],
+      (row) => {
+        const p = products.index.get(row[0] as number);
+        if (p === undefined) return;
+        const stock = row[3] as number;
+        change(p, weekOf(row[1] as number), 1, stock);
+        const to = row[2] as number;
+        if (to < 364) change(p, weekOf(to + 1), -1, stock);
+      },
+    );
+    // The series: per key, the running sums of the changes over the 53 weeks. The total always; a
+    // top-level category when one of its root sets had a change.
+    const dims: string[] = [];
+    const keys: number[] = [];
+    const ws: number[] = [];
+    const values: string[] = [];
+    const unitSums: number[] = [];
+    const inStock: number[] = [];
+    const alive: number[] = [];
+    const series = (dim: string, key: number, rows: number[]) => {
+      let u = 0;
+      let v = 0n;
+      let s = 0;
+      let a = 0;
+      for (let w = 0; w < weeks; w++) {
+        for (const r of rows) {
+          u += units[r * weeks + w]!;
+          v += value.total(r * weeks + w);
+        }
+        if (dim === "total") {
+          s += inStockA[w]!;
+          a += aliveA[w]!;
+        }
+        dims.push(dim);
+        keys.push(key);
+        ws.push(w);
+        values.push(String(v));
+        unitSums.push(u);
+        inStock.push(s);
+        alive.push(a);
+      }
+    };
+    series("total", 0, [0]);
+    const roots = new Map<number, number[]>();
+    for (const { rs, root } of members) {
+      if (!seen[rs]) continue;
+      const list = roots.get(root);
+      if (list) list.push(rs);
+      else roots.set(root, [rs]);
+    }
+    for (const [root, list] of [...roots].sort((x, y) => x[0] - y[0])) series("category", root, list);
     const rows = await conn.execute(
-      `WITH changes AS (
-         SELECT h.pid, ${week("h.valid_from")} AS w, GREATEST(h.stock, 0) AS units, (h.stock > 0)::int AS in_stock, 1 AS alive
-         FROM product_stock_history h
-         UNION ALL
-         SELECT h.pid, ${week("(h.valid_to + 1)")}, -GREATEST(h.stock, 0), -(h.stock > 0)::int, -1
-         FROM product_stock_history h WHERE h.valid_to < $1::date
-       ),
-       grouped AS (
-         SELECT c.w, r.rs, GROUPING(r.rs) AS g, SUM(c.units) AS units, COALESCE(SUM(c.units * p.cost_m), 0) AS value_m,
-           COALESCE(SUM(c.in_stock) FILTER (WHERE m.abc_class = 'A'), 0) AS in_stock_a,
-           COALESCE(SUM(c.alive) FILTER (WHERE m.abc_class = 'A'), 0) AS a_products
-         FROM changes c
-         -- The cost price in 1/10,000 (its scale): units × cost sum as integers, exactly.
-         JOIN (SELECT pid, kind, (cost_price * 10000)::int8 AS cost_m FROM products) p ON p.pid = c.pid
-         LEFT JOIN product_metrics m ON m.pid = c.pid
-         LEFT JOIN st_proots r ON r.pid = c.pid
-         WHERE c.w <= 52 AND ${isMerchandiseSql("p")}
-         GROUP BY GROUPING SETS ((c.w), (c.w, r.rs))
-       ),
-       per_week AS (
-         SELECT 'total' AS dim, 0 AS key, w, units, value_m, in_stock_a, a_products FROM grouped WHERE g = 1
-         UNION ALL
-         SELECT 'category', mb.root_id, x.w, SUM(x.units), SUM(x.value_m), 0, 0
-         FROM grouped x JOIN st_members mb ON mb.rs = x.rs
-         WHERE x.g = 0
-         GROUP BY mb.root_id, x.w
-       ),
-       keys AS (SELECT 'total' AS dim, 0 AS key UNION SELECT dim, key FROM per_week)
-       INSERT INTO stock_value_weekly (dim, key, week_end, value_cost, units, in_stock_a, a_products)
-       SELECT k.dim, k.key, $1::date - 7 * (52 - g.w),
-         round((SUM(COALESCE(x.value_m, 0)) OVER run)::numeric / 10000, 2), (SUM(COALESCE(x.units, 0)) OVER run)::int,
-         (SUM(COALESCE(x.in_stock_a, 0)) OVER run)::int, (SUM(COALESCE(x.a_products, 0)) OVER run)::int
-       FROM keys k CROSS JOIN generate_series(0, 52) AS g(w)
-       LEFT JOIN per_week x ON x.dim = k.dim AND x.key = k.key AND x.w = g.w
-       WINDOW run AS (PARTITION BY k.dim, k.key ORDER BY g.w)`,
-      [d0],
+      `INSERT INTO stock_value_weekly (dim, key, week_end, value_cost, units, in_stock_a, a_products)
+       SELECT dim, key, $1::date - 7 * (52 - w), round(v / 10000, 2), u::int, s::int, a::int
+       FROM unnest($2::text[], $3::int[], $4::int[], $5::numeric[], $6::numeric[], $7::numeric[], $8::numeric[])
+         AS x(dim, key, w, v, u, s, a)`,
+      [d0, dims, keys, ws, values, unitSums, inStock, alive],
     );
     await conn.exec("DROP TABLE st_up, st_proots, st_sets, st_members");
     await restore();
     return rows;
   },
 };
+
+/**
+ * The merchandise products stock_series counts, by index (index: pid → index): the cost price in
+ * 1/10,000 (NaN without one), whether of ABC class A today (1/0), and the root set (st_proots.rs, 0
+ * for none); the number of root sets and each set's top-level categories (st_members).
+ */
+async function stockSeriesProducts(conn: Parameters<CalcModule["run"]>[0]["conn"]) {
+  const index = new Map<number, number>();
+  const cost: number[] = [];
+  const a: number[] = [];
+  const rs: number[] = [];
+  await readBinaryCopy(
+    conn.copyOut(
+      `COPY (SELECT p.pid, (p.cost_price * 10000)::int8, COALESCE((m.abc_class = 'A')::int, 0), COALESCE(r.rs, 0)
+       FROM products p
+       LEFT JOIN product_metrics m ON m.pid = p.pid
+       LEFT JOIN st_proots r ON r.pid = p.pid
+       WHERE ${isMerchandiseSql("p")}) TO STDOUT (FORMAT binary)`,
+    ),
+    ["int4", "int8", "int4", "int4"],
+    (row) => {
+      index.set(row[0] as number, cost.length);
+      cost.push(row[1] === null ? Number.NaN : (row[1] as number));
+      a.push(row[2] as number);
+      rs.push(row[3] as number);
+    },
+  );
+  const members = await conn.query<{ rs: number; root: number }>(
+    "SELECT rs, root_id AS root FROM st_members ORDER BY rs, root_id",
+  );
+  const [count] = await conn.query<{ n: number }>("SELECT COALESCE(max(rs), 0)::int AS n FROM st_sets");
+  return {
+    products: { index, cost: Float64Array.from(cost), a: Uint8Array.from(a), rs: Int32Array.from(rs) },
+    sets: count?.n ?? 0,
+    members,
+  };
+}
+
+/**
+ * Exact sums of integer products u × c per cell: in doubles while every step stays a safe integer
+ * (|x| < 2^53), the rest in a BigInt per cell, so no sum is ever rounded.
+ */
+class ValueSums {
+  private readonly small: Float64Array;
+  private readonly big = new Map<number, bigint>();
+  constructor(cells: number) {
+    this.small = new Float64Array(cells);
+  }
+  add(cell: number, u: number, c: number): void {
+    const t = u * c;
+    if (Number.isSafeInteger(t)) {
+      const s = this.small[cell]! + t;
+      if (Number.isSafeInteger(s)) {
+        this.small[cell] = s;
+        return;
+      }
+    }
+    this.big.set(cell, (this.big.get(cell) ?? 0n) + BigInt(this.small[cell]!) + BigInt(u) * BigInt(c));
+    this.small[cell] = 0;
+  }
+  total(cell: number): bigint {
+    return BigInt(this.small[cell]!) + (this.big.get(cell) ?? 0n);
+  }
+}
