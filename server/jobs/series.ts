@@ -6,6 +6,7 @@
 // calendar week for the Forecasting page's product detail (product_sales_weekly).
 import { DETAIL_SERIES_WEEKS, detailSeriesStart, mondayOf } from "../../shared/forecasting.ts";
 import { isMerchandiseSql } from "../../shared/metrics.ts";
+import { readBinaryCopy } from "../db/binary-copy.ts";
 import { PRODUCT_CATEGORY_TYPES_SQL } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
 import { orderLinesOf } from "./order-lines-pass.ts";
