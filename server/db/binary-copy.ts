@@ -5,7 +5,7 @@
 // instead of aggregating them with many grouping passes in SQL.
 
 /** The column types a binary COPY here may carry. */
-export type BinaryColumn = "int4" | "int8" | "text";
+export type BinaryColumn = "int4" | "int8" | "float8" | "text";
 
 export type BinaryValue = number | string | null;
 
@@ -88,7 +88,8 @@ export async function readBinaryCopy(
           const hi = buf.readInt32BE(p);
           if (hi >= 0x200000 || hi < -0x200000) throw new Error("binary COPY: an int8 beyond ±2^53");
           row[i] = hi * TWO_32 + buf.readUInt32BE(p + 4);
-        } else row[i] = buf.toString("utf8", p, p + len);
+        } else if (type === "float8") row[i] = buf.readDoubleBE(p);
+        else row[i] = buf.toString("utf8", p, p + len);
         p += len;
       }
       o = end;
