@@ -66,20 +66,28 @@ function rint(v: number): number {
 }
 
 /**
- * Rows grouped by product: `start[i] … start[i + 1]` index `order`, in the rows' arrival order.
- * (A counting sort: the database need not sort them.)
+ * Rows grouped by product (a counting sort: the database need not sort them): product i's rows
+ * go to positions start[i] … start[i + 1] − 1, in their arrival order; `at` is each row's position
+ * (−1: no product).
  */
 function groupRows(productOf: Int32Array, n: number, products: number) {
   const start = new Int32Array(products + 1);
   for (let r = 0; r < n; r++) if (productOf[r]! >= 0) start[productOf[r]! + 1]!++;
   for (let i = 0; i < products; i++) start[i + 1]! += start[i]!;
   const fill = start.slice(0, products);
-  const order = new Int32Array(start[products]!);
+  const at = new Int32Array(n);
   for (let r = 0; r < n; r++) {
     const i = productOf[r]!;
-    if (i >= 0) order[fill[i]!++] = r;
+    at[r] = i >= 0 ? fill[i]!++ : -1;
   }
-  return { start, order };
+  return { start, at };
+}
+
+/** `values` (n rows) moved to their positions `at` (groupRows): a product's rows side by side. */
+function placed<T extends Int32Array | Float64Array>(values: T, at: Int32Array, n: number, size: number): T {
+  const out = new (values.constructor as new (n: number) => T)(size);
+  for (let r = 0; r < n; r++) if (at[r]! >= 0) out[at[r]!] = values[r]!;
+  return out;
 }
 
 /**
@@ -292,8 +300,6 @@ interface LevelInput {
 /** The CSV lines of el_levels (pid, level, u, e, x, weeks, changes) from the weeks with sales. */
 function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
   const { pid: pidOf, regular, ks, home: homeOfProduct, ownU, ownInRange } = products;
-  const { k: rowK, u: rowU, p: rowP } = weeks;
-  const { k: oosK, days: oosDays } = oos;
   const { weeks: homeWeeks, total: homeTotal, cum: homeCum } = homes;
   const nP = pidOf.length;
   // Per product and week with sales: its days in stock (at least 1: it sold), the ratio of its
@@ -311,8 +317,16 @@ function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
   // so weeks in stock without a sale count at the regular price (their price is not seen; most
   // are regular), and a slow seller's regular rate is not taken from its weeks with sales alone.
   const W = ELASTICITY_WEEKS;
+  // The rows in product order: read where they arrived (in the database's hash order), each
+  // would be a cache miss.
   const weeksOf = groupRows(weeks.product, weeks.n, nP);
+  const size = weeksOf.start[nP]!;
+  const rowK = placed(weeks.k, weeksOf.at, weeks.n, size);
+  const rowU = placed(weeks.u, weeksOf.at, weeks.n, size);
+  const rowP = placed(weeks.p, weeksOf.at, weeks.n, size);
   const oosOf = groupRows(oos.product, oos.n, nP);
+  const oosK = placed(oos.k, oosOf.at, oos.n, oosOf.start[nP]!);
+  const oosDays = placed(oos.days, oosOf.at, oos.n, oosOf.start[nP]!);
   const weekAt = new Int32Array(W).fill(-1); // the product's row of week k
   const daysOut = new Int32Array(W);
   const wk = new Int32Array(W);
@@ -331,12 +345,9 @@ function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
     if (a === b) continue;
     // The weeks in k order.
     let c = 0;
-    for (let j = a; j < b; j++) weekAt[rowK[weeksOf.order[j]!]!] = weeksOf.order[j]!;
+    for (let j = a; j < b; j++) weekAt[rowK[j]!] = j;
     for (let k = 0; k < W; k++) if (weekAt[k]! >= 0) wk[c++] = k;
-    for (let j = oosOf.start[i]!; j < oosOf.start[i + 1]!; j++) {
-      const r = oosOf.order[j]!;
-      daysOut[oosK[r]!] = oosDays[r]!;
-    }
+    for (let j = oosOf.start[i]!; j < oosOf.start[i + 1]!; j++) daysOut[oosK[j]!] = oosDays[j]!;
     const h = homeOfProduct[i]!;
     const others = homeTotal[h]! - ownU[i]!;
     const season = (k: number, u: number) =>
@@ -400,7 +411,7 @@ function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
       lines.push(`${pidOf[i]},${gLevel[g]},${gU[g]},${e},${gXU[g]! / gU[g]!},${gWeeks[g]},${gChanges[g]}\n`);
     }
     for (let q = 0; q < c; q++) weekAt[wk[q]!] = -1;
-    for (let j = oosOf.start[i]!; j < oosOf.start[i + 1]!; j++) daysOut[oosK[oosOf.order[j]!]!] = 0;
+    for (let j = oosOf.start[i]!; j < oosOf.start[i + 1]!; j++) daysOut[oosK[j]!] = 0;
   }
   return lines;
 }
