@@ -97,6 +97,11 @@ function placed<T extends Int32Array | Float64Array>(values: T, at: Int32Array, 
  * regular prices, levels, seasonal index and exposure), which as window functions and joins over
  * ≈ 500k product-weeks cost the database ≈ 5 s, is done here over rows streamed out with binary
  * COPY, in the same float8 operations in the same order (sums in week order), and written back.
+ * What can differ from the statement this replaced is last bits: Math.log against the C library's
+ * log, the order a product's discounted levels' exposures are summed in, and (el_fit) the order of a
+ * product's levels, which was the hash aggregate's; on the large set the products' figures agree
+ * to 1e-12 relative but for 4 standard errors of 3-level fits (≤ 5e-12: their residual is a
+ * difference of nearly equal sums).
  */
 async function writeLevels(conn: SqlConnection, d0: string, from: Date, asOf: Date): Promise<void> {
   const ts = (d: Date) => `'${d.toISOString()}'::timestamptz`;
