@@ -9,7 +9,7 @@
  * answered as whole cents (an error for a NaN, an infinity, a third decimal or beyond ±2^53 cents);
  * "timestamptz" is answered as microseconds since 2000-01-01 00:00 UTC (PostgreSQL's epoch).
  */
-export type BinaryColumn = "int4" | "int8" | "text" | "cents" | "timestamptz";
+export type BinaryColumn = "int4" | "int8" | "float8" | "text" | "cents" | "timestamptz";
 
 export type BinaryValue = number | string | null;
 
@@ -93,7 +93,8 @@ export async function readBinaryCopy(
           const hi = buf.readInt32BE(p);
           if (hi >= 0x200000 || hi < -0x200000) throw new Error("binary COPY: an int8 beyond ±2^53");
           row[i] = hi * TWO_32 + buf.readUInt32BE(p + 4);
-        } else row[i] = buf.toString("utf8", p, p + len);
+        } else if (type === "float8") row[i] = buf.readDoubleBE(p);
+        else row[i] = buf.toString("utf8", p, p + len);
         p += len;
       }
       o = end;

@@ -2,10 +2,13 @@
 // respond to its price, fitted from its own last 52 weeks of sales, with its category's pooled
 // figure where its own history has too little evidence. The Discount Simulator reads the result.
 //
-// Everything is set-based over small tables: one pass over the last year's order lines gives each
-// product's weekly units and shelf price (≈ 15 weeks with sales per product on the large demo set),
-// the stock history's out-of-stock runs give its days in stock per week, and the fit is a weighted
-// least-squares line per product computed from six sums per product.
+// One grouped pass over the last year's order lines gives each product's weekly units and shelf
+// price (≈ 15 weeks with sales per product on the large demo set) and the stock history's
+// out-of-stock runs its days in stock per week; both stream into the app (binary COPY), which
+// works out each product's price levels (writeLevels) and writes them back; the fit is then a
+// weighted least-squares line per product computed from six sums per product, in SQL.
+import { readBinaryCopy } from "../../db/binary-copy.ts";
+import type { SqlConnection } from "../../db/database.ts";
 import type { CalcModule } from "../calculate.ts";
 import { setLocal, utcDay, utcMidnight } from "./context.ts";
 
@@ -28,6 +31,396 @@ export const CATEGORY_FIT_RULE = { minProducts: 3, maxSe: 0.35, max: 10 } as con
 const ksSql = (d0Param: string) => `LEAST(${ELASTICITY_WEEKS - 1}, GREATEST(0,
   (${d0Param}::date - LEAST((p.created_at AT TIME ZONE 'UTC')::date, p.first_received)) / 7))`;
 
+/** The typed array `a` copied into a new one of `length`. */
+function resized<T extends Int32Array | Float64Array>(a: T, length: number): T {
+  const b = new (a.constructor as new (n: number) => T)(length);
+  b.set(a);
+  return b;
+}
+
+/**
+ * Index of a pid in `pids` (−1: none): an array over the pids' range when that is not much wider
+ * than their number, else a Map.
+ */
+function pidLookup(pids: Int32Array): (pid: number) => number {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const p of pids) {
+    if (p < lo) lo = p;
+    if (p > hi) hi = p;
+  }
+  if (pids.length > 0 && hi - lo < 8 * pids.length + 65_536) {
+    const at = new Int32Array(hi - lo + 1).fill(-1);
+    for (let i = 0; i < pids.length; i++) at[pids[i]! - lo] = i;
+    return (pid) => (pid >= lo && pid <= hi ? at[pid - lo]! : -1);
+  }
+  const map = new Map<number, number>();
+  for (let i = 0; i < pids.length; i++) map.set(pids[i]!, i);
+  return (pid) => map.get(pid) ?? -1;
+}
+
+/** C's rint() (PostgreSQL's round(float8)): to the nearest integer, halves to the even one. */
+function rint(v: number): number {
+  const r = Math.round(v);
+  return r - v === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/**
+ * Rows grouped by product (a counting sort: the database need not sort them): product i's rows
+ * go to positions start[i] … start[i + 1] − 1, in their arrival order; `at` is each row's position
+ * (−1: no product).
+ */
+function groupRows(productOf: Int32Array, n: number, products: number) {
+  const start = new Int32Array(products + 1);
+  for (let r = 0; r < n; r++) if (productOf[r]! >= 0) start[productOf[r]! + 1]!++;
+  for (let i = 0; i < products; i++) start[i + 1]! += start[i]!;
+  const fill = start.slice(0, products);
+  const at = new Int32Array(n);
+  for (let r = 0; r < n; r++) {
+    const i = productOf[r]!;
+    at[r] = i >= 0 ? fill[i]!++ : -1;
+  }
+  return { start, at };
+}
+
+/** `values` (n rows) moved to their positions `at` (groupRows): a product's rows side by side. */
+function placed<T extends Int32Array | Float64Array>(values: T, at: Int32Array, n: number, size: number): T {
+  const out = new (values.constructor as new (n: number) => T)(size);
+  for (let r = 0; r < n; r++) if (at[r]! >= 0) out[at[r]!] = values[r]!;
+  return out;
+}
+
+/**
+ * Creates the temp table el_levels (pid, level, u, e, x, weeks, changes): per product and price
+ * level its units U, exposure E and units-weighted mean log ratio X (below). The database does the
+ * grouped passes over the order lines and the stock history; the per-product work (the weeks'
+ * regular prices, levels, seasonal index and exposure), which as window functions and joins over
+ * ≈ 500k product-weeks cost the database ≈ 5 s, is done here over rows streamed out with binary
+ * COPY, in the same float8 operations in the same order (sums in week order), and written back.
+ * What can differ from the statement this replaced is last bits: Math.log against the C library's
+ * log, the order a product's discounted levels' exposures are summed in, and (el_fit) the order of a
+ * product's levels, which was the hash aggregate's; on the large set the products' figures agree
+ * to 1e-12 relative but for 4 standard errors of 3-level fits (≤ 5e-12: their residual is a
+ * difference of nearly equal sums).
+ */
+async function writeLevels(conn: SqlConnection, d0: string, from: Date, asOf: Date): Promise<void> {
+  const ts = (d: Date) => `'${d.toISOString()}'::timestamptz`;
+  // The products fitted (merchandise, not discontinued): regular price today and last week k of
+  // their life (ksSql). Then every linked product's home category: its linked category with the
+  // fewest products among those with at least HOME_CATEGORY_MIN_PRODUCTS (ties: the lower id);
+  // 0 (the products without one, together) when it has none.
+  const products = await conn.query<{ pid: number; regular: number; ks: number }>(
+    `SELECT p.pid, COALESCE(p.regular_price, p.price)::float8 AS regular, ${ksSql("$1")}::int AS ks
+     FROM products p WHERE NOT p.discontinued AND p.kind = 'merchandise'`,
+    [d0],
+  );
+  const picks = await conn.query<{ pid: number; home: number }>(
+    `WITH sizes AS (
+       SELECT category_id, count(*) AS n FROM product_categories GROUP BY 1 HAVING count(*) >= $1
+     )
+     SELECT DISTINCT ON (pc.pid) pc.pid, pc.category_id AS home
+     FROM product_categories pc JOIN sizes s USING (category_id)
+     ORDER BY pc.pid, s.n, pc.category_id`,
+    [HOME_CATEGORY_MIN_PRODUCTS],
+  );
+  const nP = products.length;
+  const pidOf = new Int32Array(nP);
+  const regular = new Float64Array(nP);
+  const ks = new Int32Array(nP);
+  for (const [i, p] of products.entries()) {
+    pidOf[i] = p.pid;
+    regular[i] = p.regular;
+    ks[i] = p.ks;
+  }
+  const indexOf = pidLookup(pidOf);
+  const homeOfPid = new Map<number, number>();
+  for (const p of picks) homeOfPid.set(p.pid, p.home);
+  const homeIndex = new Map<number, number>();
+  const homeIndexOf = (pid: number) => {
+    const home = homeOfPid.get(pid) ?? 0;
+    let h = homeIndex.get(home);
+    if (h === undefined) {
+      h = homeIndex.size;
+      homeIndex.set(home, h);
+    }
+    return h;
+  };
+  const homeOfProduct = new Int32Array(nP);
+  for (let i = 0; i < nP; i++) homeOfProduct[i] = homeIndexOf(pidOf[i]!);
+
+  // Weekly units and shelf price (order_lines.price, before line discounts: coupons and bulk
+  // discounts are not the product's price) per product, week k = 0 … 51 counted back from D0.
+  // Discontinued products are left out: their clearance goes with the end of the line's life
+  // (demand fading, then cleared), so it says little about what a price cut does to a live product.
+  // So are non-merchandise products (postage, fees, gift cards: products.kind).
+  // The week's takings are summed in whole cents as float8 (by value, where a numeric sum keeps a
+  // state per group): every term and partial sum is a whole number, exact in a float8 while a
+  // product's week takes less than 2^53 cents (≈ 90 trillion), so the price is the same numeric
+  // division of the same total as before.
+  // A product's home category's weekly units (every product with sales, even one the fit leaves
+  // out, counts in its home's) and its own units are summed as they arrive: whole numbers, exact.
+  let n = 0;
+  let rows = 1 << 16;
+  let rowProduct = new Int32Array(rows);
+  let rowK = new Int32Array(rows);
+  let rowU = new Float64Array(rows);
+  let rowP = new Float64Array(rows);
+  // Home × week; the homes of pids missing from the products (none when every order line's pid
+  // is a product's) are added as they come.
+  let homeWeeks = new Float64Array((homeIndex.size + 1) * ELASTICITY_WEEKS);
+  const ownU = new Float64Array(nP);
+  const ownInRange = new Float64Array(nP);
+  await readBinaryCopy(
+    conn.copyOut(
+      `COPY (
+         SELECT pid, ((DATE '${d0}' - (order_date AT TIME ZONE 'UTC')::date) / 7)::int4 AS k,
+           SUM(quantity)::int8 AS u,
+           ((SUM(round(price::float8 * 100) * quantity)::int8 * 0.01) / SUM(quantity))::float8 AS p
+         FROM order_lines
+         WHERE status = 'completed' AND quantity > 0 AND price > 0
+           AND order_date >= ${ts(from)} AND order_date <= ${ts(asOf)}
+           AND pid NOT IN (SELECT pid FROM products WHERE discontinued OR kind <> 'merchandise')
+         GROUP BY 1, 2
+       ) TO STDOUT (FORMAT binary)`,
+    ),
+    ["int4", "int4", "int8", "float8"],
+    (row) => {
+      const k = row[1] as number;
+      const u = row[2] as number;
+      const i = indexOf(row[0] as number);
+      let h: number;
+      if (i >= 0) {
+        h = homeOfProduct[i]!;
+        ownU[i]! += u;
+        if (k <= ks[i]!) ownInRange[i]! += u;
+      } else {
+        h = homeIndexOf(row[0] as number);
+        if ((h + 1) * ELASTICITY_WEEKS > homeWeeks.length)
+          homeWeeks = resized(homeWeeks, 2 * homeWeeks.length);
+      }
+      homeWeeks[h * ELASTICITY_WEEKS + k]! += u;
+      if (n === rows) {
+        rows *= 2;
+        rowProduct = resized(rowProduct, rows);
+        rowK = resized(rowK, rows);
+        rowU = resized(rowU, rows);
+        rowP = resized(rowP, rows);
+      }
+      rowProduct[n] = i;
+      rowK[n] = k;
+      rowU[n] = u;
+      rowP[n] = row[3] as number;
+      n++;
+    },
+  );
+  // Each home's units over the 52 weeks and their running sums over k.
+  const homes = homeWeeks.length / ELASTICITY_WEEKS;
+  const homeTotal = new Float64Array(homes);
+  const homeCum = new Float64Array(homes * ELASTICITY_WEEKS);
+  for (let h = 0; h < homes; h++) {
+    let cum = 0;
+    for (let k = 0; k < ELASTICITY_WEEKS; k++) {
+      cum += homeWeeks[h * ELASTICITY_WEEKS + k]!;
+      homeCum[h * ELASTICITY_WEEKS + k] = cum;
+    }
+    homeTotal[h] = cum;
+  }
+
+  // Days out of stock per product and week: a run of the stock history with stock ≤ 0 is out of
+  // stock on each of its days except its first when that day had sales (§2).
+  let m = 0;
+  let oosRows = 1 << 14;
+  let oosProduct = new Int32Array(oosRows);
+  let oosK = new Int32Array(oosRows);
+  let oosDays = new Int32Array(oosRows);
+  await readBinaryCopy(
+    conn.copyOut(
+      `COPY (
+         SELECT h.pid, wk.k::int4,
+           SUM(LEAST(h.valid_to, DATE '${d0}' - 7 * wk.k) - GREATEST(h.valid_from, DATE '${d0}' - 7 * wk.k - 6) + 1
+             - CASE WHEN h.sold_first_day > 0 AND h.valid_from >= DATE '${d0}' - 7 * wk.k - 6 THEN 1 ELSE 0 END)::int4
+         FROM product_stock_history h,
+           LATERAL generate_series(GREATEST((DATE '${d0}' - h.valid_to) / 7, 0),
+             LEAST((DATE '${d0}' - h.valid_from) / 7, ${ELASTICITY_WEEKS - 1})) AS wk(k)
+         WHERE h.stock <= 0 AND h.valid_to >= DATE '${d0}' - ${ELASTICITY_WEEKS * 7 - 1}
+           AND h.pid IN (SELECT pid FROM products WHERE NOT discontinued AND kind = 'merchandise')
+         GROUP BY 1, 2
+       ) TO STDOUT (FORMAT binary)`,
+    ),
+    ["int4", "int4", "int4"],
+    (row) => {
+      const i = indexOf(row[0] as number);
+      if (i < 0 || ownU[i] === 0) return; // no sales: not fitted
+      if (m === oosRows) {
+        oosRows *= 2;
+        oosProduct = resized(oosProduct, oosRows);
+        oosK = resized(oosK, oosRows);
+        oosDays = resized(oosDays, oosRows);
+      }
+      oosProduct[m] = i;
+      oosK[m] = row[1] as number;
+      oosDays[m] = row[2] as number;
+      m++;
+    },
+  );
+
+  const lines = levelLines({
+    products: { pid: pidOf, regular, ks, home: homeOfProduct, ownU, ownInRange },
+    weeks: { n, product: rowProduct, k: rowK, u: rowU, p: rowP },
+    oos: { n: m, product: oosProduct, k: oosK, days: oosDays },
+    homes: { weeks: homeWeeks, total: homeTotal, cum: homeCum },
+  });
+  await conn.exec(
+    `CREATE TEMP TABLE el_levels (pid int NOT NULL, level float8, u float8, e float8, x float8,
+       weeks int, changes int) ON COMMIT DROP`,
+  );
+  await conn.copyCsv({
+    table: "el_levels",
+    columns: ["pid", "level", "u", "e", "x", "weeks", "changes"],
+    source: (async function* () {
+      for (let j = 0; j < lines.length; j += 10_000) yield Buffer.from(lines.slice(j, j + 10_000).join(""));
+    })(),
+    header: false,
+  });
+}
+
+interface LevelInput {
+  /** Per product fitted (index i): pid, regular price today, last week of its life, home (index), own units in all and in its life's weeks. */
+  products: {
+    pid: Int32Array;
+    regular: Float64Array;
+    ks: Int32Array;
+    home: Int32Array;
+    ownU: Float64Array;
+    ownInRange: Float64Array;
+  };
+  /** The product-weeks with sales (product −1: not fitted), in any order. */
+  weeks: { n: number; product: Int32Array; k: Int32Array; u: Float64Array; p: Float64Array };
+  /** Days out of stock per product and week, in any order. */
+  oos: { n: number; product: Int32Array; k: Int32Array; days: Int32Array };
+  /** Per home × week: units, and per home the total and per home × week the running sum over k. */
+  homes: { weeks: Float64Array; total: Float64Array; cum: Float64Array };
+}
+
+/** The CSV lines of el_levels (pid, level, u, e, x, weeks, changes) from the weeks with sales. */
+function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
+  const { pid: pidOf, regular, ks, home: homeOfProduct, ownU, ownInRange } = products;
+  const { weeks: homeWeeks, total: homeTotal, cum: homeCum } = homes;
+  const nP = pidOf.length;
+  // Per product and week with sales: its days in stock (at least 1: it sold), the ratio of its
+  // price to the regular price, the level, and the week's seasonal index (its home category's
+  // units that week without its own, × 52 ÷ the same over the 52 weeks; 1 when the others sold
+  // nothing all year). A week's regular price is the lower of the highest prices in the
+  // REGULAR_PRICE_WEEKS weeks before it and in those after it (each including the week itself; the
+  // product's regular price today counts as "after" for the latest weeks): a promotion is a price
+  // below the price on both sides of it, while after a permanent price rise the weeks before it
+  // keep their old price as regular.
+  //
+  // Then per product and level: units U, exposure E = Σ days in stock × seasonal index, and the
+  // units-weighted mean log ratio X. The regular level's exposure is every in-stock day of the
+  // product's weeks (from its life start, at most 52 weeks) less the discounted weeks' exposure,
+  // so weeks in stock without a sale count at the regular price (their price is not seen; most
+  // are regular), and a slow seller's regular rate is not taken from its weeks with sales alone.
+  const W = ELASTICITY_WEEKS;
+  // The rows in product order: read where they arrived (in the database's hash order), each
+  // would be a cache miss.
+  const weeksOf = groupRows(weeks.product, weeks.n, nP);
+  const size = weeksOf.start[nP]!;
+  const rowK = placed(weeks.k, weeksOf.at, weeks.n, size);
+  const rowU = placed(weeks.u, weeksOf.at, weeks.n, size);
+  const rowP = placed(weeks.p, weeksOf.at, weeks.n, size);
+  const oosOf = groupRows(oos.product, oos.n, nP);
+  const oosK = placed(oos.k, oosOf.at, oos.n, oosOf.start[nP]!);
+  const oosDays = placed(oos.days, oosOf.at, oos.n, oosOf.start[nP]!);
+  const weekAt = new Int32Array(W).fill(-1); // the product's row of week k
+  const daysOut = new Int32Array(W);
+  const wk = new Int32Array(W);
+  const lv = new Float64Array(W);
+  // Per level of the product (at most one per week): level, U, E, Σ u × ln ratio, weeks, changes.
+  const gLevel = new Float64Array(W);
+  const gU = new Float64Array(W);
+  const gE = new Float64Array(W);
+  const gXU = new Float64Array(W);
+  const gWeeks = new Int32Array(W);
+  const gChanges = new Int32Array(W);
+  const lines: string[] = [];
+  for (let i = 0; i < nP; i++) {
+    const a = weeksOf.start[i]!;
+    const b = weeksOf.start[i + 1]!;
+    if (a === b) continue;
+    // The weeks in k order.
+    let c = 0;
+    for (let j = a; j < b; j++) weekAt[rowK[j]!] = j;
+    for (let k = 0; k < W; k++) if (weekAt[k]! >= 0) wk[c++] = k;
+    for (let j = oosOf.start[i]!; j < oosOf.start[i + 1]!; j++) daysOut[oosK[j]!] = oosDays[j]!;
+    const h = homeOfProduct[i]!;
+    const others = homeTotal[h]! - ownU[i]!;
+    const season = (k: number, u: number) =>
+      others > 0 ? ((homeWeeks[h * W + k]! - u) * ELASTICITY_WEEKS) / others : 1;
+    let groups = 0;
+    for (let q = 0; q < c; q++) {
+      const k = wk[q]!;
+      const r = weekAt[k]!;
+      const p = rowP[r]!;
+      const u = rowU[r]!;
+      let after = -Infinity;
+      let before = -Infinity;
+      for (let t = q; t < c && wk[t]! <= k + REGULAR_PRICE_WEEKS; t++)
+        after = Math.max(after, rowP[weekAt[wk[t]!]!]!);
+      for (let t = q; t >= 0 && wk[t]! >= k - REGULAR_PRICE_WEEKS; t--)
+        before = Math.max(before, rowP[weekAt[wk[t]!]!]!);
+      if (k < REGULAR_PRICE_WEEKS && regular[i]! > before) before = regular[i]!;
+      const ratio = p / (after < before ? after : before);
+      const level = Math.min(1, rint(ratio / LEVEL_STEP) * LEVEL_STEP);
+      lv[q] = level;
+      let g = 0;
+      while (g < groups && gLevel[g] !== level) g++;
+      if (g === groups) {
+        groups++;
+        gLevel[g] = level;
+        gU[g] = u;
+        gE[g] = Math.max(7 - daysOut[k]!, 1) * season(k, u);
+        gXU[g] = u * Math.log(ratio);
+        gWeeks[g] = 1;
+        gChanges[g] = 0;
+      } else {
+        gU[g]! += u;
+        gE[g]! += Math.max(7 - daysOut[k]!, 1) * season(k, u);
+        gXU[g]! += u * Math.log(ratio);
+        gWeeks[g]!++;
+      }
+      if (q > 0 && lv[q - 1] !== level) gChanges[g]!++;
+    }
+    // The regular level's exposure: the in-stock days of the life's weeks, by seasonal index.
+    let oosE = 0;
+    for (let k = 0; k <= ks[i]!; k++) {
+      if (daysOut[k] === 0) continue;
+      const r = weekAt[k]!;
+      oosE += daysOut[k]! * season(k, r >= 0 ? rowU[r]! : 0);
+    }
+    const lifeE =
+      7 *
+        (others > 0
+          ? ((homeCum[h * W + ks[i]!]! - ownInRange[i]!) * ELASTICITY_WEEKS) / others
+          : ks[i]! + 1) -
+      oosE;
+    let discountedE = 0;
+    let anyDiscounted = false;
+    for (let g = 0; g < groups; g++)
+      if (gLevel[g]! < 1) {
+        discountedE = anyDiscounted ? discountedE + gE[g]! : gE[g]!;
+        anyDiscounted = true;
+      }
+    for (let g = 0; g < groups; g++) {
+      const e = gLevel[g]! < 1 ? gE[g]! : Math.max(lifeE - discountedE, gE[g]!);
+      lines.push(`${pidOf[i]},${gLevel[g]},${gU[g]},${e},${gXU[g]! / gU[g]!},${gWeeks[g]},${gChanges[g]}\n`);
+    }
+    for (let q = 0; q < c; q++) weekAt[wk[q]!] = -1;
+    for (let j = oosOf.start[i]!; j < oosOf.start[i + 1]!; j++) daysOut[oosK[j]!] = 0;
+  }
+  return lines;
+}
+
 export const elasticityModule: CalcModule = {
   name: "elasticity",
   tables: ["product_elasticities", "category_elasticities"],
@@ -39,163 +432,8 @@ export const elasticityModule: CalcModule = {
     // spill to disk with the default work_mem.
     const restore = await setLocal(conn, { jit: "off", work_mem: "128MB" });
     await conn.exec(`TRUNCATE product_elasticities, category_elasticities;
-      DROP TABLE IF EXISTS el_weeks, el_home, el_oos, el_home_weeks, el_home_cum, el_levels, el_fit`);
-
-    // Weekly units and shelf price (order_lines.price, before line discounts: coupons and bulk
-    // discounts are not the product's price) per product, week k = 0 … 51 counted back from D0.
-    // Discontinued products are left out: their clearance goes with the end of the line's life
-    // (demand fading, then cleared), so it says little about what a price cut does to a live product.
-    // So are non-merchandise products (postage, fees, gift cards: products.kind).
-    // The week's takings are summed in whole cents as float8 (by value, where a numeric sum keeps a
-    // state per group): every term and partial sum is a whole number, exact in a float8 while a
-    // product's week takes less than 2^53 cents (≈ 90 trillion), so the price is the same numeric
-    // division of the same total as before.
-    await conn.query(
-      `CREATE TEMP TABLE el_weeks ON COMMIT DROP AS
-       SELECT pid, (($1::date - (order_date AT TIME ZONE 'UTC')::date) / 7)::int AS k,
-         SUM(quantity)::float8 AS u,
-         ((SUM(round(price::float8 * 100) * quantity)::int8 * 0.01) / SUM(quantity))::float8 AS p
-       FROM order_lines
-       WHERE status = 'completed' AND quantity > 0 AND price > 0
-         AND order_date >= $2::timestamptz AND order_date <= $3::timestamptz
-         AND pid NOT IN (SELECT pid FROM products WHERE discontinued OR kind <> 'merchandise')
-       GROUP BY 1, 2`,
-      [d0, from, asOf],
-    );
-    await conn.exec("ANALYZE el_weeks");
-
-    // The seasonal reference: each product's home category (its linked category with the fewest
-    // products among those with at least HOME_CATEGORY_MIN_PRODUCTS; 0 = every product), and that
-    // category's weekly units without the product's own (leave one out), as an index with mean 1
-    // over the 52 weeks. A week whose reference sold nothing, or a product alone in it, gets 1.
-    await conn.query(
-      `CREATE TEMP TABLE el_home ON COMMIT DROP AS
-       WITH sizes AS (
-         SELECT category_id, count(*) AS n FROM product_categories GROUP BY 1 HAVING count(*) >= $1
-       )
-       , sold AS (
-         SELECT w.pid, SUM(w.u) AS u, SUM(w.u) FILTER (WHERE w.k <= p.ks) AS u_in_range
-         FROM el_weeks w
-         LEFT JOIN (SELECT p.pid, ${ksSql("$2")} AS ks FROM products p) p ON p.pid = w.pid
-         GROUP BY 1
-       ),
-       pick AS (
-         SELECT DISTINCT ON (pc.pid) pc.pid, pc.category_id
-         FROM product_categories pc JOIN sizes s USING (category_id) JOIN sold USING (pid)
-         ORDER BY pc.pid, s.n, pc.category_id
-       )
-       SELECT sold.pid, COALESCE(pick.category_id, 0) AS home, sold.u AS own_u,
-         COALESCE(sold.u_in_range, 0) AS own_in_range
-       FROM sold LEFT JOIN pick USING (pid)`,
-      [HOME_CATEGORY_MIN_PRODUCTS, d0],
-    );
-    await conn.exec("ALTER TABLE el_home ADD PRIMARY KEY (pid); ANALYZE el_home");
-
-    // Days out of stock per product and week: a run of the stock history with stock ≤ 0 is out of
-    // stock on each of its days except its first when that day had sales (§2).
-    await conn.query(
-      `CREATE TEMP TABLE el_oos ON COMMIT DROP AS
-       SELECT h.pid, wk.k,
-         SUM(LEAST(h.valid_to, $1::date - 7 * wk.k) - GREATEST(h.valid_from, $1::date - 7 * wk.k - 6) + 1
-           - CASE WHEN h.sold_first_day > 0 AND h.valid_from >= $1::date - 7 * wk.k - 6 THEN 1 ELSE 0 END)::int AS days
-       FROM product_stock_history h,
-         LATERAL generate_series(GREATEST(($1::date - h.valid_to) / 7, 0),
-           LEAST(($1::date - h.valid_from) / 7, ${ELASTICITY_WEEKS - 1})) AS wk(k)
-       WHERE h.stock <= 0 AND h.valid_to >= $1::date - ${ELASTICITY_WEEKS * 7 - 1}
-         AND h.pid IN (SELECT pid FROM el_home)
-       GROUP BY 1, 2`,
-      [d0],
-    );
-    await conn.exec("ANALYZE el_oos");
-    // The home categories' units per week and their running sums over k (every week, 0 … 51).
-    await conn.exec(`
-      CREATE TEMP TABLE el_home_weeks ON COMMIT DROP AS
-        SELECT h.home, w.k, SUM(w.u) AS u FROM el_weeks w JOIN el_home h USING (pid) GROUP BY 1, 2;
-      CREATE TEMP TABLE el_home_cum ON COMMIT DROP AS
-        SELECT t.home, g.k, SUM(COALESCE(hw.u, 0)) OVER (PARTITION BY t.home ORDER BY g.k) AS cum,
-          SUM(COALESCE(hw.u, 0)) OVER (PARTITION BY t.home) AS total
-        FROM (SELECT DISTINCT home FROM el_home) t
-        CROSS JOIN generate_series(0, ${ELASTICITY_WEEKS - 1}) AS g(k)
-        LEFT JOIN el_home_weeks hw ON hw.home = t.home AND hw.k = g.k;
-      ANALYZE el_home_weeks; ANALYZE el_home_cum;`);
-
-    // Per product and week with sales: its days in stock (at least 1: it sold), the ratio of its
-    // price to the regular price, the level, and the week's seasonal index (its home category's
-    // units that week without its own, × 52 ÷ the same over the 52 weeks; 1 when the others sold
-    // nothing all year). A week's regular price is the lower of the highest prices in the
-    // REGULAR_PRICE_WEEKS weeks before it and in those after it (each including the week itself; the
-    // product's regular price today counts as "after" for the latest weeks): a promotion is a price
-    // below the price on both sides of it, while after a permanent price rise the weeks before it
-    // keep their old price as regular.
-    //
-    // Then per product and level: units U, exposure E = Σ days in stock × seasonal index, and the
-    // units-weighted mean log ratio X. The regular level's exposure is every in-stock day of the
-    // product's weeks (from its life start, at most 52 weeks) less the discounted weeks' exposure,
-    // so weeks in stock without a sale count at the regular price (their price is not seen; most
-    // are regular), and a slow seller's regular rate is not taken from its weeks with sales alone.
-    await conn.query(
-      `CREATE TEMP TABLE el_levels ON COMMIT DROP AS
-       WITH own AS (SELECT pid, own_u AS u FROM el_home),
-       prod AS (
-         SELECT h.pid, h.home, o.u AS own_u, c.total - o.u AS others,
-           COALESCE(p.regular_price, p.price)::float8 AS regular, ${ksSql("$1")} AS ks
-         FROM el_home h
-         JOIN own o ON o.pid = h.pid
-         JOIN products p ON p.pid = h.pid
-         JOIN el_home_cum c ON c.home = h.home AND c.k = 0
-       ),
-       weeks AS (
-         SELECT w.pid, w.k, w.u,
-           w.p / LEAST(
-             max(w.p) OVER (PARTITION BY w.pid ORDER BY w.k RANGE BETWEEN CURRENT ROW AND ${REGULAR_PRICE_WEEKS} FOLLOWING),
-             GREATEST(max(w.p) OVER (PARTITION BY w.pid ORDER BY w.k RANGE BETWEEN ${REGULAR_PRICE_WEEKS} PRECEDING AND CURRENT ROW),
-               CASE WHEN w.k < ${REGULAR_PRICE_WEEKS} THEN pr.regular END)) AS ratio,
-           GREATEST(7 - COALESCE(o.days, 0), 1) AS days,
-           CASE WHEN pr.others > 0 THEN (COALESCE(hw.u, 0) - w.u) * ${ELASTICITY_WEEKS} / pr.others ELSE 1 END AS season
-         FROM el_weeks w
-         JOIN prod pr ON pr.pid = w.pid
-         LEFT JOIN el_home_weeks hw ON hw.home = pr.home AND hw.k = w.k
-         LEFT JOIN el_oos o ON o.pid = w.pid AND o.k = w.k
-       ),
-       leveled AS (
-         SELECT *, LEAST(1, round(ratio / ${LEVEL_STEP}) * ${LEVEL_STEP}) AS level,
-           lag(LEAST(1, round(ratio / ${LEVEL_STEP}) * ${LEVEL_STEP})) OVER (PARTITION BY pid ORDER BY k) AS prev
-         FROM weeks
-       ),
-       oos_exposure AS (
-         SELECT o.pid, SUM(o.days * CASE WHEN pr.others > 0
-           THEN (COALESCE(hw.u, 0) - COALESCE(w.u, 0)) * ${ELASTICITY_WEEKS} / pr.others ELSE 1 END) AS e
-         FROM el_oos o
-         JOIN prod pr ON pr.pid = o.pid AND o.k <= pr.ks
-         LEFT JOIN el_home_weeks hw ON hw.home = pr.home AND hw.k = o.k
-         LEFT JOIN el_weeks w ON w.pid = o.pid AND w.k = o.k
-         GROUP BY 1
-       ),
-       own_in_range AS (SELECT pid, own_in_range AS u FROM el_home),
-       exposure AS (
-         SELECT pr.pid, 7 * CASE WHEN pr.others > 0
-             THEN (c.cum - COALESCE(oi.u, 0)) * ${ELASTICITY_WEEKS} / pr.others
-             ELSE pr.ks + 1 END - COALESCE(oe.e, 0) AS e
-         FROM prod pr
-         JOIN el_home_cum c ON c.home = pr.home AND c.k = pr.ks
-         LEFT JOIN own_in_range oi ON oi.pid = pr.pid
-         LEFT JOIN oos_exposure oe ON oe.pid = pr.pid
-       ),
-       levels AS MATERIALIZED (
-         SELECT pid, level, SUM(u) AS u, SUM(days * season) AS e, SUM(u * ln(ratio)) / SUM(u) AS x,
-           count(*)::int AS weeks, count(*) FILTER (WHERE prev IS NOT NULL AND prev <> level)::int AS changes
-         FROM leveled
-         GROUP BY 1, 2
-       ),
-       discounted AS (SELECT pid, SUM(e) AS e FROM levels WHERE level < 1 GROUP BY 1)
-       SELECT l.pid, l.level, l.u,
-         CASE WHEN l.level < 1 THEN l.e ELSE GREATEST(x.e - COALESCE(d.e, 0), l.e) END AS e,
-         l.x, l.weeks, l.changes
-       FROM levels l
-       JOIN exposure x ON x.pid = l.pid
-       LEFT JOIN discounted d ON d.pid = l.pid`,
-      [d0],
-    );
+      DROP TABLE IF EXISTS el_levels, el_fit`);
+    await writeLevels(conn, d0, from, asOf);
 
     // Per product: the weighted least-squares line of y = ln((U + ½) ÷ E) on X over its levels,
     // weights U + ½ (about the inverse variance of ln U for a Poisson count; the ½ takes away most of
@@ -311,7 +549,7 @@ export const elasticityModule: CalcModule = {
        SELECT count(*)::int AS n FROM ins`,
       [OWN_FIT_RULE.minPriceChanges, OWN_FIT_RULE.minDiscountedUnits, OWN_FIT_RULE.maxSe, OWN_FIT_RULE.max],
     );
-    await conn.exec("DROP TABLE el_weeks, el_home, el_oos, el_home_weeks, el_home_cum, el_levels, el_fit");
+    await conn.exec("DROP TABLE el_levels, el_fit");
     await restore();
     return (rows[0] as { n: number } | undefined)?.n ?? 0;
   },
