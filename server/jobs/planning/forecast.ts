@@ -150,7 +150,9 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
   const gridWeek = (d: number) => (d >= gridFrom && d < week0 ? Math.trunc((week0 - d - 1) / 7) + 1 : 0);
   // Per entry and week k (k = (D0 − day) ÷ 7, the older lines all in k = MAX_WEEKS), Σ quantity of
   // its completed lines; per entry the smallest k with a line (W: none).
-  const weekQ = new Float64Array(nE * W);
+  // (Whole units in an Int32Array, half the memory of doubles: a week's units beyond ±2^31 stop the
+  // run with a message, as product_metrics' int4 units sold would.)
+  const weekQ = new Int32Array(nE * W);
   const minK = new Int32Array(nE).fill(W);
   // The grid's weeks split a k-week in two where they meet, and the category sums clamp each part at
   // 0 (as grouping by product, k and c did): per entry and k < KS (the k-weeks that can meet a grid
@@ -172,7 +174,10 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
       const d = day[j]!;
       const q = quantity[j]!;
       const k = Math.min(Math.trunc((today - d) / 7), MAX_WEEKS);
-      weekQ[e * W + k] = weekQ[e * W + k]! + q;
+      const sum = weekQ[e * W + k]! + q;
+      if (sum > 2147483647 || sum < -2147483648)
+        throw new Error(`Product ${lines.pids[product[j]!]} sold more than 2^31 units in one week`);
+      weekQ[e * W + k] = sum;
       if (k < minK[e]!) minK[e] = k;
       const c = gridWeek(d);
       if (k < KS && c !== endWeek[k]) otherQ[e * KS + k] = otherQ[e * KS + k]! + q;
