@@ -15,7 +15,7 @@ const DAY_US = 86_400_000_000;
 const EPOCH_2000 = 10_957;
 
 /** Lines per chunk of the arrays (so no copy of a large array as the stream grows). */
-const CHUNK = 1 << 20;
+const CHUNK = 1 << 18;
 
 export interface LineChunk {
   /** Lines in this chunk. */

@@ -208,13 +208,7 @@ export const salesSeriesModule: CalcModule = {
     const totalCells = new Float64Array(days * MEASURES);
     const takings = new Float64Array(days);
     const hasLine = new Uint8Array(days);
-    // Per week and product (week-major: the lines come in date order, so one week's cells are
-    // written together), 2 × the completed units + 1 once the week has a completed line, 0 while
-    // it has none (a week whose lines sum to 0 is stored with 0 units, a week without lines not at
-    // all, as grouping the lines gives them); and each product's completed lines in those weeks.
     const W = DETAIL_SERIES_WEEKS;
-    const weekCells = new Int32Array(W * n);
-    const weekLines = new Int32Array(n);
     const add = (cells: Float64Array, at: number, done: boolean, q: number, amount: number, cost: number) => {
       if (done) {
         cells[at + UNITS] = cells[at + UNITS]! + q;
@@ -248,6 +242,26 @@ export const salesSeriesModule: CalcModule = {
     const setFlat = new Int32Array(setFrom[n]!);
     for (let i = 0; i < n; i++) setFlat.set(setOf[i] ?? [], setFrom[i]!);
     const firstDay = Math.round(start.getTime() / DAY_MS);
+    // Each product's completed lines in the detail's weeks, then a slot for each product with at
+    // least WEEKLY_MIN_LINES of them (the only ones stored: a few thousand of 50k).
+    const weekLines = new Int32Array(n);
+    for (const chunk of pass.chunks) {
+      const { product, day, done } = chunk;
+      for (let j = 0; j < chunk.n; j++) {
+        const i = localOf[product[j]!]!;
+        if (i < 0 || !done[j]) continue;
+        const w = Math.floor((day[j]! - firstDay + shift) / 7);
+        if (w >= 0 && w < W) weekLines[i] = weekLines[i]! + 1;
+      }
+    }
+    const weekSlot = new Int32Array(n).fill(-1);
+    let slots = 0;
+    for (let i = 0; i < n; i++) if (weekLines[i]! >= WEEKLY_MIN_LINES) weekSlot[i] = slots++;
+    // Per week and slot (week-major: the lines come in date order, so one week's cells are written
+    // together), 2 × the completed units + 1 once the week has a completed line, 0 while it has
+    // none (a week whose lines sum to 0 is stored with 0 units, a week without lines not at all, as
+    // grouping the lines gives them).
+    const weekCells = new Int32Array(W * slots);
     for (const chunk of pass.chunks) {
       const { product, day, done: doneOf, quantity, amountC } = chunk;
       for (let j = 0; j < chunk.n; j++) {
@@ -256,12 +270,12 @@ export const salesSeriesModule: CalcModule = {
         const d = day[j]! - firstDay;
         const done = doneOf[j] === 1;
         const q = quantity[j]!;
-        if (done) {
+        const slot = weekSlot[i]!;
+        if (done && slot >= 0) {
           const w = Math.floor((d + shift) / 7);
           if (w >= 0 && w < W) {
-            const at = w * n + i;
+            const at = w * slots + slot;
             weekCells[at] = (weekCells[at]! || 1) + 2 * q;
-            weekLines[i] = weekLines[i]! + 1;
           }
         }
         if (d < 0 || d >= days) continue;
@@ -355,10 +369,11 @@ export const salesSeriesModule: CalcModule = {
       const weeks: number[] = [];
       const units: number[] = [];
       for (const [pid, i] of productIndex) {
-        if (weekLines[i]! < WEEKLY_MIN_LINES) continue;
+        const slot = weekSlot[i]!;
+        if (slot < 0) continue;
         weeks.length = 0;
         units.length = 0;
-        for (let w = 0, at = i; w < W; w++, at += n) {
+        for (let w = 0, at = slot; w < W; w++, at += slots) {
           const cell = weekCells[at]!;
           if (cell !== 0) {
             weeks.push(w);

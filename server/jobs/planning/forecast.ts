@@ -159,7 +159,7 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
   // week), the units of the part whose c is not that of the k-week's last day (0 when one part).
   const KS = Math.min(W, Math.trunc((today - gridFrom) / 7) + 2);
   const endWeek = Int32Array.from({ length: KS }, (_, k) => gridWeek(today - 7 * k));
-  const otherQ = new Float64Array(nE * KS);
+  const otherQ = new Int32Array(nE * KS);
   // Per product of fc_life: any completed line up to asOf, its first sale's day, and its units per
   // grid week.
   const firstDay = new Float64Array(nL).fill(Number.POSITIVE_INFINITY);
@@ -180,7 +180,12 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
       weekQ[e * W + k] = sum;
       if (k < minK[e]!) minK[e] = k;
       const c = gridWeek(d);
-      if (k < KS && c !== endWeek[k]) otherQ[e * KS + k] = otherQ[e * KS + k]! + q;
+      if (k < KS && c !== endWeek[k]) {
+        const part = otherQ[e * KS + k]! + q;
+        if (part > 2147483647 || part < -2147483648)
+          throw new Error(`Product ${lines.pids[product[j]!]} sold more than 2^31 units in one week`);
+        otherQ[e * KS + k] = part;
+      }
       const i = slotOfEntry[e]!;
       if (i < 0) continue;
       if (q > 0 && d < firstDay[i]!) firstDay[i] = d;
