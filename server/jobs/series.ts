@@ -7,6 +7,7 @@
 import { DETAIL_SERIES_WEEKS, detailSeriesStart, mondayOf } from "../../shared/forecasting.ts";
 import { isMerchandiseSql } from "../../shared/metrics.ts";
 import { readBinaryCopy } from "../db/binary-copy.ts";
+import type { SqlConnection } from "../db/database.ts";
 import { PRODUCT_CATEGORY_TYPES_SQL } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
 import { orderLinesOf } from "./order-lines-pass.ts";
@@ -394,6 +395,39 @@ export const salesSeriesModule: CalcModule = {
 };
 
 /**
+ * Temp tables <p>_up (category_id, root_id), <p>_proots (pid, roots, rs), <p>_sets (roots, rs) and
+ * <p>_members (rs, root_id): every product linked to a product category gets the set of top-level
+ * product categories above its linked ones (its roots), and products with the same roots share the
+ * set's id rs. Reads only categories, product_categories and settings.
+ */
+export const ROOT_SETS_SQL = (p: string) => `
+    DROP TABLE IF EXISTS ${p}_up, ${p}_proots, ${p}_sets, ${p}_members;
+    CREATE TEMP TABLE ${p}_up ON COMMIT DROP AS
+      WITH RECURSIVE pcat AS (
+        SELECT id, parent_id FROM categories WHERE type IN ${PRODUCT_CATEGORY_TYPES_SQL}
+      ),
+      up(category_id, ancestor_id) AS (
+        SELECT id, id FROM pcat
+        UNION
+        SELECT up.category_id, c.parent_id
+        FROM up JOIN pcat c ON c.id = up.ancestor_id
+        WHERE c.parent_id IN (SELECT id FROM pcat)
+      )
+      SELECT up.category_id, up.ancestor_id AS root_id FROM up
+      JOIN pcat r ON r.id = up.ancestor_id
+      WHERE r.parent_id IS NULL OR r.parent_id NOT IN (SELECT id FROM pcat);
+    CREATE TEMP TABLE ${p}_proots ON COMMIT DROP AS
+      SELECT pc.pid, array_agg(DISTINCT up.root_id ORDER BY up.root_id) AS roots
+      FROM product_categories pc JOIN ${p}_up up ON up.category_id = pc.category_id
+      GROUP BY pc.pid;
+    CREATE TEMP TABLE ${p}_sets ON COMMIT DROP AS
+      SELECT roots, (row_number() OVER ())::int AS rs FROM (SELECT DISTINCT roots FROM ${p}_proots) x;
+    CREATE TEMP TABLE ${p}_members ON COMMIT DROP AS SELECT rs, unnest(roots) AS root_id FROM ${p}_sets;
+    ALTER TABLE ${p}_proots ADD COLUMN rs int;
+    UPDATE ${p}_proots p SET rs = s.rs FROM ${p}_sets s WHERE s.roots = p.roots;
+    ANALYZE ${p}_proots;`;
+
+/**
  * Stock value at cost at each week end from the reconstructed stock (product_stock_history, §2),
  * and how many of today's A products were in stock then. A product's stock on a day is the run
  * covering it. Each run adds stock × cost from its first day
@@ -410,32 +444,7 @@ export const stockSeriesModule: CalcModule = {
     // Each merchandise product's set of top-level product categories (the roots above its linked
     // ones): the value per top-level category is summed per (week, root set) and each set's weeks
     // added to its roots. Products have one or two roots, so there are few sets.
-    await conn.exec(`
-      DROP TABLE IF EXISTS st_up, st_proots, st_sets, st_members;
-      CREATE TEMP TABLE st_up ON COMMIT DROP AS
-        WITH RECURSIVE pcat AS (
-          SELECT id, parent_id FROM categories WHERE type IN ${PRODUCT_CATEGORY_TYPES_SQL}
-        ),
-        up(category_id, ancestor_id) AS (
-          SELECT id, id FROM pcat
-          UNION
-          SELECT up.category_id, c.parent_id
-          FROM up JOIN pcat c ON c.id = up.ancestor_id
-          WHERE c.parent_id IN (SELECT id FROM pcat)
-        )
-        SELECT up.category_id, up.ancestor_id AS root_id FROM up
-        JOIN pcat r ON r.id = up.ancestor_id
-        WHERE r.parent_id IS NULL OR r.parent_id NOT IN (SELECT id FROM pcat);
-      CREATE TEMP TABLE st_proots ON COMMIT DROP AS
-        SELECT pc.pid, array_agg(DISTINCT up.root_id ORDER BY up.root_id) AS roots
-        FROM product_categories pc JOIN st_up up ON up.category_id = pc.category_id
-        GROUP BY pc.pid;
-      CREATE TEMP TABLE st_sets ON COMMIT DROP AS
-        SELECT roots, (row_number() OVER ())::int AS rs FROM (SELECT DISTINCT roots FROM st_proots) x;
-      CREATE TEMP TABLE st_members ON COMMIT DROP AS SELECT rs, unnest(roots) AS root_id FROM st_sets;
-      ALTER TABLE st_proots ADD COLUMN rs int;
-      UPDATE st_proots p SET rs = s.rs FROM st_sets s WHERE s.roots = p.roots;
-      ANALYZE st_proots;`);
+    await conn.exec(ROOT_SETS_SQL("st"));
     const { products, sets, members } = await stockSeriesProducts(conn);
     const weeks = STOCK_SERIES_WEEKS;
     const last = weeks - 1;
@@ -544,7 +553,7 @@ export const stockSeriesModule: CalcModule = {
  * 1/10,000 (NaN without one), whether of ABC class A today (1/0), and the root set (st_proots.rs, 0
  * for none); the number of root sets and each set's top-level categories (st_members).
  */
-async function stockSeriesProducts(conn: Parameters<CalcModule["run"]>[0]["conn"]) {
+async function stockSeriesProducts(conn: SqlConnection) {
   const index = new Map<number, number>();
   const cost: number[] = [];
   const a: number[] = [];

@@ -12,8 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDemoData } from "../../scripts/lib/demo-data.ts";
 import type { SqlConnection } from "../../server/db/database.ts";
-import { stockSeriesModule } from "../../server/jobs/series.ts";
-import { PRODUCT_CATEGORY_TYPES_SQL } from "../../server/modules/config/category-types.ts";
+import { ROOT_SETS_SQL, stockSeriesModule } from "../../server/jobs/series.ts";
 import { isMerchandiseSql } from "../../shared/metrics.ts";
 import { createTestDatabase, rolledBack, type TestDatabase, testBackend } from "../helpers/db.ts";
 import { type PipelineHarness, pipeline } from "../helpers/pipeline.ts";
@@ -29,30 +28,8 @@ const READ = `SELECT dim, key, to_char(week_end, 'YYYY-MM-DD') AS week_end, valu
 /** The same rows from the module's earlier grouped SQL statement (the oracle). */
 async function oracle(tx: SqlConnection): Promise<Row[]> {
   const week = (day: string) => `GREATEST((${day} - ($1::date - 364) + 6) / 7, 0)`;
-  await tx.exec(`
-    CREATE TEMP TABLE or_up ON COMMIT DROP AS
-      WITH RECURSIVE pcat AS (
-        SELECT id, parent_id FROM categories WHERE type IN ${PRODUCT_CATEGORY_TYPES_SQL}
-      ),
-      up(category_id, ancestor_id) AS (
-        SELECT id, id FROM pcat
-        UNION
-        SELECT up.category_id, c.parent_id
-        FROM up JOIN pcat c ON c.id = up.ancestor_id
-        WHERE c.parent_id IN (SELECT id FROM pcat)
-      )
-      SELECT up.category_id, up.ancestor_id AS root_id FROM up
-      JOIN pcat r ON r.id = up.ancestor_id
-      WHERE r.parent_id IS NULL OR r.parent_id NOT IN (SELECT id FROM pcat);
-    CREATE TEMP TABLE or_proots ON COMMIT DROP AS
-      SELECT pc.pid, array_agg(DISTINCT up.root_id ORDER BY up.root_id) AS roots
-      FROM product_categories pc JOIN or_up up ON up.category_id = pc.category_id
-      GROUP BY pc.pid;
-    CREATE TEMP TABLE or_sets ON COMMIT DROP AS
-      SELECT roots, (row_number() OVER ())::int AS rs FROM (SELECT DISTINCT roots FROM or_proots) x;
-    CREATE TEMP TABLE or_members ON COMMIT DROP AS SELECT rs, unnest(roots) AS root_id FROM or_sets;
-    ALTER TABLE or_proots ADD COLUMN rs int;
-    UPDATE or_proots p SET rs = s.rs FROM or_sets s WHERE s.roots = p.roots;`);
+  // The products' top-level category sets, as the module makes them (unchanged by its rewrite).
+  await tx.exec(ROOT_SETS_SQL("or"));
   return tx.query<Row>(
     `WITH changes AS (
        SELECT h.pid, ${week("h.valid_from")} AS w, GREATEST(h.stock, 0) AS units, (h.stock > 0)::int AS in_stock, 1 AS alive

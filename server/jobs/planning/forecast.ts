@@ -165,6 +165,13 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
   const firstDay = new Float64Array(nL).fill(Number.POSITIVE_INFINITY);
   const history = new Float64Array(nL * D);
   const hasHistory = new Uint8Array(nL);
+  // Adds a line's units to a week's whole units; beyond ±2^31 the run stops with a message.
+  const addUnits = (cells: Int32Array, at: number, q: number, p: number) => {
+    const sum = cells[at]! + q;
+    if (sum > 2147483647 || sum < -2147483648)
+      throw new Error(`Product ${lines.pids[p]} sold more than 2^31 units in one week`);
+    cells[at] = sum;
+  };
   for (const chunk of lines.chunks) {
     const { product, day, done, quantity } = chunk;
     for (let j = 0; j < chunk.n; j++) {
@@ -174,18 +181,10 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
       const d = day[j]!;
       const q = quantity[j]!;
       const k = Math.min(Math.trunc((today - d) / 7), MAX_WEEKS);
-      const sum = weekQ[e * W + k]! + q;
-      if (sum > 2147483647 || sum < -2147483648)
-        throw new Error(`Product ${lines.pids[product[j]!]} sold more than 2^31 units in one week`);
-      weekQ[e * W + k] = sum;
+      addUnits(weekQ, e * W + k, q, product[j]!);
       if (k < minK[e]!) minK[e] = k;
       const c = gridWeek(d);
-      if (k < KS && c !== endWeek[k]) {
-        const part = otherQ[e * KS + k]! + q;
-        if (part > 2147483647 || part < -2147483648)
-          throw new Error(`Product ${lines.pids[product[j]!]} sold more than 2^31 units in one week`);
-        otherQ[e * KS + k] = part;
-      }
+      if (k < KS && c !== endWeek[k]) addUnits(otherQ, e * KS + k, q, product[j]!);
       const i = slotOfEntry[e]!;
       if (i < 0) continue;
       if (q > 0 && d < firstDay[i]!) firstDay[i] = d;
