@@ -23,6 +23,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../../server/config.ts";
 import {
   AiValidation,
+  CALL_START_GAP_MS,
   getCall,
   listCalls,
   type RowInput,
@@ -109,8 +110,10 @@ async function bareCalls(url: string, calls: number, concurrency: number) {
   const times: number[] = [];
   let next = 0;
   const cpu0 = process.cpuUsage();
+  // Started CALL_START_GAP_MS apart, as the app starts its calls.
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, k) => {
+      await new Promise((r) => setTimeout(r, k * CALL_START_GAP_MS));
       while (next < calls) times.push(await one(next++));
     }),
   );
@@ -190,6 +193,7 @@ async function main() {
       appNominalMs: number[];
       wireMs: number[];
       storeMs: number[];
+      slotMs: number[];
       loopP99: number;
       loopMax: number;
       failed: number;
@@ -199,6 +203,7 @@ async function main() {
       const appNominalMs: number[] = [];
       const wireMs: number[] = [];
       const storeMs: number[] = [];
+      const slotMs: number[] = [];
       ai.observe = (t) => {
         // The model's time is the server's own (it says so in each answer); everything else in the
         // call is ours. Retry pauses (none here) are neither.
@@ -206,6 +211,8 @@ async function main() {
         appMs.push(t.total_ms - t.wait_ms - server);
         appNominalMs.push(t.total_ms - t.wait_ms - latency);
         wireMs.push(t.model_ms - server);
+        // The wait for a slot beyond the call before it: the spacing of call starts.
+        slotMs.push(t.slot_ms);
       };
       ai.writer.observe = (ms) => storeMs.push(ms);
       const loop = monitorEventLoopDelay({ resolution: 1 });
@@ -228,6 +235,7 @@ async function main() {
         appNominalMs,
         wireMs,
         storeMs,
+        slotMs,
         loopP99: loop.percentile(99) / 1e6,
         loopMax: loop.max / 1e6,
         failed: results.filter((x) => x.status === "failed").length,
@@ -273,6 +281,8 @@ async function main() {
       app_ms_nominal_p99: p(best.appNominalMs, 0.99),
       client_and_http_ms_p50: p(best.wireMs, 0.5),
       client_and_http_ms_p99: p(best.wireMs, 0.99),
+      slot_wait_ms_p50: p(best.slotMs, 0.5),
+      slot_wait_ms_p99: p(best.slotMs, 0.99),
       stored_after_ms_p50: p(best.storeMs, 0.5),
       stored_after_ms_p99: p(best.storeMs, 0.99),
       event_loop_delay_ms_p99: Math.round(best.loopP99 * 100) / 100,
@@ -290,12 +300,13 @@ async function main() {
     console.log(
       `minus the nominal ${latency} ms instead of the server's own time: p50 ${figures.app_ms_nominal_p50} ms, ` +
         `p99 ${figures.app_ms_nominal_p99} ms; client and HTTP p50 ${figures.client_and_http_ms_p50} / p99 ${figures.client_and_http_ms_p99} ms; ` +
+        `waiting for a slot after the call before (start spacing ${CALL_START_GAP_MS} ms) p50 ${figures.slot_wait_ms_p50} / p99 ${figures.slot_wait_ms_p99} ms; ` +
         `a call stored after p50 ${figures.stored_after_ms_p50} / p99 ${figures.stored_after_ms_p99} ms; ` +
         `event loop delay p99 ${figures.event_loop_delay_ms_p99} ms, max ${figures.event_loop_delay_ms_max} ms`,
     );
     if (bare)
       console.log(
-        `bare node:http at the same concurrency (the measure's floor, no app): p50 ${bare.p50} ms, ` +
+        `bare node:http at the same concurrency and start spacing (the measure's floor, no app): p50 ${bare.p50} ms, ` +
           `p99 ${bare.p99} ms, max ${bare.max} ms; CPU ${bare.cpu_ms_per_call} ms per call`,
       );
     for (const [name, f] of Object.entries(readFigures))

@@ -111,27 +111,69 @@ export interface Batch {
 const PROGRESS_MS = 100;
 
 /**
+ * The least time between two calls' starts (ms). Calls started together answer together when the
+ * model's latency is steady: their answers then queue behind each other on the event loop, and the
+ * last of a burst of eight waits for the other seven to be parsed and delivered (and the server's
+ * other requests wait for all eight). Slots handed out at least this far apart keep the calls spread
+ * from the first burst on; a run's throughput is unchanged while the model takes longer than
+ * AI_CONCURRENCY × this gap (8 × 6 ms = 48 ms) to answer.
+ */
+export const CALL_START_GAP_MS = 6;
+
+/**
  * Counts a slot for each call in flight; callers beyond the limit wait in order. A freed slot goes
  * to the next caller on `setImmediate`, after the I/O already waiting: answers that arrived
  * together are each finished (parsed, delivered) before new requests are built and sent, instead
- * of the last of them waiting behind the others' next requests.
+ * of the last of them waiting behind the others' next requests. Slots are handed out at least
+ * `gapMs` apart (CALL_START_GAP_MS).
  */
-class Semaphore {
+export class Semaphore {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
+  /** When the last slot was handed out (performance.now()). */
+  private lastGrant = -Infinity;
+  /** The timer that hands out the next slot once the gap has passed. */
+  private timer: NodeJS.Timeout | null = null;
+  constructor(
+    private readonly limit: number,
+    private readonly gapMs = CALL_START_GAP_MS,
+  ) {}
   async acquire(): Promise<() => void> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.active++;
+    if (this.active < this.limit && this.waiting.length === 0 && this.gapPassed()) {
+      this.active++;
+      this.lastGrant = performance.now();
+    } else {
+      await new Promise<void>((resolve) => {
+        this.waiting.push(resolve);
+        this.schedule();
+      });
+    }
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = this.waiting.shift();
-      // The slot passes to the waiter as is (active unchanged), or is freed.
-      if (next) setImmediate(next);
-      else this.active--;
+      this.active--;
+      this.schedule();
     };
+  }
+  private gapPassed(): boolean {
+    return performance.now() - this.lastGrant >= this.gapMs;
+  }
+  /** Hands the next slot to the first waiter: after the I/O already waiting, once the gap has passed. */
+  private schedule(): void {
+    if (this.timer || this.waiting.length === 0 || this.active >= this.limit) return;
+    const wait = Math.max(0, this.gapMs - (performance.now() - this.lastGrant));
+    const grant = () => {
+      this.timer = null;
+      if (this.waiting.length === 0 || this.active >= this.limit) return;
+      if (!this.gapPassed()) return this.schedule();
+      this.active++;
+      this.lastGrant = performance.now();
+      this.waiting.shift()!();
+      this.schedule();
+    };
+    // A timer stands for the pending grant either way, so a second release does not schedule twice.
+    this.timer = wait > 0 ? setTimeout(grant, wait) : (setImmediate(grant) as unknown as NodeJS.Timeout);
   }
 }
 
@@ -188,7 +230,13 @@ export class AiValidation {
    * HTTP exchange as the client saw it, `server_ms` the endpoint's own time as it reported it.
    */
   observe:
-    | ((t: { total_ms: number; model_ms: number; server_ms: number | null; wait_ms: number }) => void)
+    | ((t: {
+        total_ms: number;
+        model_ms: number;
+        server_ms: number | null;
+        wait_ms: number;
+        slot_ms: number;
+      }) => void)
     | null = null;
 
   constructor(
@@ -583,6 +631,7 @@ export class AiValidation {
           model_ms: t.model_ms,
           server_ms: call.result.serverMs,
           wait_ms: call.result.waitMs,
+          slot_ms: call.slotMs,
         });
       }
     };
@@ -674,9 +723,17 @@ export class AiValidation {
     model?: string;
     signal?: AbortSignal;
     wait?: boolean;
-  }): Promise<{ id: number; result: ModelCallResult; cost: number; timings: CallTimings; started: number }> {
+  }): Promise<{
+    id: number;
+    result: ModelCallResult;
+    cost: number;
+    timings: CallTimings;
+    started: number;
+    slotMs: number;
+  }> {
     const client = this.client!;
     const ai = this.config.ai!;
+    const asked = performance.now();
     const release = await this.slots.acquire();
     let result: ModelCallResult;
     let layers: PromptLayer[];
@@ -738,7 +795,7 @@ export class AiValidation {
       id = await this.writer.nextId();
       this.writer.add({ ...record, id });
     }
-    return { id, result, cost, timings, started: t0 };
+    return { id, result, cost, timings, started: t0, slotMs: t0 - asked };
   }
 
   // ---- replay and connection test ----------------------------------------------------------
