@@ -17,7 +17,7 @@
 import type { Database } from "../db/database.ts";
 import { getDashboard } from "./dashboard/dashboard.service.ts";
 import { getSmall } from "./dashboard/small.service.ts";
-import { listForecastRows } from "./forecasting/forecasting.service.ts";
+import { forecastExceptions, listForecastRows } from "./forecasting/forecasting.service.ts";
 import { listPurchaseOrders, listReplenishment } from "./purchasing/purchasing.service.ts";
 
 const everything = { is_admin: true, permissions: [] as string[] };
@@ -33,6 +33,10 @@ export const WARM_PAGES: { name: string; run: (db: Database) => Promise<unknown>
   { name: "forecasting vendors", run: (db) => listForecastRows(db, { level: "vendor", pageSize: 50 }) },
   { name: "forecasting brands", run: (db) => listForecastRows(db, { level: "brand", pageSize: 50 }) },
   { name: "forecasting products", run: (db) => listForecastRows(db, { pageSize: 50 }) },
+  {
+    name: "forecasting exceptions",
+    run: (db) => forecastExceptions(db, { kind: "error_value", page: 1, pageSize: 50 }),
+  },
   { name: "workspace", run: (db) => listReplenishment(db, { pageSize: 250 }) },
   { name: "purchase orders", run: (db) => listPurchaseOrders(db, { pageSize: 50 }) },
   {

@@ -513,6 +513,13 @@ describe(`forecasting API (${testBackend})`, () => {
     expect(e1006.reason).toMatch(/^Backtest error 143 % of \$[\d,]+ forecast: \$[\d,]+ at risk$/);
     // Constant series backtest exactly (WAPE 0): nothing at risk, not listed.
     expect(errors.items.map((r) => r.pid)).not.toContain(1001);
+    // A page past the last is empty and still says how many there are.
+    const page2 = (
+      await call("GET", "/api/forecasting/exceptions?kind=error_value&page=2&pageSize=10", viewer)
+    ).body as ExceptionsPage;
+    expect(page2.items).toEqual([]);
+    expect(page2.total).toBe(errors.total);
+    expect(errors.total).toBe(errors.items.length);
 
     const bias = await get("bias");
     expect(bias.items.every((r) => Math.abs(r.bias!) > 0.2)).toBe(true);

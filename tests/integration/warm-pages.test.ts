@@ -6,6 +6,7 @@ import type { Database } from "../../server/db/database.ts";
 import { getDashboard } from "../../server/modules/dashboard/dashboard.service.ts";
 import {
   clearForecastCaches,
+  forecastExceptions,
   listForecastRows,
 } from "../../server/modules/forecasting/forecasting.service.ts";
 import {
@@ -30,6 +31,7 @@ async function pages(db: Database) {
     categories: await listForecastRows(db, { level: "category", pageSize: 50 }),
     vendors: await listForecastRows(db, { level: "vendor", pageSize: 50 }),
     products: await listForecastRows(db, { pageSize: 50 }),
+    exceptions: await forecastExceptions(db, { kind: "error_value", page: 1, pageSize: 50 }),
     workspace: await listReplenishment(db, { pageSize: 250 }),
     orders: await listPurchaseOrders(db, { pageSize: 50, late_for_stockout: true }),
   };
