@@ -1,5 +1,5 @@
 // The pages that keep figures per calculation (the dashboards, the Forecasting grid's group rows
-// and first page, the purchasing workspace and the PO list) compute them on their first request
+// and first page and its exceptions list, the purchasing workspace and the PO list) compute them on their first request
 // after a calculation: up to 1.6 s on the large demo set. Right after a run completes, this computes
 // them in the background instead, so the first person to open a page reads kept figures.
 //
