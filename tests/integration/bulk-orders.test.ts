@@ -2,8 +2,9 @@
 // sale lines in the last 90 days, the line more than 10 × the median line and above the 99th
 // percentile — stays in the sales figures and d̄ but is left out of the demand deviation σd that
 // safety stock uses, and the explanation says so. The fixture: the small source plus product 1004
-// (a line of 10–14 units a day for 89 days and one order of 990) and 1005 (the same big order among
-// only 15 lines: not a bulk order by the rule).
+// (a line of 10–14 units a day for 89 days and one order of 990), 1005 (the same big order among
+// only 15 lines: not a bulk order by the rule) and 1006 (two orders of 990 among 40 lines: the 99th
+// percentile is 990 itself, so neither is above it — a repeated pattern, not a one-off).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { explainProductMetrics } from "../../server/modules/metrics/metrics.service.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
@@ -48,6 +49,9 @@ describe(`bulk orders are left out of the demand deviation (${testBackend})`, ()
   let p: PipelineHarness;
   const bulky = lines(1004, 89, 10_000);
   const few = lines(1005, 15, 20_000);
+  const twice = lines(1006, 38, 30_000);
+  twice.rows.push(`30999,W-1006-BULK2,1006,${day(50)}T11:00:00Z,990,1.80,,completed`);
+  twice.daily[50]! += 990;
 
   beforeAll(async () => {
     const dir = copyFixture();
@@ -56,9 +60,10 @@ describe(`bulk orders are left out of the demand deviation (${testBackend})`, ()
       "products.csv",
       (t) =>
         `${t}1004,Wholesale Cardstock,SKU-W1,,1,10,,,2.00,,1.00,2000,,,,,,,,,,,,,,2025-01-01T00:00:00Z,,\n` +
-        "1005,Occasional Cardstock,SKU-W2,,1,10,,,2.00,,1.00,2000,,,,,,,,,,,,,,2025-01-01T00:00:00Z,,\n",
+        "1005,Occasional Cardstock,SKU-W2,,1,10,,,2.00,,1.00,2000,,,,,,,,,,,,,,2025-01-01T00:00:00Z,,\n" +
+        "1006,Twice Cardstock,SKU-W3,,1,10,,,2.00,,1.00,2000,,,,,,,,,,,,,,2025-01-01T00:00:00Z,,\n",
     );
-    editFile(dir, "order_lines.csv", (t) => `${t}${[...bulky.rows, ...few.rows].join("\n")}\n`);
+    editFile(dir, "order_lines.csv", (t) => `${t}${[...bulky.rows, ...few.rows, ...twice.rows].join("\n")}\n`);
     tdb = await createTestDatabase();
     p = await pipeline(tdb.db, () => dir);
     expect((await p.run("reset")).status).toBe("complete");
@@ -104,6 +109,13 @@ describe(`bulk orders are left out of the demand deviation (${testBackend})`, ()
     const m = await metrics(1005);
     expect(m.demand_variability).toBeNull();
     expect(m.sd).toBeCloseTo(sigma(few.daily), 4);
+    expect(m.sd).toBeGreaterThan(100);
+  });
+
+  it("two big orders at the 99th percentile are demand, not one-off bulk orders", async () => {
+    const m = await metrics(1006);
+    expect(m.demand_variability).toBeNull();
+    expect(m.sd).toBeCloseTo(sigma(twice.daily), 4);
     expect(m.sd).toBeGreaterThan(100);
   });
 });

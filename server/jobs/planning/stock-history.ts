@@ -6,7 +6,9 @@
 // lead_times' lt_product: a full UPDATE of the wide product_metrics rows costs 0.3–0.8 s of its own
 // (50k products).
 import type { SqlConnection } from "../../db/database.ts";
-import type { CalcModule } from "../calculate.ts";
+import type { CalcContext, CalcModule } from "../calculate.ts";
+import { orderLinesOf } from "../order-lines-pass.ts";
+import { lineChunks } from "../series.ts";
 import { markPrepared, preparedFor, setLocal, utcDay, utcMidnight } from "./context.ts";
 
 const DAY_MS = 86_400_000;
@@ -87,6 +89,63 @@ async function prepareBase(conn: SqlConnection, asOf: Date): Promise<void> {
   await markPrepared(conn, "sh_prepared", asOf);
 }
 
+/** PostgreSQL's percentile_cont over sorted values (float8, the same operations). */
+function percentileCont(sorted: Int32Array, fraction: number): number {
+  const pos = fraction * (sorted.length - 1);
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  if (lo === hi) return sorted[lo]!;
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}
+
+/**
+ * Bulk orders (§3), as CSV rows (pid, day, units) for sh_bulk: of the products that may have one
+ * (calc_bulk_candidates, left by module product_metrics), the sale lines (completed, quantity > 0)
+ * of the last 90 days more than 10 × the product's median line and above its 99th percentile
+ * (percentile_cont over those lines), when it has at least 20 of them. The lines come from the run's
+ * pass over the order lines; without candidates (the module run without product_metrics) there are
+ * none.
+ */
+async function bulkOrders(ctx: CalcContext): Promise<string[]> {
+  const { conn, asOf } = ctx;
+  const [found] = await conn.query<{ found: boolean }>(
+    "SELECT to_regclass('pg_temp.calc_bulk_candidates') IS NOT NULL AS found",
+  );
+  if (!found?.found) return [];
+  const candidates = await conn.query<{ pid: number }>("SELECT pid FROM calc_bulk_candidates");
+  if (!candidates.length) return [];
+  const lines = await orderLinesOf(ctx);
+  const slot = new Int32Array(lines.pids.length).fill(-1);
+  for (const [k, c] of candidates.entries()) {
+    const i = lines.indexOf.get(c.pid);
+    if (i !== undefined) slot[i] = k;
+  }
+  const from = Math.floor(utcMidnight(asOf).getTime() / DAY_MS) - 89;
+  const days: number[][] = candidates.map(() => []);
+  const units: number[][] = candidates.map(() => []);
+  for (const c of lines.chunks) {
+    const { product, day, done, quantity } = c;
+    for (let i = 0; i < c.n; i++) {
+      const k = slot[product[i]!]!;
+      if (k < 0 || !done[i] || quantity[i]! <= 0 || day[i]! < from) continue;
+      days[k]!.push(day[i]!);
+      units[k]!.push(quantity[i]!);
+    }
+  }
+  const rows: string[] = [];
+  for (const [k, c] of candidates.entries()) {
+    const q = units[k]!;
+    if (q.length < 20) continue;
+    const sorted = Int32Array.from(q).sort();
+    const median = percentileCont(sorted, 0.5);
+    const p99 = percentileCont(sorted, 0.99);
+    for (let j = 0; j < q.length; j++)
+      if (q[j]! > 10 * median && q[j]! > p99)
+        rows.push(`${c.pid},${new Date(days[k]![j]! * DAY_MS).toISOString().slice(0, 10)},${q[j]}\n`);
+  }
+  return rows;
+}
+
 export const stockHistoryModule: CalcModule = {
   name: "stock_history",
   tables: ["product_stock_history"],
@@ -96,7 +155,8 @@ export const stockHistoryModule: CalcModule = {
     reads: ["products", "receivings", "po_lines"],
     run: ({ conn, asOf }) => prepareBase(conn, asOf),
   },
-  async run({ conn, asOf }) {
+  async run(ctx) {
+    const { conn, asOf } = ctx;
     const { d0, w, windowStart } = windowOf(asOf);
 
     // Grouping a year of order lines by product and day, and sorting the events for the window,
@@ -185,34 +245,20 @@ export const stockHistoryModule: CalcModule = {
     // explanation built from them adds up.
     // Bulk orders (§3): of the products that may have one (calc_bulk_candidates, from module
     // product_metrics' pass), the sale lines of the last 90 days more than 10 × the product's median
-    // line and above its 99th percentile, when it has at least 20 such lines. Only their lines are
-    // read. They stay in the sales figures and d̄ but are left out of σd (of their week's units).
-    await conn.exec("DROP TABLE IF EXISTS sh_bulk");
-    const [candidates] = await conn.query<{ found: boolean }>(
-      "SELECT to_regclass('pg_temp.calc_bulk_candidates') IS NOT NULL AS found",
+    // line and above its 99th percentile, when it has at least 20 such lines (bulkOrders: only their
+    // lines are kept, from the run's pass over the order lines). They stay in the sales figures and
+    // d̄ but are left out of σd (of their week's units).
+    await conn.exec(
+      "DROP TABLE IF EXISTS sh_bulk; CREATE TEMP TABLE sh_bulk (pid int, day date, units int) ON COMMIT DROP",
     );
-    await conn.query(
-      `CREATE TEMP TABLE sh_bulk ON COMMIT DROP AS
-       ${
-         candidates?.found
-           ? `WITH l AS (
-         SELECT o.pid, (o.order_date AT TIME ZONE 'UTC')::date AS day, o.quantity
-         FROM order_lines o JOIN calc_bulk_candidates c ON c.pid = o.pid
-         WHERE o.status = 'completed' AND o.quantity > 0
-           AND o.order_date >= $2::timestamptz AND o.order_date <= $3::timestamptz
-       ),
-       s AS (
-         SELECT pid, count(*) AS n, percentile_cont(0.5) WITHIN GROUP (ORDER BY quantity) AS median,
-           percentile_cont(0.99) WITHIN GROUP (ORDER BY quantity) AS p99
-         FROM l GROUP BY pid
-       )
-       SELECT l.pid, l.day, l.quantity::int AS units
-       FROM l JOIN s ON s.pid = l.pid
-       WHERE s.n >= 20 AND l.quantity > 10 * s.median AND l.quantity > s.p99 AND l.day >= $1::date - 89`
-           : "SELECT 0 AS pid, $1::date AS day, 0 AS units WHERE $2::timestamptz IS NULL AND $3::timestamptz IS NULL"
-       }`,
-      [d0, new Date(utcMidnight(asOf).getTime() - 89 * DAY_MS), asOf],
-    );
+    const bulk = await bulkOrders(ctx);
+    if (bulk.length)
+      await conn.copyCsv({
+        table: "sh_bulk",
+        columns: ["pid", "day", "units"],
+        source: lineChunks(bulk),
+        header: false,
+      });
     const d90 = "($1::date - 89)";
     // σd's 13 weeks (§3): D0 − 90 … D0; a product's full weeks since its life start, at most 13.
     const d91 = "($1::date - 90)";
