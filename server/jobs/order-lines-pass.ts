@@ -14,8 +14,12 @@ const DAY_US = 86_400_000_000;
 /** 2000-01-01 in days since 1970-01-01. */
 const EPOCH_2000 = 10_957;
 
-/** Lines per chunk of the arrays (so no copy of a large array as the stream grows). */
-const CHUNK = 1 << 18;
+/**
+ * Lines per chunk of the arrays (so no copy of a large array as the stream grows): line number j
+ * (OrderLines.discounts) is row j & (CHUNK − 1) of chunk j >> CHUNK_BITS.
+ */
+export const CHUNK_BITS = 18;
+const CHUNK = 1 << CHUNK_BITS;
 
 export interface LineChunk {
   /** Lines in this chunk. */
@@ -39,6 +43,12 @@ export interface OrderLines {
   chunks: LineChunk[];
   /** Lines in all. */
   lines: number;
+  /**
+   * The lines with a discount (a few percent of them): their number in stream order (chunk ×
+   * CHUNK + row), ascending, and the discount in cents. A line's shelf price × quantity is its
+   * amount plus its discount.
+   */
+  discounts: { n: number; line: Int32Array; cents: Float64Array };
 }
 
 /** A run's shared state between its calculation modules (CalcContext.shared). */
@@ -94,6 +104,7 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
   let chunk = newChunk();
   chunks.push(chunk);
   let lines = 0;
+  let discounts = { n: 0, line: new Int32Array(1 << 14), cents: new Float64Array(1 << 14) };
   // The columns as stored (the day and the amount are worked out here: in the statement, the date
   // conversion and the numeric arithmetic cost the database about as much as the rest of the pass).
   await readBinaryCopy(
@@ -124,8 +135,20 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
       if (!Number.isSafeInteger(amount))
         throw new Error(`An order line of product ${row[0]} comes to more than 2^53 cents`);
       chunk.amountC[j] = amount;
+      const discount = row[5] as number;
+      if (discount !== 0) {
+        if (discounts.n === discounts.line.length) {
+          const line = new Int32Array(2 * discounts.n);
+          const cents = new Float64Array(2 * discounts.n);
+          line.set(discounts.line);
+          cents.set(discounts.cents);
+          discounts = { n: discounts.n, line, cents };
+        }
+        discounts.line[discounts.n] = lines;
+        discounts.cents[discounts.n++] = discount;
+      }
       lines++;
     },
   );
-  return { pids, indexOf, chunks, lines };
+  return { pids, indexOf, chunks, lines, discounts };
 }

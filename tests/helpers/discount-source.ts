@@ -18,8 +18,8 @@ export interface SourceProduct {
   categories: number[];
   brand?: number;
   vendor?: number;
-  /** [units, price] per week k = 0 … 51 (index k); units 0 → no line. */
-  weeks: [number, number][];
+  /** [units, price, line discount (default 0)] per week k = 0 … 51 (index k); units 0 → no line. */
+  weeks: [number, number, number?][];
 }
 
 /** 52 weeks at `units` per week and `price`, with `promo` weeks at `promoUnits` and `promoPrice`. */
@@ -58,11 +58,11 @@ export function discountSource(products: SourceProduct[], pos: OpenPo[] = [], d0
   const lines = ["line_id,order_number,pid,order_date,quantity,price,discount,status"];
   let id = 0;
   for (const p of products) {
-    p.weeks.forEach(([units, price], k) => {
+    p.weeks.forEach(([units, price, discount], k) => {
       if (units <= 0) return;
       id++;
       lines.push(
-        `${id},SO-${id},${p.pid},${dayOf(-7 * k - 3)}T10:00:00Z,${units},${price.toFixed(2)},0.00,completed`,
+        `${id},SO-${id},${p.pid},${dayOf(-7 * k - 3)}T10:00:00Z,${units},${price.toFixed(2)},${(discount ?? 0).toFixed(2)},completed`,
       );
     });
   }

@@ -87,6 +87,32 @@ describe(`price elasticity fit (${testBackend})`, () => {
     ]);
   });
 
+  it("reads the shelf price: a coupon (a line discount) is not a price change", async () => {
+    // Product 3 sells as product 1 does, but its 20% is taken off each line of weeks 10–11 and 30–31
+    // as a discount at the full shelf price: no price change, so no fit of its own.
+    const coupon: SourceProduct = {
+      ...HAND_WORKED,
+      pid: 3,
+      title: "Coupon Card",
+      weeks: HAND_WORKED.weeks.map(([units, price], k) =>
+        [10, 11, 30, 31].includes(k) ? [units, 10, units * (10 - price)] : [units, price],
+      ),
+    };
+    dir = discountSource([HAND_WORKED, FLAT, coupon]);
+    expect((await p.run("reset")).status).toBe("complete");
+    const byPid = new Map((await rows()).map((r) => [r.pid, r]));
+    expect(byPid.get(1)).toMatchObject({ source: "product", price_changes: 4, discounted_weeks: 4 });
+    expect(byPid.get(3)?.source).not.toBe("product");
+    // Its lines did count as sales at the shelf price less the coupon.
+    const [sales] = await tdb.db.prisma.$queryRawUnsafe<{ revenue: string }[]>(
+      "SELECT revenue_365d::text AS revenue FROM product_metrics WHERE pid = 3",
+    );
+    const [one] = await tdb.db.prisma.$queryRawUnsafe<{ revenue: string }[]>(
+      "SELECT revenue_365d::text AS revenue FROM product_metrics WHERE pid = 1",
+    );
+    expect(sales!.revenue).toBe(one!.revenue);
+  });
+
   it("falls back from the product to its deepest category with evidence, then to the global setting", async () => {
     const thin: SourceProduct = {
       pid: 14,

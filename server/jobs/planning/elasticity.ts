@@ -8,8 +8,8 @@
 // works out each product's price levels (writeLevels) and writes them back; the fit is then a
 // weighted least-squares line per product computed from six sums per product, in SQL.
 import { readBinaryCopy } from "../../db/binary-copy.ts";
-import type { SqlConnection } from "../../db/database.ts";
-import type { CalcModule } from "../calculate.ts";
+import type { CalcContext, CalcModule } from "../calculate.ts";
+import { CHUNK_BITS, orderLinesOf } from "../order-lines-pass.ts";
 import { setLocal, utcDay, utcMidnight } from "./context.ts";
 
 const DAY_MS = 86_400_000;
@@ -92,19 +92,22 @@ function placed<T extends Int32Array | Float64Array>(values: T, at: Int32Array, 
 
 /**
  * Creates the temp table el_levels (pid, level, u, e, x, weeks, changes): per product and price
- * level its units U, exposure E and units-weighted mean log ratio X (below). The database does the
- * grouped passes over the order lines and the stock history; the per-product work (the weeks'
- * regular prices, levels, seasonal index and exposure), which as window functions and joins over
- * ≈ 500k product-weeks cost the database ≈ 5 s, is done here over rows streamed out with binary
- * COPY, in the same float8 operations in the same order (sums in week order), and written back.
- * What can differ from the statement this replaced is last bits: Math.log against the C library's
- * log, the order a product's discounted levels' exposures are summed in, and (el_fit) the order of a
- * product's levels, which was the hash aggregate's; on the large set the products' figures agree
- * to 1e-12 relative but for 4 standard errors of 3-level fits (≤ 5e-12: their residual is a
- * difference of nearly equal sums).
+ * level its units U, exposure E and units-weighted mean log ratio X (below). The weeks' units and
+ * shelf prices are summed from the run's pass over the order lines (order-lines-pass.ts), the days
+ * out of stock by a grouped pass over the stock history streamed out with binary COPY; the
+ * per-product work (the weeks' regular prices, levels, seasonal index and exposure), which as
+ * window functions and joins over ≈ 500k product-weeks cost the database ≈ 5 s, is done here in the
+ * same float8 operations in the same order (sums in week order), and written back.
+ * What can differ from the statements this replaced is last bits: Math.log against the C library's
+ * log, the order a product's discounted levels' exposures are summed in, (el_fit) the order of a
+ * product's levels, which was the hash aggregate's, and the week's price, now the correctly rounded
+ * quotient of two whole numbers where the statement rounded a numeric quotient to 16 or more digits
+ * and converted that. On the large set every figure agrees to 9e-14 relative (5e-12 for 4 standard
+ * errors of 3-level fits before, whose residual is a difference of nearly equal sums); no source,
+ * trust or fallback changed.
  */
-async function writeLevels(conn: SqlConnection, d0: string, from: Date, asOf: Date): Promise<void> {
-  const ts = (d: Date) => `'${d.toISOString()}'::timestamptz`;
+async function writeLevels(ctx: CalcContext, d0: string, from: Date): Promise<void> {
+  const { conn, asOf } = ctx;
   // The products fitted (merchandise, not discontinued): regular price today and last week k of
   // their life (ksSql). Then every linked product's home category: its linked category with the
   // fewest products among those with at least HOME_CATEGORY_MIN_PRODUCTS (ties: the lower id);
@@ -149,70 +152,87 @@ async function writeLevels(conn: SqlConnection, d0: string, from: Date, asOf: Da
   for (let i = 0; i < nP; i++) homeOfProduct[i] = homeIndexOf(pidOf[i]!);
 
   // Weekly units and shelf price (order_lines.price, before line discounts: coupons and bulk
-  // discounts are not the product's price) per product, week k = 0 … 51 counted back from D0.
+  // discounts are not the product's price) per product, week k = 0 … 51 counted back from D0: the
+  // week's units and its takings at the shelf price (Σ price × quantity, whole cents), over the
+  // completed lines with a quantity and a price above 0. From the run's pass over the order lines
+  // (order-lines-pass.ts), where a line's shelf price × quantity is its amount plus its discount.
   // Discontinued products are left out: their clearance goes with the end of the line's life
   // (demand fading, then cleared), so it says little about what a price cut does to a live product.
   // So are non-merchandise products (postage, fees, gift cards: products.kind).
-  // The week's takings are summed in whole cents as float8 (by value, where a numeric sum keeps a
-  // state per group): every term and partial sum is a whole number, exact in a float8 while a
-  // product's week takes less than 2^53 cents (≈ 90 trillion), so the price is the same numeric
-  // division of the same total as before.
+  // The week's price is its takings ÷ its units, in cents ÷ 100 (one correctly rounded float8
+  // division of two whole numbers, exact below 2^53 cents).
   // A product's home category's weekly units (every product with sales, even one the fit leaves
-  // out, counts in its home's) and its own units are summed as they arrive: whole numbers, exact.
+  // out, counts in its home's) and its own units are summed: whole numbers, exact.
+  const pass = await orderLinesOf(ctx);
+  const W = ELASTICITY_WEEKS;
+  // The pass's product index → the fitted product's index (−1: not fitted).
+  const fitted = new Int32Array(pass.pids.length).fill(-1);
+  for (let i = 0; i < nP; i++) {
+    const j = pass.indexOf.get(pidOf[i]!);
+    if (j !== undefined) fitted[j] = i;
+  }
+  const d0Day = Math.floor(utcMidnight(asOf).getTime() / DAY_MS);
+  const fromDay = Math.floor(from.getTime() / DAY_MS);
+  // Two loops: the product-weeks with a sale get a row number (in product and week order), then
+  // their units and takings are summed into those rows. (A dense product × week table of the sums
+  // would take 28 MB for the 50k set; the row numbers take 9 MB, the rows 8 MB.)
+  const cell = new Int32Array(nP * W).fill(-1);
+  const eachLine = (visit: (i: number, k: number, q: number, takings: number) => void): void => {
+    const { line: discountLine, cents: discountCents, n: discounted } = pass.discounts;
+    let next = 0;
+    for (const [ci, c] of pass.chunks.entries()) {
+      const base = ci << CHUNK_BITS;
+      const { product, day, done, quantity, amountC } = c;
+      for (let r = 0; r < c.n; r++) {
+        let discount = 0;
+        if (next < discounted && discountLine[next] === base + r) discount = discountCents[next++]!;
+        const q = quantity[r]!;
+        if (!done[r] || q <= 0) continue;
+        const i = fitted[product[r]!]!;
+        const d = day[r]!;
+        if (i < 0 || d < fromDay || d > d0Day) continue;
+        const takings = amountC[r]! + discount;
+        if (takings <= 0) continue; // price 0
+        visit(i, Math.floor((d0Day - d) / 7), q, takings);
+      }
+    }
+  };
+  eachLine((i, k) => {
+    cell[i * W + k] = 0;
+  });
   let n = 0;
-  let rows = 1 << 16;
-  let rowProduct = new Int32Array(rows);
-  let rowK = new Int32Array(rows);
-  let rowU = new Float64Array(rows);
-  let rowP = new Float64Array(rows);
-  // Home × week; the homes of pids missing from the products (none when every order line's pid
-  // is a product's) are added as they come.
-  let homeWeeks = new Float64Array((homeIndex.size + 1) * ELASTICITY_WEEKS);
+  for (let c = 0; c < cell.length; c++) if (cell[c] === 0) cell[c] = n++;
+  const rowProduct = new Int32Array(n);
+  const rowK = new Int32Array(n);
+  const rowU = new Float64Array(n);
+  const rowP = new Float64Array(n);
+  const takingsOf = new Float64Array(n);
+  for (let c = 0; c < cell.length; c++) {
+    const r = cell[c]!;
+    if (r < 0) continue;
+    rowProduct[r] = Math.floor(c / W);
+    rowK[r] = c % W;
+  }
+  eachLine((i, k, q, takings) => {
+    const r = cell[i * W + k]!;
+    rowU[r] = rowU[r]! + q;
+    takingsOf[r] = takingsOf[r]! + takings;
+  });
+  const homeWeeks = new Float64Array(homeIndex.size * W);
   const ownU = new Float64Array(nP);
   const ownInRange = new Float64Array(nP);
-  await readBinaryCopy(
-    conn.copyOut(
-      `COPY (
-         SELECT pid, ((DATE '${d0}' - (order_date AT TIME ZONE 'UTC')::date) / 7)::int4 AS k,
-           SUM(quantity)::int8 AS u,
-           ((SUM(round(price::float8 * 100) * quantity)::int8 * 0.01) / SUM(quantity))::float8 AS p
-         FROM order_lines
-         WHERE status = 'completed' AND quantity > 0 AND price > 0
-           AND order_date >= ${ts(from)} AND order_date <= ${ts(asOf)}
-           AND pid NOT IN (SELECT pid FROM products WHERE discontinued OR kind <> 'merchandise')
-         GROUP BY 1, 2
-       ) TO STDOUT (FORMAT binary)`,
-    ),
-    ["int4", "int4", "int8", "float8"],
-    (row) => {
-      const k = row[1] as number;
-      const u = row[2] as number;
-      const i = indexOf(row[0] as number);
-      let h: number;
-      if (i >= 0) {
-        h = homeOfProduct[i]!;
-        ownU[i]! += u;
-        if (k <= ks[i]!) ownInRange[i]! += u;
-      } else {
-        h = homeIndexOf(row[0] as number);
-        if ((h + 1) * ELASTICITY_WEEKS > homeWeeks.length)
-          homeWeeks = resized(homeWeeks, 2 * homeWeeks.length);
-      }
-      homeWeeks[h * ELASTICITY_WEEKS + k]! += u;
-      if (n === rows) {
-        rows *= 2;
-        rowProduct = resized(rowProduct, rows);
-        rowK = resized(rowK, rows);
-        rowU = resized(rowU, rows);
-        rowP = resized(rowP, rows);
-      }
-      rowProduct[n] = i;
-      rowK[n] = k;
-      rowU[n] = u;
-      rowP[n] = row[3] as number;
-      n++;
-    },
-  );
+  for (let r = 0; r < n; r++) {
+    const i = rowProduct[r]!;
+    const k = rowK[r]!;
+    const u = rowU[r]!;
+    if (!Number.isSafeInteger(takingsOf[r]!))
+      throw new Error(`A week's sales of product ${pidOf[i]} come to more than 2^53 cents`);
+    rowP[r] = takingsOf[r]! / (100 * u);
+    ownU[i] = ownU[i]! + u;
+    if (k <= ks[i]!) ownInRange[i] = ownInRange[i]! + u;
+    const h = homeOfProduct[i]!;
+    homeWeeks[h * W + k] = homeWeeks[h * W + k]! + u;
+  }
   // Each home's units over the 52 weeks and their running sums over k.
   const homes = homeWeeks.length / ELASTICITY_WEEKS;
   const homeTotal = new Float64Array(homes);
@@ -424,7 +444,8 @@ function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
 export const elasticityModule: CalcModule = {
   name: "elasticity",
   tables: ["product_elasticities", "category_elasticities"],
-  async run({ conn, asOf }) {
+  async run(ctx) {
+    const { conn, asOf } = ctx;
     const d0 = utcDay(asOf);
     const from = new Date(utcMidnight(asOf).getTime() - (ELASTICITY_WEEKS * 7 - 1) * DAY_MS);
     // Temp tables have no statistics until analyzed: without them the planner guesses a few hundred
@@ -433,7 +454,7 @@ export const elasticityModule: CalcModule = {
     const restore = await setLocal(conn, { jit: "off", work_mem: "128MB" });
     await conn.exec(`TRUNCATE product_elasticities, category_elasticities;
       DROP TABLE IF EXISTS el_levels, el_fit`);
-    await writeLevels(conn, d0, from, asOf);
+    await writeLevels(ctx, d0, from);
 
     // Per product: the weighted least-squares line of y = ln((U + ½) ÷ E) on X over its levels,
     // weights U + ½ (about the inverse variance of ln U for a Poisson count; the ½ takes away most of
