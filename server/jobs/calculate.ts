@@ -18,6 +18,12 @@ export interface CalcContext {
    * absent when a module runs on its own, which then does that work itself.
    */
   shared?: RunShared;
+  /**
+   * Set on the run's connection of a Full Reset whose second connection runs modules (`beside`):
+   * those stream the pass over the order lines from the start, so a module here that would be the
+   * first to wait for it (product_metrics, at the head of the chain) does its own statement instead.
+   */
+  passBeside?: boolean;
 }
 
 export interface CalcModule {
@@ -96,6 +102,71 @@ function centsText(cents: number): string {
 const dayText = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 /**
+ * calc_sales by one grouped statement over the order lines: what salesFigures does when the run's
+ * pass over the order lines is being streamed on the other connection of a Full Reset (waiting for
+ * it would hold up the whole chain of modules behind this one), or when there is no run.
+ */
+async function salesFiguresSql(conn: SqlConnection, asOf: Date): Promise<void> {
+  // The sales aggregate goes into a temp table first: CREATE TABLE AS may use a parallel plan,
+  // while the SELECT of an INSERT never does. One pass over the order lines sums each product's
+  // lines per window band (the last 7 days, days 8–30, 31–90, 91–365, older: w = 0 … 4; the CASE
+  // tests the oldest band first, where most lines are) and unit price: a line only adds
+  // its quantity (and its discount, when it has one) to its group, and the group's revenue is
+  // price × units − discounts, which is Σ (quantity × price − discount) exactly (numeric) with
+  // one multiplication per group instead of per line. The nested windows are sums of bands.
+  await conn.exec("DROP TABLE IF EXISTS calc_sales");
+  await conn.query(
+    `CREATE TEMP TABLE calc_sales AS
+       SELECT pid,
+         GREATEST(SUM(units) FILTER (WHERE w <= 0), 0) AS units_7d,
+         GREATEST(SUM(units) FILTER (WHERE w <= 1), 0) AS units_30d,
+         GREATEST(SUM(units) FILTER (WHERE w <= 2), 0) AS units_90d,
+         GREATEST(SUM(units) FILTER (WHERE w <= 3), 0) AS units_365d,
+         GREATEST(SUM(revenue) FILTER (WHERE w <= 0), 0) AS revenue_7d,
+         GREATEST(SUM(revenue) FILTER (WHERE w <= 1), 0) AS revenue_30d,
+         GREATEST(SUM(revenue) FILTER (WHERE w <= 2), 0) AS revenue_90d,
+         GREATEST(SUM(revenue) FILTER (WHERE w <= 3), 0) AS revenue_365d,
+         GREATEST(SUM(units), 0) AS total_sold,
+         GREATEST(SUM(revenue), 0) AS lifetime_revenue,
+         (MIN(first_sold) AT TIME ZONE 'UTC')::date AS first_sold,
+         (MAX(last_sold) AT TIME ZONE 'UTC')::date AS last_sold,
+         SUM(corrections) AS corrections,
+         -- The last 90 days' sale lines: how many, the smallest and the largest (bulk orders, §3).
+         SUM(lines) FILTER (WHERE w <= 2) AS lines_90d,
+         MIN(min_line) FILTER (WHERE w <= 2) AS min_line_90d,
+         MAX(max_line) FILTER (WHERE w <= 2) AS max_line_90d
+       FROM (
+         SELECT pid, w, units, price * units - COALESCE(discount, 0) AS revenue, first_sold, last_sold,
+           corrections, lines, min_line, max_line
+         FROM (
+           SELECT pid,
+             CASE WHEN order_date < $5::timestamptz THEN 4
+                  WHEN order_date < $4::timestamptz THEN 3
+                  WHEN order_date < $3::timestamptz THEN 2
+                  WHEN order_date < $2::timestamptz THEN 1
+                  ELSE 0 END AS w,
+             price,
+             SUM(quantity) AS units,
+             SUM(discount) FILTER (WHERE discount <> 0) AS discount,
+             MIN(order_date) FILTER (WHERE quantity > 0) AS first_sold,
+             MAX(order_date) FILTER (WHERE quantity > 0) AS last_sold,
+             count(*) FILTER (WHERE quantity < 0) AS corrections,
+             count(*) FILTER (WHERE quantity > 0) AS lines,
+             MIN(quantity) FILTER (WHERE quantity > 0) AS min_line,
+             MAX(quantity) AS max_line
+           FROM order_lines
+           WHERE status = 'completed' AND order_date <= $1::timestamptz
+           GROUP BY 1, 2, 3
+         ) by_price
+       ) bands
+       GROUP BY pid`,
+    // The window starts as values: "timestamptz − interval" is not a constant to the planner,
+    // and computing it four times per line cost more than the rest of the aggregate.
+    [asOf, ...[6, 29, 89, 364].map((days) => new Date(utcMidnight(asOf).getTime() - days * DAY_MS))],
+  );
+}
+
+/**
  * The temp table calc_sales: per product with a completed line up to asOf, its units and revenue of
  * the last 7, 30, 90 and 365 days and in all (each at least 0), its first and last sale day (lines
  * with a positive quantity), its corrections (negative lines), and the last 90 days' sale lines: how
@@ -105,6 +176,7 @@ const dayText = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 1
  */
 async function salesFigures(ctx: CalcContext): Promise<void> {
   const { conn, asOf } = ctx;
+  if (!ctx.shared || ctx.passBeside) return salesFiguresSql(conn, asOf);
   const lines = await orderLinesOf(ctx);
   const n = lines.pids.length;
   const d0 = Math.floor(utcMidnight(asOf).getTime() / DAY_MS);

@@ -590,10 +590,14 @@ export class DataOps {
           tx,
           modules.filter((m) => !away(m)).flatMap((m) => m.tables),
         );
+        // The second connection's modules stream the pass over the order lines from the start.
+        const passBeside = modules.some(away);
         for (const module of modules) {
           await steps.run(`Calculate ${module.name}`, () => {
             check?.();
-            return away(module) ? beside!.moduleDone(module.name) : module.run({ conn: tx, asOf, shared });
+            return away(module)
+              ? beside!.moduleDone(module.name)
+              : module.run({ conn: tx, asOf, shared, passBeside });
           });
         }
         // The newest sale in the data (for the freshness warnings): product_metrics has each

@@ -173,10 +173,11 @@ async function writeLevels(ctx: CalcContext, d0: string, from: Date): Promise<vo
   }
   const d0Day = Math.floor(utcMidnight(asOf).getTime() / DAY_MS);
   const fromDay = Math.floor(from.getTime() / DAY_MS);
-  // Two loops: the product-weeks with a sale get a row number (in product and week order), then
-  // their units and takings are summed into those rows. (A dense product × week table of the sums
-  // would take 28 MB for the 50k set; the row numbers take 9 MB, the rows 8 MB.)
-  const cell = new Int32Array(nP * W).fill(-1);
+  // Two loops: the first marks each product's weeks with a sale (52 bits a product, in two
+  // words), which gives every product-week its row (in product and week order: the product's first
+  // row plus the marked weeks before it); the second sums the units and takings into the rows.
+  const low = new Int32Array(nP); // weeks 0 … 31
+  const high = new Int32Array(nP); // weeks 32 … 51
   const eachLine = (visit: (i: number, k: number, q: number, takings: number) => void): void => {
     const { line: discountLine, cents: discountCents, n: discounted } = pass.discounts;
     let next = 0;
@@ -198,25 +199,41 @@ async function writeLevels(ctx: CalcContext, d0: string, from: Date): Promise<vo
     }
   };
   eachLine((i, k) => {
-    cell[i * W + k] = 0;
+    if (k < 32) low[i]! |= 1 << k;
+    else high[i]! |= 1 << (k - 32);
   });
-  let n = 0;
-  for (let c = 0; c < cell.length; c++) if (cell[c] === 0) cell[c] = n++;
+  const popcount = (x: number) => {
+    let v = x - ((x >>> 1) & 0x55555555);
+    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+    return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  };
+  const first = new Int32Array(nP + 1);
+  for (let i = 0; i < nP; i++) first[i + 1] = first[i]! + popcount(low[i]!) + popcount(high[i]!);
+  const n = first[nP]!;
+  /** The row of product i's week k (a week with a sale). */
+  const rowOf = (i: number, k: number) =>
+    first[i]! +
+    (k < 32
+      ? popcount(low[i]! & ((2 ** k - 1) | 0))
+      : popcount(low[i]!) + popcount(high[i]! & ((2 ** (k - 32) - 1) | 0)));
   const rowProduct = new Int32Array(n);
   const rowK = new Int32Array(n);
   const rowU = new Float64Array(n);
+  // The week's takings in cents first, then its price (below).
   const rowP = new Float64Array(n);
-  const takingsOf = new Float64Array(n);
-  for (let c = 0; c < cell.length; c++) {
-    const r = cell[c]!;
-    if (r < 0) continue;
-    rowProduct[r] = Math.floor(c / W);
-    rowK[r] = c % W;
+  for (let i = 0; i < nP; i++) {
+    let r = first[i]!;
+    for (let k = 0; k < W; k++) {
+      const marked = k < 32 ? (low[i]! >>> k) & 1 : (high[i]! >>> (k - 32)) & 1;
+      if (!marked) continue;
+      rowProduct[r] = i;
+      rowK[r++] = k;
+    }
   }
   eachLine((i, k, q, takings) => {
-    const r = cell[i * W + k]!;
+    const r = rowOf(i, k);
     rowU[r] = rowU[r]! + q;
-    takingsOf[r] = takingsOf[r]! + takings;
+    rowP[r] = rowP[r]! + takings;
   });
   const homeWeeks = new Float64Array(homeIndex.size * W);
   const ownU = new Float64Array(nP);
@@ -225,9 +242,9 @@ async function writeLevels(ctx: CalcContext, d0: string, from: Date): Promise<vo
     const i = rowProduct[r]!;
     const k = rowK[r]!;
     const u = rowU[r]!;
-    if (!Number.isSafeInteger(takingsOf[r]!))
+    if (!Number.isSafeInteger(rowP[r]!))
       throw new Error(`A week's sales of product ${pidOf[i]} come to more than 2^53 cents`);
-    rowP[r] = takingsOf[r]! / (100 * u);
+    rowP[r] = rowP[r]! / (100 * u);
     ownU[i] = ownU[i]! + u;
     if (k <= ks[i]!) ownInRange[i] = ownInRange[i]! + u;
     const h = homeOfProduct[i]!;
@@ -346,9 +363,11 @@ function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
   // would be a cache miss.
   const weeksOf = groupRows(weeks.product, weeks.n, nP);
   const size = weeksOf.start[nP]!;
-  const rowK = placed(weeks.k, weeksOf.at, weeks.n, size);
-  const rowU = placed(weeks.u, weeksOf.at, weeks.n, size);
-  const rowP = placed(weeks.p, weeksOf.at, weeks.n, size);
+  // (Rows already in product order, as writeLevels makes them, are read where they are.)
+  const inOrder = size === weeks.n && weeksOf.at.every((at, r) => at === r);
+  const rowK = inOrder ? weeks.k : placed(weeks.k, weeksOf.at, weeks.n, size);
+  const rowU = inOrder ? weeks.u : placed(weeks.u, weeksOf.at, weeks.n, size);
+  const rowP = inOrder ? weeks.p : placed(weeks.p, weeksOf.at, weeks.n, size);
   const oosOf = groupRows(oos.product, oos.n, nP);
   const oosK = placed(oos.k, oosOf.at, oos.n, oosOf.start[nP]!);
   const oosDays = placed(oos.days, oosOf.at, oos.n, oosOf.start[nP]!);
