@@ -54,6 +54,11 @@ export interface CalcModule {
    * it after this one (checkModuleOrder).
    */
   handsOverTo?: string;
+  /**
+   * Set when the module may read the run's pass over the order lines (order-lines-pass.ts): the
+   * pass is kept until every such module of the run has ended.
+   */
+  readsOrderLines?: boolean;
 }
 
 /** Refuses a module list where a module's figures would never be written (CalcModule.handsOverTo). */
@@ -291,6 +296,7 @@ async function salesFigures(ctx: CalcContext): Promise<void> {
 export const productMetricsModule: CalcModule = {
   name: "product_metrics",
   tables: ["product_metrics"],
+  readsOrderLines: true,
   async run(ctx) {
     const { conn, asOf } = ctx;
     await conn.exec("TRUNCATE product_metrics");

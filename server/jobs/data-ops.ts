@@ -569,7 +569,7 @@ export class DataOps {
       let asOf = runStart;
       let asOfFound: Promise<Date> | null = null;
       // What the modules share in memory, on either connection (the pass over the order lines).
-      const shared = new RunShared();
+      const shared = new RunShared(modules.filter((m) => m.readsOrderLines).map((m) => m.name));
       const findAsOf = (c: SqlConnection) => {
         asOfFound ??= resolveAsOf(c, asOfMode, runStart);
         return asOfFound;
@@ -597,7 +597,9 @@ export class DataOps {
             check?.();
             return away(module)
               ? beside!.moduleDone(module.name)
-              : module.run({ conn: tx, asOf, shared, passBeside });
+              : module
+                  .run({ conn: tx, asOf, shared, passBeside })
+                  .finally(() => shared.moduleDone(module.name));
           });
         }
         // The newest sale in the data (for the freshness warnings): product_metrics has each

@@ -4,8 +4,9 @@
 // COPY) into typed arrays, ≈ 21 bytes a line (≈ 62 MB for the 3M lines of the large demo set), and
 // each of those modules loops over the arrays instead of running a grouped statement of its own.
 //
-// The arrays are kept for the run (CalcContext.shared) from the first module that asks until the last
-// one lets them go (releaseOrderLines); a module that runs without a run's context (a test, a
+// The arrays are kept for the run (CalcContext.shared) from the first module that asks until every
+// module of the run that reads them (CalcModule.readsOrderLines) has ended, on either connection of
+// a Full Reset (RunShared.moduleDone); a module that runs without a run's context (a test, a
 // benchmark of one module) streams them itself, with the same figures.
 import { readBinaryCopy } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
@@ -54,6 +55,13 @@ export interface OrderLines {
 /** A run's shared state between its calculation modules (CalcContext.shared). */
 export class RunShared {
   private lines = new Map<number, Promise<OrderLines>>();
+  /** The run's modules that read the pass and have not ended yet (null: kept to the end). */
+  private readers: Set<string> | null;
+
+  /** `readers`: the names of the run's modules that read the pass; without, it is kept until dropped. */
+  constructor(readers?: Iterable<string>) {
+    this.readers = readers ? new Set(readers) : null;
+  }
 
   /** The order lines up to asOf, streamed on `conn` the first time they are asked for. */
   orderLines(conn: SqlConnection, asOf: Date): Promise<OrderLines> {
@@ -68,8 +76,9 @@ export class RunShared {
     return p;
   }
 
-  /** Lets the arrays go (the last module that reads them calls this). */
-  releaseOrderLines(): void {
+  /** Says that a module of the run ended (or failed): after the last reader, the arrays go. */
+  moduleDone(name: string): void {
+    if (!this.readers?.delete(name) || this.readers.size > 0) return;
     this.lines.clear();
   }
 }

@@ -162,6 +162,7 @@ async function prepared(conn: SqlConnection): Promise<boolean> {
 
 export const productSearchModule: CalcModule = {
   name: "product_search",
+  readsOrderLines: true,
   // product_search_keys (derived from product_search, empty on small data sets) is left out of the
   // table counts.
   tables: ["product_search", "product_search_rows", "product_search_keys"],

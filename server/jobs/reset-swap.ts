@@ -467,6 +467,8 @@ export class BesideLoader {
             moduleFailure = err;
             for (const run of this.moduleRuns.values()) run.reject(err);
             break;
+          } finally {
+            modules.shared?.moduleDone(m.name);
           }
         }
         begun = performance.now();

@@ -117,6 +117,7 @@ const MEASURES = 6;
 
 export const salesSeriesModule: CalcModule = {
   name: "sales_series",
+  readsOrderLines: true,
   tables: ["sales_daily", "product_sales_weekly"],
   // Reads only imported tables: a Full Reset on PostgreSQL runs it on its second connection.
   beside: true,
@@ -294,9 +295,6 @@ export const salesSeriesModule: CalcModule = {
           add(categoryCells, (d * nCategories + setFlat[s]!) * MEASURES, done, q, amount, cost);
       }
     }
-    // The last of the run's modules that reads the pass: its arrays can go.
-    ctx.shared?.releaseOrderLines();
-
     // Orders per day: distinct order numbers with a completed line (an order's lines share its day).
     // Counted by the database (1.3M distinct order numbers over two years would cost the app a few
     // hundred MB as strings): one hashed pass, on the second connection of a Full Reset, which has

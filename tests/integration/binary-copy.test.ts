@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readBinaryCopy } from "../../server/db/binary-copy.ts";
 import type { SqlConnection } from "../../server/db/database.ts";
-import { streamOrderLines } from "../../server/jobs/order-lines-pass.ts";
+import { RunShared, streamOrderLines } from "../../server/jobs/order-lines-pass.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
 
 describe(`binary COPY of numerics and timestamps (${testBackend})`, () => {
@@ -91,5 +91,23 @@ describe(`binary COPY of numerics and timestamps (${testBackend})`, () => {
     }));
     expect(pass.lines).toBe(3);
     expect(got).toEqual(expected);
+    // The discounted lines keep their discount aside (line number in stream order, cents).
+    expect(pass.discounts.n).toBe(2);
+    expect(Array.from(pass.discounts.line.subarray(0, 2))).toEqual([0, 2]);
+    expect(Array.from(pass.discounts.cents.subarray(0, 2))).toEqual([97, 1]);
+  });
+
+  it("keeps a run's pass for its modules until the last module that reads it has ended", async () => {
+    const asOf = new Date("2026-03-01T23:59:59Z");
+    const shared = new RunShared(["forecast", "sales_series"]);
+    const first = shared.orderLines(conn, asOf);
+    expect(shared.orderLines(conn, asOf)).toBe(first);
+    shared.moduleDone("planning"); // not a reader
+    shared.moduleDone("forecast");
+    expect(shared.orderLines(conn, asOf)).toBe(first);
+    shared.moduleDone("sales_series");
+    const again = shared.orderLines(conn, asOf);
+    expect(again).not.toBe(first);
+    expect((await again).lines).toBe((await first).lines);
   });
 });

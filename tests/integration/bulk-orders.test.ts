@@ -63,7 +63,11 @@ describe(`bulk orders are left out of the demand deviation (${testBackend})`, ()
         "1005,Occasional Cardstock,SKU-W2,,1,10,,,2.00,,1.00,2000,,,,,,,,,,,,,,2025-01-01T00:00:00Z,,\n" +
         "1006,Twice Cardstock,SKU-W3,,1,10,,,2.00,,1.00,2000,,,,,,,,,,,,,,2025-01-01T00:00:00Z,,\n",
     );
-    editFile(dir, "order_lines.csv", (t) => `${t}${[...bulky.rows, ...few.rows, ...twice.rows].join("\n")}\n`);
+    editFile(
+      dir,
+      "order_lines.csv",
+      (t) => `${t}${[...bulky.rows, ...few.rows, ...twice.rows].join("\n")}\n`,
+    );
     tdb = await createTestDatabase();
     p = await pipeline(tdb.db, () => dir);
     expect((await p.run("reset")).status).toBe("complete");

@@ -462,6 +462,7 @@ function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
 
 export const elasticityModule: CalcModule = {
   name: "elasticity",
+  readsOrderLines: true,
   tables: ["product_elasticities", "category_elasticities"],
   async run(ctx) {
     const { conn, asOf } = ctx;

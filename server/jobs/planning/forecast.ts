@@ -310,6 +310,7 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
 
 export const forecastModule: CalcModule = {
   name: "forecast",
+  readsOrderLines: true,
   tables: ["product_forecasts", "product_forecast_accuracy"],
   // It reads the imported tables and the settings only (its life start does not come from
   // product_metrics): a Full Reset runs it on the second connection.

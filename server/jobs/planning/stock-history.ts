@@ -148,6 +148,7 @@ async function bulkOrders(ctx: CalcContext): Promise<string[]> {
 
 export const stockHistoryModule: CalcModule = {
   name: "stock_history",
+  readsOrderLines: true,
   tables: ["product_stock_history"],
   // Its per-product figures (sh_product) reach product_metrics through planning's one UPDATE.
   handsOverTo: "planning",
