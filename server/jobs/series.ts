@@ -90,20 +90,33 @@ export function scaledToDecimal(value: number, scale: number, places: number): s
  */
 export const WEEKLY_MIN_LINES = 128;
 
-/** CSV lines as COPY input, joined into chunks of about 1 MB. */
+/** Bytes of a chunk of COPY input (lineChunks). */
+const CHUNK_BYTES = 1 << 20;
+
+/**
+ * CSV lines as COPY input, in chunks of about 1 MB. Each line is written into the chunk's buffer as
+ * it comes, so it is garbage at once: lines kept in a list until the chunk is joined (hundreds of
+ * thousands of them for the daily series) outlive the young generation's collections and pile up
+ * as old garbage, tens of MB of the run's peak memory.
+ */
 export async function* lineChunks(lines: Iterable<string>): AsyncGenerator<Buffer> {
-  let parts: string[] = [];
-  let size = 0;
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
   for (const line of lines) {
-    parts.push(line);
-    size += line.length;
-    if (size >= 1 << 20) {
-      yield Buffer.from(parts.join(""));
-      parts = [];
-      size = 0;
+    // (A UTF-16 unit is at most 3 bytes of UTF-8: most lines need no count.)
+    const room = CHUNK_BYTES - used;
+    if (line.length * 3 > room && Buffer.byteLength(line) > room) {
+      if (used > 0) yield chunk.subarray(0, used);
+      chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      used = 0;
+      if (Buffer.byteLength(line) > CHUNK_BYTES) {
+        yield Buffer.from(line);
+        continue;
+      }
     }
+    used += chunk.write(line, used);
   }
-  if (parts.length) yield Buffer.from(parts.join(""));
+  if (used > 0) yield chunk.subarray(0, used);
 }
 
 /** The measures of a dimension's day cell (sales_daily's columns, money in integers). */
