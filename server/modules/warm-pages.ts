@@ -1,5 +1,5 @@
 // The pages that keep figures per calculation (the dashboards, the Forecasting grid's group rows
-// and first page and its exceptions list, the purchasing workspace and the PO list) compute them on their first request
+// and first page and its exceptions lists, the purchasing workspace and the PO list) compute them on their first request
 // after a calculation: up to 1.6 s on the large demo set. Right after a run completes, this computes
 // them in the background instead, so the first person to open a page reads kept figures.
 //
@@ -14,6 +14,7 @@
 // - A user's request for a page the warm-up is computing waits for that computation (the caches
 //   keep one computation per page and version, server/modules/kept-pages.ts, and the dashboards
 //   keep the pending figures), so it never waits longer than computing them itself would take.
+import { EXCEPTION_KINDS } from "../../shared/forecasting.ts";
 import type { Database } from "../db/database.ts";
 import { getDashboard } from "./dashboard/dashboard.service.ts";
 import { getSmall } from "./dashboard/small.service.ts";
@@ -33,10 +34,11 @@ export const WARM_PAGES: { name: string; run: (db: Database) => Promise<unknown>
   { name: "forecasting vendors", run: (db) => listForecastRows(db, { level: "vendor", pageSize: 50 }) },
   { name: "forecasting brands", run: (db) => listForecastRows(db, { level: "brand", pageSize: 50 }) },
   { name: "forecasting products", run: (db) => listForecastRows(db, { pageSize: 50 }) },
-  {
-    name: "forecasting exceptions",
-    run: (db) => forecastExceptions(db, { kind: "error_value", page: 1, pageSize: 50 }),
-  },
+  // Each exceptions list's first page (the tabs of the Forecasting page's exceptions view).
+  ...EXCEPTION_KINDS.map((kind) => ({
+    name: `forecasting exceptions ${kind}`,
+    run: (db: Database) => forecastExceptions(db, { kind, page: 1, pageSize: 50 }),
+  })),
   { name: "workspace", run: (db) => listReplenishment(db, { pageSize: 250 }) },
   { name: "purchase orders", run: (db) => listPurchaseOrders(db, { pageSize: 50 }) },
   {

@@ -16,11 +16,19 @@ import {
   replenishmentPageKept,
 } from "../../server/modules/purchasing/purchasing.service.ts";
 import { pageWarmUpSettled, warmPageCaches } from "../../server/modules/warm-pages.ts";
+import { EXCEPTION_KINDS } from "../../shared/forecasting.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { testBackend } from "../helpers/db.ts";
 import { copyFixture, editFile } from "../helpers/pipeline.ts";
 
 const everything = { is_admin: true, permissions: [] as string[] };
+
+/** Each exceptions list's first page. */
+async function exceptionPages(db: Database) {
+  const out = [];
+  for (const kind of EXCEPTION_KINDS) out.push(await forecastExceptions(db, { kind, page: 1, pageSize: 50 }));
+  return out;
+}
 
 /** The default pages as a request reads them now (kept or computed). */
 async function pages(db: Database) {
@@ -31,7 +39,7 @@ async function pages(db: Database) {
     categories: await listForecastRows(db, { level: "category", pageSize: 50 }),
     vendors: await listForecastRows(db, { level: "vendor", pageSize: 50 }),
     products: await listForecastRows(db, { pageSize: 50 }),
-    exceptions: await forecastExceptions(db, { kind: "error_value", page: 1, pageSize: 50 }),
+    exceptions: await exceptionPages(db),
     workspace: await listReplenishment(db, { pageSize: 250 }),
     orders: await listPurchaseOrders(db, { pageSize: 50, late_for_stockout: true }),
   };
