@@ -3,11 +3,11 @@
 import type { SqlConnection } from "../db/database.ts";
 import { APP_OPEN_LINES_SQL, APP_PENDING_RECEIPTS_SQL } from "../modules/purchasing/open-orders.ts";
 import { analyticsFiguresModule } from "./analytics-figures.ts";
-import { orderLinesOf, type RunShared } from "./order-lines-pass.ts";
+import { orderLinesOf, passDay, passDayText, type RunShared } from "./order-lines-pass.ts";
 import { utcDay, utcMidnight } from "./planning/context.ts";
 import { PLANNING_MODULES } from "./planning/index.ts";
 import { productSearchModule } from "./product-search.ts";
-import { lineChunks, salesSeriesModule, stockSeriesModule } from "./series.ts";
+import { lineChunks, salesSeriesModule, scaledToDecimal, stockSeriesModule } from "./series.ts";
 
 export interface CalcContext {
   conn: SqlConnection;
@@ -96,16 +96,6 @@ const SALES_COLUMNS = [
   "max_line_90d",
 ] as const;
 
-/** Whole cents as a decimal text with two places (≥ 0). */
-function centsText(cents: number): string {
-  const whole = Math.trunc(cents / 100);
-  const rest = cents - whole * 100;
-  return `${whole}.${rest < 10 ? "0" : ""}${rest}`;
-}
-
-/** A day (days since 1970-01-01) as YYYY-MM-DD. */
-const dayText = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
-
 /**
  * calc_sales by one grouped statement over the order lines: what salesFigures does when the run's
  * pass over the order lines is being streamed on the other connection of a Full Reset (waiting for
@@ -184,24 +174,12 @@ async function salesFigures(ctx: CalcContext): Promise<void> {
   if (!ctx.shared || ctx.passBeside) return salesFiguresSql(conn, asOf);
   const lines = await orderLinesOf(ctx);
   const n = lines.pids.length;
-  const d0 = Math.floor(utcMidnight(asOf).getTime() / DAY_MS);
+  const d0 = passDay(asOf);
   const [s7, s30, s90, s365] = [d0 - 6, d0 - 29, d0 - 89, d0 - 364];
-  const units = [7, 30, 90, 365, 0].map(() => new Float64Array(n));
-  const cents = [7, 30, 90, 365, 0].map(() => new Float64Array(n));
-  const [u7, u30, u90, u365, uAll] = units as [
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-  ];
-  const [c7, c30, c90, c365, cAll] = cents as [
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-    Float64Array,
-  ];
+  // Units and revenue (whole cents) of the last 7, 30, 90 and 365 days and in all.
+  const sums = () => new Float64Array(n);
+  const [u7, u30, u90, u365, uAll] = [sums(), sums(), sums(), sums(), sums()];
+  const [c7, c30, c90, c365, cAll] = [sums(), sums(), sums(), sums(), sums()];
   const sold = new Uint8Array(n);
   const first = new Int32Array(n).fill(2 ** 31 - 1);
   const last = new Int32Array(n).fill(-(2 ** 31));
@@ -248,18 +226,18 @@ async function salesFigures(ctx: CalcContext): Promise<void> {
   const rows: string[] = [];
   for (let p = 0; p < n; p++) {
     if (!sold[p]) continue;
-    for (const sums of [...units, ...cents])
-      if (!Number.isSafeInteger(sums[p]!))
+    for (const sum of [u7, u30, u90, u365, uAll, c7, c30, c90, c365, cAll])
+      if (!Number.isSafeInteger(sum[p]!))
         throw new Error(`The sales of product ${lines.pids[p]} come to more than 2^53 units or cents`);
     rows.push(
       [
         lines.pids[p],
         ...[u7, u30, u90, u365].map((u) => Math.max(u[p]!, 0)),
-        ...[c7, c30, c90, c365].map((c) => centsText(Math.max(c[p]!, 0))),
+        ...[c7, c30, c90, c365].map((c) => scaledToDecimal(Math.max(c[p]!, 0), 100, 2)),
         Math.max(uAll[p]!, 0),
-        centsText(Math.max(cAll[p]!, 0)),
-        first[p]! <= last[p]! ? dayText(first[p]!) : "",
-        first[p]! <= last[p]! ? dayText(last[p]!) : "",
+        scaledToDecimal(Math.max(cAll[p]!, 0), 100, 2),
+        first[p]! <= last[p]! ? passDayText(first[p]!) : "",
+        first[p]! <= last[p]! ? passDayText(last[p]!) : "",
         corrections[p],
         any90[p] ? lines90[p] : "",
         lines90[p]! > 0 ? min90[p] : "",

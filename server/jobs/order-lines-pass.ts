@@ -15,6 +15,14 @@ const DAY_US = 86_400_000_000;
 /** 2000-01-01 in days since 1970-01-01. */
 const EPOCH_2000 = 10_957;
 
+const DAY_MS = 86_400_000;
+
+/** A moment's UTC day as the pass counts days (days since 1970-01-01). */
+export const passDay = (moment: Date): number => Math.floor(moment.getTime() / DAY_MS);
+
+/** A day of the pass as YYYY-MM-DD. */
+export const passDayText = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+
 /**
  * Lines per chunk of the arrays (so no copy of a large array as the stream grows): line number j
  * (OrderLines.discounts) is row j & (CHUNK − 1) of chunk j >> CHUNK_BITS.

@@ -8,7 +8,7 @@ import { DETAIL_SERIES_WEEKS, detailSeriesStart, mondayOf } from "../../shared/f
 import { isMerchandiseSql } from "../../shared/metrics.ts";
 import { readBinaryCopy } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
-import { PRODUCT_CATEGORY_TYPES_SQL } from "../modules/config/category-types.ts";
+import { productCategoryAncestorsCte } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
 import { orderLinesOf } from "./order-lines-pass.ts";
 import { setLocal, utcDay, utcMidnight } from "./planning/context.ts";
@@ -34,16 +34,7 @@ function salesWindow(asOf: Date) {
 export const CATEGORY_SETS_SQL = (p: string) => `
   DROP TABLE IF EXISTS ${p}_up, ${p}_pcats, ${p}_pcs, ${p}_cs_members;
   CREATE TEMP TABLE ${p}_up ON COMMIT DROP AS
-    WITH RECURSIVE pcat AS (
-      SELECT id, parent_id FROM categories WHERE type IN ${PRODUCT_CATEGORY_TYPES_SQL}
-    ),
-    up(category_id, ancestor_id) AS (
-      SELECT id, id FROM pcat
-      UNION
-      SELECT up.category_id, c.parent_id
-      FROM up JOIN pcat c ON c.id = up.ancestor_id
-      WHERE c.parent_id IN (SELECT id FROM pcat)
-    )
+    ${productCategoryAncestorsCte()}
     SELECT category_id, ancestor_id FROM up;
   CREATE TEMP TABLE ${p}_pcats ON COMMIT DROP AS
     SELECT pc.pid, array_agg(DISTINCT up.ancestor_id ORDER BY up.ancestor_id) AS cats
@@ -414,16 +405,7 @@ export const salesSeriesModule: CalcModule = {
 export const ROOT_SETS_SQL = (p: string) => `
     DROP TABLE IF EXISTS ${p}_up, ${p}_proots, ${p}_sets, ${p}_members;
     CREATE TEMP TABLE ${p}_up ON COMMIT DROP AS
-      WITH RECURSIVE pcat AS (
-        SELECT id, parent_id FROM categories WHERE type IN ${PRODUCT_CATEGORY_TYPES_SQL}
-      ),
-      up(category_id, ancestor_id) AS (
-        SELECT id, id FROM pcat
-        UNION
-        SELECT up.category_id, c.parent_id
-        FROM up JOIN pcat c ON c.id = up.ancestor_id
-        WHERE c.parent_id IN (SELECT id FROM pcat)
-      )
+      ${productCategoryAncestorsCte()}
       SELECT up.category_id, up.ancestor_id AS root_id FROM up
       JOIN pcat r ON r.id = up.ancestor_id
       WHERE r.parent_id IS NULL OR r.parent_id NOT IN (SELECT id FROM pcat);

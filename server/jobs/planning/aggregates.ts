@@ -5,7 +5,10 @@
 // (global setting product_category_types) get a row, and only they are rolled up; only merchandise
 // products count.
 
-import { PRODUCT_CATEGORY_TYPES_SQL } from "../../modules/config/category-types.ts";
+import {
+  PRODUCT_CATEGORY_TYPES_SQL,
+  productCategoryAncestorsCte,
+} from "../../modules/config/category-types.ts";
 import type { CalcModule } from "../calculate.ts";
 import { setLocal } from "./context.ts";
 
@@ -92,16 +95,7 @@ const CATEGORY_PRODUCTS_SQL = `
   DROP TABLE IF EXISTS calc_agg_types;
   CREATE TEMP TABLE calc_agg_types ON COMMIT DROP AS SELECT t.type FROM ${PRODUCT_CATEGORY_TYPES_SQL} AS t(type);
   CREATE TEMP TABLE calc_agg_up ON COMMIT DROP AS
-    WITH RECURSIVE pcat AS (
-      SELECT id, parent_id FROM categories WHERE type IN (SELECT type FROM calc_agg_types)
-    ),
-    up(category_id, ancestor_id) AS (
-      SELECT id, id FROM pcat
-      UNION
-      SELECT up.category_id, c.parent_id
-      FROM up JOIN pcat c ON c.id = up.ancestor_id
-      WHERE c.parent_id IN (SELECT id FROM pcat)
-    )
+    ${productCategoryAncestorsCte("(SELECT type FROM calc_agg_types)")}
     SELECT category_id, ancestor_id FROM up;
   ANALYZE calc_agg_up;
   CREATE TEMP TABLE calc_agg_category_products ON COMMIT DROP AS

@@ -9,7 +9,7 @@
 // weighted least-squares line per product computed from six sums per product, in SQL.
 import { readBinaryCopy } from "../../db/binary-copy.ts";
 import type { CalcContext, CalcModule } from "../calculate.ts";
-import { CHUNK_BITS, orderLinesOf } from "../order-lines-pass.ts";
+import { CHUNK_BITS, orderLinesOf, passDay } from "../order-lines-pass.ts";
 import { setLocal, utcDay, utcMidnight } from "./context.ts";
 
 const DAY_MS = 86_400_000;
@@ -171,8 +171,8 @@ async function writeLevels(ctx: CalcContext, d0: string, from: Date): Promise<vo
     const j = pass.indexOf.get(pidOf[i]!);
     if (j !== undefined) fitted[j] = i;
   }
-  const d0Day = Math.floor(utcMidnight(asOf).getTime() / DAY_MS);
-  const fromDay = Math.floor(from.getTime() / DAY_MS);
+  const d0Day = passDay(asOf);
+  const fromDay = passDay(from);
   // Two loops: the first marks each product's weeks with a sale (52 bits a product, in two
   // words), which gives every product-week its row (in product and week order: the product's first
   // row plus the marked weeks before it); the second sums the units and takings into the rows.

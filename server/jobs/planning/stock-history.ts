@@ -7,7 +7,7 @@
 // (50k products).
 import type { SqlConnection } from "../../db/database.ts";
 import type { CalcContext, CalcModule } from "../calculate.ts";
-import { orderLinesOf } from "../order-lines-pass.ts";
+import { orderLinesOf, passDay, passDayText } from "../order-lines-pass.ts";
 import { lineChunks } from "../series.ts";
 import { markPrepared, preparedFor, setLocal, utcDay, utcMidnight } from "./context.ts";
 
@@ -120,7 +120,7 @@ async function bulkOrders(ctx: CalcContext): Promise<string[]> {
     const i = lines.indexOf.get(c.pid);
     if (i !== undefined) slot[i] = k;
   }
-  const from = Math.floor(utcMidnight(asOf).getTime() / DAY_MS) - 89;
+  const from = passDay(asOf) - 89;
   const days: number[][] = candidates.map(() => []);
   const units: number[][] = candidates.map(() => []);
   for (const c of lines.chunks) {
@@ -140,8 +140,7 @@ async function bulkOrders(ctx: CalcContext): Promise<string[]> {
     const median = percentileCont(sorted, 0.5);
     const p99 = percentileCont(sorted, 0.99);
     for (let j = 0; j < q.length; j++)
-      if (q[j]! > 10 * median && q[j]! > p99)
-        rows.push(`${c.pid},${new Date(days[k]![j]! * DAY_MS).toISOString().slice(0, 10)},${q[j]}\n`);
+      if (q[j]! > 10 * median && q[j]! > p99) rows.push(`${c.pid},${passDayText(days[k]![j]!)},${q[j]}\n`);
   }
   return rows;
 }

@@ -132,8 +132,8 @@ export class Semaphore {
   private readonly waiting: (() => void)[] = [];
   /** When the last slot was handed out (performance.now()). */
   private lastGrant = -Infinity;
-  /** The timer that hands out the next slot once the gap has passed. */
-  private timer: NodeJS.Timeout | null = null;
+  /** Whether the next slot's hand-out is scheduled (a timer or an immediate). */
+  private scheduled = false;
   constructor(
     private readonly limit: number,
     private readonly gapMs = CALL_START_GAP_MS,
@@ -161,10 +161,10 @@ export class Semaphore {
   }
   /** Hands the next slot to the first waiter: after the I/O already waiting, once the gap has passed. */
   private schedule(): void {
-    if (this.timer || this.waiting.length === 0 || this.active >= this.limit) return;
+    if (this.scheduled || this.waiting.length === 0 || this.active >= this.limit) return;
     const wait = Math.max(0, this.gapMs - (performance.now() - this.lastGrant));
     const grant = () => {
-      this.timer = null;
+      this.scheduled = false;
       if (this.waiting.length === 0 || this.active >= this.limit) return;
       if (!this.gapPassed()) return this.schedule();
       this.active++;
@@ -172,8 +172,10 @@ export class Semaphore {
       this.waiting.shift()!();
       this.schedule();
     };
-    // A timer stands for the pending grant either way, so a second release does not schedule twice.
-    this.timer = wait > 0 ? setTimeout(grant, wait) : (setImmediate(grant) as unknown as NodeJS.Timeout);
+    // One pending hand-out at a time: a second release does not schedule another.
+    this.scheduled = true;
+    if (wait > 0) setTimeout(grant, wait);
+    else setImmediate(grant);
   }
 }
 

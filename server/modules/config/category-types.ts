@@ -16,6 +16,21 @@ export const PRODUCT_CATEGORY_TYPES_SQL = `(SELECT unnest(string_to_array(COALES
     (SELECT CASE WHEN setting_value ~ '^[0-9]+(,[0-9]+)*$' THEN setting_value END
      FROM settings_global WHERE setting_key = 'product_category_types'), '${DEFAULT_TYPES}'), ',')::int[]))`;
 
+/**
+ * SQL (a WITH clause): `pcat` (id, parent_id), the categories of the `types` subquery, and `up`
+ * (category_id, ancestor_id), each of them with itself and every ancestor among them.
+ */
+export const productCategoryAncestorsCte = (types = PRODUCT_CATEGORY_TYPES_SQL) => `WITH RECURSIVE pcat AS (
+      SELECT id, parent_id FROM categories WHERE type IN ${types}
+    ),
+    up(category_id, ancestor_id) AS (
+      SELECT id, id FROM pcat
+      UNION
+      SELECT up.category_id, c.parent_id
+      FROM up JOIN pcat c ON c.id = up.ancestor_id
+      WHERE c.parent_id IN (SELECT id FROM pcat)
+    )`;
+
 /** SQL condition: the categories row aliased `alias` is a product category. */
 export const isProductCategorySql = (alias: string) => `${alias}.type IN ${PRODUCT_CATEGORY_TYPES_SQL}`;
 
