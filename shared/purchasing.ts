@@ -28,7 +28,14 @@ const qty = int({ min: 1, max: 10_000_000 });
 const optionalDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "must be a date YYYY-MM-DD" })
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), { error: "must be a real date" });
+  // A real calendar day: Date.parse takes 2026-02-30 (as 2 March), so the day must come back unchanged.
+  .refine(
+    (d) => {
+      const t = Date.parse(`${d}T00:00:00Z`);
+      return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === d;
+    },
+    { error: "must be a real date" },
+  );
 
 const boolParam = z.preprocess(
   (v) => (v === "true" || v === "1" ? true : v === "false" || v === "0" ? false : v),

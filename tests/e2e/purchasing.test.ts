@@ -74,6 +74,11 @@ describe("Purchasing in Chromium", () => {
     const typed = line.ordered_qty + 1;
     const qtyInput = page.getByLabel(`Quantity of ${line.title}`);
     await qtyInput.fill(String(typed));
+    // Unsaved lines: the order cannot be sent as last saved without them.
+    await page.getByTestId("unsaved-hint").waitFor();
+    expect(await page.getByTestId("mark-ordered").isDisabled()).toBe(true);
+    // A blank cost is the product's cost, not an error.
+    await page.getByLabel(`Cost of ${line.title}`).fill("");
     await page.getByTestId("save-lines").click();
     const expected = Math.ceil(Math.max(typed, line.moq) / line.case_qty) * line.case_qty;
     if (expected !== typed) {
@@ -83,6 +88,8 @@ describe("Purchasing in Chromium", () => {
         .waitFor();
     }
     await expect.poll(() => qtyInput.inputValue()).toBe(String(expected));
+    expect(await page.getByTestId("lines-error").count()).toBe(0);
+    await expect.poll(() => page.getByTestId("mark-ordered").isDisabled()).toBe(false);
 
     // Mark as ordered: the status changes and the vendor's products show as covered.
     await page.getByTestId("mark-ordered").click();

@@ -323,6 +323,29 @@ describe(`purchasing (${testBackend})`, () => {
     const after = (await call(admin, "GET", `/api/purchase-orders/${draft}`)).json() as PoDetail;
     expect(after.lines).toHaveLength(3);
     expect((await call(viewer, "PUT", `/api/purchase-orders/${draft}`, { notes: "x" })).status).toBe(403);
+
+    // An expected date before today (a draft's order date) or not a calendar day: 400, named.
+    const past = await call(buyer, "PUT", `/api/purchase-orders/${draft}`, { date_expected: "2020-01-01" });
+    expect(past.status).toBe(400);
+    expect(past.body).toContain("2020-01-01 is before today");
+    const feb30 = await call(buyer, "PUT", `/api/purchase-orders/${draft}`, { date_expected: "2026-02-30" });
+    expect(feb30.status).toBe(400);
+    expect(feb30.body).toContain("must be a real date");
+    // One set earlier that has passed meanwhile keeps the PO from being ordered with it.
+    await t.tdb.db.prisma.$executeRawUnsafe(
+      "UPDATE app_purchase_orders SET date_expected = DATE '2020-01-01' WHERE number = $1",
+      draft,
+    );
+    const stale = await call(buyer, "POST", `/api/purchase-orders/${draft}/order`);
+    expect(stale.status).toBe(400);
+    expect(stale.body).toContain("The expected date 2020-01-01 is before today");
+    await t.tdb.db.prisma.$executeRawUnsafe(
+      "UPDATE app_purchase_orders SET date_expected = NULL WHERE number = $1",
+      draft,
+    );
+    expect(((await call(admin, "GET", `/api/purchase-orders/${draft}`)).json() as PoDetail).status).toBe(
+      "draft",
+    );
   });
 
   it("marking ordered puts the quantities on order and the product leaves 'reorder' at once", async () => {
@@ -377,6 +400,19 @@ describe(`purchasing (${testBackend})`, () => {
     const m = await metrics(1);
     expect(m.on_hand).toBe(52);
     expect(m.on_order).toBe(36);
+
+    // The product's explanation counts the PO and the receipt made here as the figures do, with no
+    // "changed since it ran" note.
+    const ex = await call(admin, "GET", "/api/products/1/metrics/explain");
+    expect(ex.status, ex.body).toBe(200);
+    const figures = (ex.json() as { figures: { key: string; substituted: string; note?: string | null }[] })
+      .figures;
+    const onOrder = figures.find((f) => f.key === "on_order")!;
+    expect(onOrder.substituted).toBe("max(60 − 24, 0) = 36");
+    expect(onOrder.note ?? null).toBeNull();
+    const onHand = figures.find((f) => f.key === "on_hand")!;
+    expect(onHand.substituted).toBe("max(28, 0) + 24 = 52");
+    expect(onHand.note ?? null).toBeNull();
   });
 
   it("close short needs a reason; the open rest no longer counts; a closed PO cannot be cancelled", async () => {

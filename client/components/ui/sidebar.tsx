@@ -144,7 +144,7 @@ export function Sidebar({ className, children, ...props }: React.ComponentProps<
       data-state={state}
       data-collapsible={state === "collapsed" ? "icon" : ""}
       className={cn(
-        "group peer sticky top-0 hidden h-svh shrink-0 flex-col overflow-hidden border-r border-sidebar-border bg-sidebar text-sidebar-foreground transition-[width] duration-200 ease-linear md:flex",
+        "group peer sticky top-0 hidden h-svh shrink-0 flex-col overflow-hidden border-r border-sidebar-border bg-sidebar text-sidebar-foreground transition-[width] duration-200 ease-linear md:flex print:hidden",
         "w-(--sidebar-width) data-[state=collapsed]:w-(--sidebar-width-icon)",
         className,
       )}

@@ -16,11 +16,19 @@ const STACK_ON_PHONE = [
 
 export function Table({
   className,
+  containerClassName,
   stackOnPhone,
   ...props
-}: React.ComponentProps<"table"> & { stackOnPhone?: boolean }) {
+}: React.ComponentProps<"table"> & {
+  stackOnPhone?: boolean;
+  /**
+   * The wrapper's classes. Inside a scroller of its own (a sticky header in a max-height box), pass
+   * "overflow-visible": the outer box then scrolls both ways and the header sticks to it.
+   */
+  containerClassName?: string;
+}) {
   return (
-    <div data-slot="table-container" className="relative w-full overflow-x-auto">
+    <div data-slot="table-container" className={cn("relative w-full overflow-x-auto", containerClassName)}>
       <table
         data-slot="table"
         className={cn("w-full caption-bottom text-sm", stackOnPhone && STACK_ON_PHONE, className)}

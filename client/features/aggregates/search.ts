@@ -22,7 +22,7 @@ export function defaultSort(kind: AggregateKind): { sort: AggregateSort; dir: So
 /** A bad value of one parameter is dropped (the default applies) instead of failing the page. */
 export const AggregatesSearchSchema = z.object({
   page: z.catch(z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))), undefined),
-  q: z.catch(z.optional(z.string().check(z.maxLength(200))), undefined),
+  q: z.catch(z.optional(z.coerce.string().check(z.maxLength(200))), undefined),
   sort: z.catch(z.optional(z.enum(AGGREGATE_SORTS)), undefined),
   dir: z.catch(z.optional(z.enum(SORT_DIRECTIONS)), undefined),
 });

@@ -6,7 +6,7 @@ import * as z from "zod/mini";
 /** A bad value of one parameter is dropped (the default applies) instead of failing the page. */
 export const AiDebugSearchSchema = z.object({
   page: z.catch(z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(100_000))), undefined),
-  q: z.catch(z.optional(z.string().check(z.maxLength(200))), undefined),
+  q: z.catch(z.optional(z.coerce.string().check(z.maxLength(200))), undefined),
   status: z.catch(z.optional(z.enum(AI_CALL_STATUSES)), undefined),
   kind: z.catch(z.optional(z.enum(AI_CALL_KINDS)), undefined),
   mode: z.catch(z.optional(z.enum(AI_MODES)), undefined),

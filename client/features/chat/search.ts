@@ -3,7 +3,8 @@
 import * as z from "zod/mini";
 
 const text = (max: number) =>
-  z.catch(z.optional(z.string().check(z.minLength(1), z.maxLength(max))), undefined);
+  // Coerced: the router reads ?msg=123 or ?q=2026 as numbers.
+  z.catch(z.optional(z.coerce.string().check(z.minLength(1), z.maxLength(max))), undefined);
 
 export const ChatSearchSchema = z.object({
   room: text(100),

@@ -84,7 +84,8 @@ export function PurchaseOrderDetail({ number }: { number: string }) {
   const trpc = useTRPC();
   const po = useQuery(trpc.purchasing.get.queryOptions({ number }));
   if (po.isError)
-    return errorStatus(po.error) === 404 ? (
+    // A malformed number (the input check: 400) is not found either.
+    return errorStatus(po.error) === 404 || errorStatus(po.error) === 400 ? (
       <div className="space-y-4">
         <BackLink />
         <Alert>
@@ -120,6 +121,9 @@ function Loaded({ po }: { po: PoDetail }) {
   };
   const [rounded, setRounded] = useState<PoRounding[]>([]);
   const [dialog, setDialog] = useState<null | "receive" | "close" | "cancel">(null);
+  // Unsaved edits in the details or the lines: ordering now would send the PO as last saved.
+  const [unsaved, setUnsaved] = useState({ header: false, lines: false });
+  const dirty = unsaved.header || unsaved.lines;
   const refresh = () => {
     void queryClient.invalidateQueries(trpc.purchasing.pathFilter());
     void queryClient.invalidateQueries(trpc.metrics.pathFilter());
@@ -153,11 +157,17 @@ function Loaded({ po }: { po: PoDetail }) {
             {draft && may.create && (
               <Button
                 onClick={() => order.mutate({ number: po.number })}
-                disabled={order.isPending || po.lines.length === 0}
+                disabled={order.isPending || po.lines.length === 0 || dirty}
+                title={dirty ? "Save or undo your changes first" : undefined}
                 data-testid="mark-ordered"
               >
                 {order.isPending ? "Sending..." : "Mark as ordered"}
               </Button>
+            )}
+            {draft && may.create && dirty && (
+              <p className="basis-full text-xs text-muted-foreground" data-testid="unsaved-hint">
+                Unsaved changes: save them before marking the order as ordered.
+              </p>
             )}
             {open && may.receive && (
               <Button onClick={() => setDialog("receive")} data-testid="receive">
@@ -233,7 +243,12 @@ function Loaded({ po }: { po: PoDetail }) {
             <div>{po.vendor.phone ?? "No phone on file"}</div>
           </CardContent>
         </Card>
-        <HeaderCard po={po} editable={(draft && may.create) || (open && may.update)} onSaved={refresh} />
+        <HeaderCard
+          po={po}
+          editable={(draft && may.create) || (open && may.update)}
+          onSaved={refresh}
+          onDirty={(d) => setUnsaved((u) => (u.header === d ? u : { ...u, header: d }))}
+        />
       </div>
       <LinesCard
         po={po}
@@ -243,6 +258,7 @@ function Loaded({ po }: { po: PoDetail }) {
           setRounded(r);
           refresh();
         }}
+        onDirty={(d) => setUnsaved((u) => (u.lines === d ? u : { ...u, lines: d }))}
       />
       {po.receipts.length > 0 && (
         <Card>
@@ -308,12 +324,24 @@ function Loaded({ po }: { po: PoDetail }) {
 
 const headerForm = poUpdateInput.pick({ date_expected: true, notes: true });
 
-function HeaderCard({ po, editable, onSaved }: { po: PoDetail; editable: boolean; onSaved: () => void }) {
+function HeaderCard({
+  po,
+  editable,
+  onSaved,
+  onDirty,
+}: {
+  po: PoDetail;
+  editable: boolean;
+  onSaved: () => void;
+  onDirty: (dirty: boolean) => void;
+}) {
   const trpc = useTRPC();
   const form = useForm<z.input<typeof headerForm>>({
     resolver: zodResolver(headerForm),
     defaultValues: { date_expected: po.date_expected, notes: po.notes ?? "" },
   });
+  const headerDirty = form.formState.isDirty;
+  useEffect(() => onDirty(editable && headerDirty), [editable, headerDirty, onDirty]);
   useEffect(
     () => form.reset({ date_expected: po.date_expected, notes: po.notes ?? "" }),
     [po.date_expected, po.notes, form],
@@ -403,6 +431,33 @@ function HeaderCard({ po, editable, onSaved }: { po: PoDetail; editable: boolean
 
 const linesForm = poUpdateInput.pick({ lines: true }).required();
 
+type LineErrors = { message?: string; root?: { message?: string } } & Record<
+  number,
+  { qty?: { message?: string }; cost_each?: { message?: string }; pid?: { message?: string } } | undefined
+>;
+
+/** What is wrong with the lines, naming each line and field (not a blanket "check the quantities"). */
+function linesErrorText<R extends { index: number }>(
+  errors: unknown,
+  rows: readonly R[],
+  name: (r: R) => string,
+): string {
+  const e = errors as LineErrors;
+  const parts: string[] = [];
+  for (const r of rows) {
+    const le = e[r.index];
+    if (!le) continue;
+    const label = name(r);
+    if (le.qty) parts.push(`${label}: quantity must be a whole number of 1 or more`);
+    if (le.cost_each)
+      parts.push(`${label}: cost must be 0 or more, with at most 4 decimals (blank: the product's cost)`);
+    if (le.pid) parts.push(`${label}: ${le.pid.message ?? "unknown product"}`);
+  }
+  const whole = e.root?.message ?? e.message;
+  if (whole) parts.push(whole);
+  return parts.length ? parts.join(". ") : "Check the lines.";
+}
+
 interface LineRowData {
   key: string;
   /** The line's place in the form (a draft) or in the PO's lines */
@@ -417,11 +472,13 @@ function LinesCard({
   editable,
   rounded,
   onSaved,
+  onDirty,
 }: {
   po: PoDetail;
   editable: boolean;
   rounded: PoRounding[];
   onSaved: (rounded: PoRounding[]) => void;
+  onDirty: (dirty: boolean) => void;
 }) {
   const trpc = useTRPC();
   const defaults = {
@@ -431,6 +488,8 @@ function LinesCard({
     resolver: zodResolver(linesForm),
     defaultValues: defaults,
   });
+  const linesDirty = form.formState.isDirty;
+  useEffect(() => onDirty(editable && linesDirty), [editable, linesDirty, onDirty]);
   const fields = useFieldArray({ control: form.control, name: "lines" });
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the saved PO changes
   useEffect(() => form.reset(defaults), [po.version]);
@@ -528,7 +587,11 @@ function LinesCard({
               step="0.01"
               className="ml-auto h-8 w-24 text-right"
               aria-label={`Cost of ${r.line?.title ?? r.pid}`}
-              {...form.register(`lines.${r.index}.cost_each`, { valueAsNumber: true })}
+              // Blank: the product's cost price (the server fills it in).
+              placeholder="product's"
+              {...form.register(`lines.${r.index}.cost_each`, {
+                setValueAs: (v) => (v === "" || v === null || v === undefined ? undefined : Number(v)),
+              })}
             />
           ) : (
             formatMoney(r.line!.cost_each)
@@ -623,8 +686,8 @@ function LinesCard({
             </Table>
           </div>
           {form.formState.errors.lines && (
-            <p className="mt-2 text-sm text-destructive">
-              Check the quantities: each must be a whole number of 1 or more.
+            <p className="mt-2 text-sm text-destructive" role="alert" data-testid="lines-error">
+              {linesErrorText(form.formState.errors.lines, data, name)}
             </p>
           )}
           {editable && (

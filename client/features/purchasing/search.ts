@@ -15,7 +15,8 @@ export const PurchaseOrdersSearchSchema = z.object({
   tab: opt(z.enum(["orders", "replenishment"])),
   // PO list
   page: opt(pageParam),
-  q: opt(z.string().check(z.maxLength(200))),
+  // Coerced: the router reads ?q=4580 as the number 4580 (a PO number or SKU searched for).
+  q: opt(z.coerce.string().check(z.maxLength(200))),
   status: opt(z.enum(PO_STATUSES)),
   vendor: opt(idParam),
   overdue: opt(flag),
@@ -32,7 +33,7 @@ export const PurchaseOrdersSearchSchema = z.object({
   w_category: opt(idParam),
   w_status: opt(z.enum(PRODUCT_STATUSES)),
   w_abc: opt(z.enum(ABC_CLASSES)),
-  w_q: opt(z.string().check(z.maxLength(200))),
+  w_q: opt(z.coerce.string().check(z.maxLength(200))),
   w_page: opt(pageParam),
 });
 export type PurchaseOrdersSearch = z.infer<typeof PurchaseOrdersSearchSchema>;

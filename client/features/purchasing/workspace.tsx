@@ -72,6 +72,8 @@ import type { z } from "zod";
 import { type PurchaseOrdersSearch, WORKSPACE_PAGE_SIZE, workspaceInputOf } from "./search.ts";
 
 const ALL = "__all";
+/** The largest order quantity a line takes (the server's limit too). */
+const MAX_ORDER_QTY = 10_000_000;
 const pct = (v: number | null) => (v === null ? DASH : formatPercent(v, 0));
 const days = (v: number | null) => (v === null ? DASH : `${formatNumber(Math.round(v))} d`);
 
@@ -138,6 +140,8 @@ export function ReplenishmentWorkspace({
   const [vendors, setVendors] = useState<Set<number>>(new Set());
   const [lines, setLines] = useState<Set<number>>(new Set());
   const [qty, setQty] = useState<Map<number, number>>(new Map());
+  // What was typed into a quantity that is not one (0, -5, 1.5, too large): kept and named, not dropped.
+  const [badQty, setBadQty] = useState<Map<number, string>>(new Map());
   const [preview, setPreview] = useState<FromSuggestionsInput | null>(null);
   const [termsFor, setTermsFor] = useState<VendorSummary | null>(null);
 
@@ -237,29 +241,46 @@ export function ReplenishmentWorkspace({
               </Link>
             );
           const typed = qty.get(l.pid);
+          const bad = badQty.get(l.pid);
           const hint = typed ? roundingText(typed, l.moq, l.case_qty) : null;
           return (
             <div className="w-28">
               <Input
                 type="number"
                 min={1}
+                max={MAX_ORDER_QTY}
                 inputMode="numeric"
                 aria-label={`Order quantity of ${l.title}`}
+                aria-invalid={bad !== undefined || undefined}
                 disabled={!canCreate}
                 className="h-8 text-right"
-                value={typed ?? ""}
+                value={typed ?? bad ?? ""}
                 placeholder={String(l.suggested_qty || roundToPack(0, l.moq, l.case_qty))}
                 onChange={(e) => {
-                  const n = Number(e.target.value);
+                  const text = e.target.value;
+                  const n = Number(text);
+                  const ok = text !== "" && Number.isInteger(n) && n >= 1 && n <= MAX_ORDER_QTY;
                   setQty((m) => {
                     const next = new Map(m);
-                    if (!e.target.value || !Number.isInteger(n) || n <= 0) next.delete(l.pid);
-                    else next.set(l.pid, n);
+                    if (ok) next.set(l.pid, n);
+                    else next.delete(l.pid);
+                    return next;
+                  });
+                  setBadQty((m) => {
+                    const next = new Map(m);
+                    if (ok || text === "") next.delete(l.pid);
+                    else next.set(l.pid, text);
                     return next;
                   });
                 }}
               />
-              {hint && <div className="text-xs text-muted-foreground">{hint}</div>}
+              {bad !== undefined ? (
+                <div className="text-xs text-destructive" role="alert" data-testid="qty-error">
+                  Whole number, 1 to {formatNumber(MAX_ORDER_QTY)}
+                </div>
+              ) : (
+                hint && <div className="text-xs text-muted-foreground">{hint}</div>
+              )}
             </div>
           );
         },
@@ -281,7 +302,7 @@ export function ReplenishmentWorkspace({
         },
       },
     ],
-    [lines, vendors, qty, canCreate],
+    [lines, vendors, qty, badQty, canCreate],
   );
 
   const table = useReactTable({
@@ -400,7 +421,8 @@ export function ReplenishmentWorkspace({
                 {vendors.size} vendors, {lines.size} lines selected
               </span>
               <Button
-                disabled={selectedCount === 0}
+                disabled={selectedCount === 0 || badQty.size > 0}
+                title={badQty.size > 0 ? "Correct the quantities marked in red first" : undefined}
                 onClick={() => setPreview(selection)}
                 data-testid="create-drafts"
               >
@@ -421,7 +443,11 @@ export function ReplenishmentWorkspace({
         <LoadError message="Failed to load the replenishment workspace" onRetry={() => void data.refetch()} />
       ) : (
         <div className="grid gap-4 lg:grid-cols-[minmax(0,2fr)_minmax(0,1fr)]">
-          <div className="grid gap-3 sm:grid-cols-2" data-testid="vendor-summaries">
+          {/* Its own scroll: with 70 vendors the lines below would otherwise start 8,000 px down. */}
+          <div
+            className="grid max-h-[28rem] content-start gap-3 overflow-y-auto pr-1 sm:grid-cols-2"
+            data-testid="vendor-summaries"
+          >
             {data.isPending && <Card className="h-32 animate-pulse" />}
             {data.data?.vendors.length === 0 && (
               <Card className="p-4 text-sm text-muted-foreground sm:col-span-2">
@@ -486,7 +512,7 @@ export function ReplenishmentWorkspace({
               </Card>
             ))}
           </div>
-          <Card className="p-4">
+          <Card className="max-h-[28rem] overflow-y-auto p-4">
             <div className="mb-2 text-sm font-medium">Order value by vendor</div>
             {chart.length === 0 ? (
               <p className="text-sm text-muted-foreground">No suggestions to chart.</p>
@@ -517,7 +543,11 @@ export function ReplenishmentWorkspace({
         {/* A page holds up to WORKSPACE_PAGE_SIZE lines (a large vendor's in one scroll): only the
             rows in view are in the DOM (TanStack Virtual), measured as they render. */}
         <div ref={scrollRef} className="max-h-[70vh] overflow-auto" data-testid="workspace-scroll">
-          <Table data-testid="workspace-lines" data-total={data.data?.items.length ?? 0}>
+          <Table
+            data-testid="workspace-lines"
+            data-total={data.data?.items.length ?? 0}
+            containerClassName="overflow-visible"
+          >
             <TableHeader className="sticky top-0 z-10 bg-card">
               {table.getHeaderGroups().map((g) => (
                 <TableRow key={g.id}>

@@ -327,7 +327,7 @@ export function ProductSearchDialog({
                     {results.length} products found
                   </p>
                   <div className="max-h-[50vh] overflow-auto rounded-md border">
-                    <Table>
+                    <Table containerClassName="overflow-visible">
                       <TableHeader className="sticky top-0 z-10 bg-background">
                         <TableRow>
                           <SortableHead column="title" sort={sort} onSort={onSort}>

@@ -120,7 +120,8 @@ export interface ForecastRow {
 
 /** An open purchase-order line (order `ordered` or `partial`) of the product. */
 export interface OpenLine {
-  po_id: number;
+  /** The PO's number: an imported PO's id, or an app PO's "A…" */
+  po_id: number | string;
   date_ordered: string;
   date_expected: string | null;
   ordered_qty: number;
@@ -182,6 +183,11 @@ export interface ExplainInput {
   row: ExplainRow;
   forecast: ForecastRow | null;
   openLines: OpenLine[];
+  /**
+   * Units of receipts recorded here that the source's stock does not include yet (they count as on
+   * hand until the next import carries them: docs/purchasing.md); 0 when none.
+   */
+  pendingReceipts?: number;
   /** The product's parameters as the settings resolve them now. */
   params: PlanningParameters | null;
   settings: GlobalSettingValues;
@@ -347,6 +353,7 @@ function exactZ(m: ExplainRow, settings: GlobalSettingValues): Num {
 
 export function buildExplanation(input: ExplainInput): MetricsExplanation {
   const { row: m, forecast, openLines, params, settings } = input;
+  const pending = input.pendingReceipts ?? 0;
   const D0 = m.d0;
   // Built in any order, answered in EXPLAINED_FIGURE_KEYS' order.
   const byKey = new Map<string, ExplainedFigure>();
@@ -373,15 +380,21 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
 
   // --- on_hand (§1)
   {
-    const computed = Math.max(m.stock_quantity, 0);
+    const computed = Math.max(m.stock_quantity, 0) + pending;
     push({
       key: "on_hand",
       label: "On hand",
       value: m.on_hand,
       unit: "units",
-      formula: "max(stock_quantity, 0)",
-      substituted: `max(${m.stock_quantity}, 0) = ${computed}`,
-      inputs: { stock_quantity: m.stock_quantity },
+      formula: pending
+        ? "max(stock_quantity, 0) + receipts recorded here that the source's stock does not include yet"
+        : "max(stock_quantity, 0)",
+      substituted: pending
+        ? `max(${m.stock_quantity}, 0) + ${pending} = ${computed}`
+        : `max(${m.stock_quantity}, 0) = ${computed}`,
+      inputs: pending
+        ? { stock_quantity: m.stock_quantity, pending_receipts: pending }
+        : { stock_quantity: m.stock_quantity },
       note: staleNote(computed, m.on_hand),
       section: "§1",
     });

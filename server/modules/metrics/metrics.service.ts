@@ -2,6 +2,7 @@
 // paging, sorting and filters; one product's figures explained; its weekly history, forecast,
 // backtest and stock runs; the brand / vendor / category aggregates. Reads only what the
 // calculation phase stored (plus the raw rows an explanation shows).
+
 import {
   ABC_CLASSES,
   type AbcClass,
@@ -28,6 +29,7 @@ import { notFound } from "../../errors.ts";
 import { isProductCategorySql } from "../config/category-types.ts";
 import { loadGlobalSettingValues, resolvePlanningParameters } from "../config/planning-parameters.ts";
 import { promotionAdjustmentSql, stoppedReorderSql } from "../discounts/promotion-layer.ts";
+import { APP_OPEN_LINES_SQL, APP_PENDING_RECEIPTS_SQL } from "../purchasing/open-orders.ts";
 import {
   type AccuracyRow,
   addDays,
@@ -713,18 +715,33 @@ async function explainLoaded(
 ): Promise<MetricsExplanation> {
   const query = runner(db);
   const pid = row.pid;
-  const [openLines, params, settings, windows, leadTimeSamples] = await Promise.all([
-    // Received = the receipts dated up to D0 (§1: later ones are not received yet).
+  const [openLines, pending, params, settings, windows, leadTimeSamples] = await Promise.all([
+    // Received = the receipts dated up to D0 (§1: later ones are not received yet). Then the open
+    // lines of POs made here, as the calculation and the updates after a PO action count them
+    // (open-orders.ts), so the explanation agrees with on order right after such an action.
     query<OpenLine>(
-      `SELECT o.id AS po_id, to_char(o.date_ordered, 'YYYY-MM-DD') AS date_ordered,
-         to_char(o.date_expected, 'YYYY-MM-DD') AS date_expected, l.ordered_qty,
-         COALESCE((SELECT sum(r.qty) FROM receivings r WHERE r.po_line_id = l.id AND r.received_date <= $2::date), 0)::int
-           AS received_qty
-       FROM po_lines l
-       JOIN purchase_orders o ON o.id = l.po_id AND o.status IN ('ordered', 'partial')
-       WHERE l.pid = $1::int
-       ORDER BY o.date_ordered, o.id, l.id`,
+      `SELECT po_id, date_ordered, date_expected, ordered_qty, received_qty FROM (
+         SELECT 0 AS src, o.id::text AS po_id, o.date_ordered AS ordered_on, o.id AS k1, l.id AS k2,
+           to_char(o.date_ordered, 'YYYY-MM-DD') AS date_ordered,
+           to_char(o.date_expected, 'YYYY-MM-DD') AS date_expected, l.ordered_qty,
+           COALESCE((SELECT sum(r.qty) FROM receivings r WHERE r.po_line_id = l.id AND r.received_date <= $2::date), 0)::int
+             AS received_qty
+         FROM po_lines l
+         JOIN purchase_orders o ON o.id = l.po_id AND o.status IN ('ordered', 'partial')
+         WHERE l.pid = $1::int
+         UNION ALL
+         SELECT 1, ao.number, ao.date_ordered, ao.id, al.id,
+           to_char(ao.date_ordered, 'YYYY-MM-DD'), to_char(ao.date_expected, 'YYYY-MM-DD'),
+           al.ordered_qty, al.received_qty
+         FROM app_po_lines al JOIN app_purchase_orders ao ON ao.id = al.po_id
+         WHERE al.pid = $1::int AND al.id IN (SELECT id FROM (${APP_OPEN_LINES_SQL}) app WHERE app.pid = $1::int)
+       ) u
+       ORDER BY ordered_on, src, k1, k2`,
       [pid, row.d0],
+    ),
+    query<{ qty: number }>(
+      `SELECT qty::int AS qty FROM (${APP_PENDING_RECEIPTS_SQL}) pr WHERE pr.pid = $1::int`,
+      [pid],
     ),
     resolvePlanningParameters(db, [pid]),
     loadGlobalSettingValues(db),
@@ -735,6 +752,7 @@ async function explainLoaded(
     row,
     forecast,
     openLines,
+    pendingReceipts: pending[0]?.qty ?? 0,
     params: params[0] ?? null,
     settings,
     windows,

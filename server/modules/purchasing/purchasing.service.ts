@@ -1127,6 +1127,14 @@ export async function updatePurchaseOrder(
       if (lineChanges.length) changes.lines = lineChanges;
     }
     if (input.date_expected !== undefined && input.date_expected !== po.date_expected) {
+      // An order cannot be expected before it is placed (a draft: before today, when it would be).
+      const placed = po.date_ordered ?? todayUtc();
+      if (input.date_expected !== null && input.date_expected < placed) {
+        throw badRequest(
+          `The expected date ${input.date_expected} is before ${po.date_ordered ? `the order date ${placed}` : "today"}`,
+          "date_expected",
+        );
+      }
       await tx.$executeRawUnsafe(
         "UPDATE app_purchase_orders SET date_expected = $2::date WHERE id = $1",
         po.id,
@@ -1160,6 +1168,12 @@ export async function markOrdered(db: Database, actor: Actor, number: string): P
     if (!pids.length) throw conflict(`Cannot mark purchase order ${po.number} as ordered: it has no lines`);
     const today = todayUtc();
     let expected = po.date_expected;
+    if (expected && expected < today) {
+      throw badRequest(
+        `The expected date ${expected} is before today (the order date): set a later one, or clear it to use the lead time`,
+        "date_expected",
+      );
+    }
     if (!expected) {
       // Today + the lead time that plans its products (their mean L), else the vendor's quote, else 14 days.
       const [lt] = await rows<{ days: number | null }>(
