@@ -4,6 +4,7 @@
 import { Readable } from "node:stream";
 import { parse as parseCsv } from "csv-parse";
 import ExcelJS from "exceljs";
+import iconv from "iconv-lite";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS } from "../../../shared/product-import.ts";
 import { AppError, badRequest } from "../../errors.ts";
 
@@ -44,14 +45,49 @@ export function sniffFileType(data: Buffer): "xlsx" | "xls" | "text" | "other" {
   return control > sample.length / 100 ? "other" : "text";
 }
 
-/** UTF-8 when the bytes are valid UTF-8 (a BOM is dropped), else Windows-1252. */
+/**
+ * Valid UTF-8 sequences of two or more bytes, and bytes that start no valid sequence: a file with
+ * more of the first is UTF-8 with a few stray bytes, not Windows-1252.
+ */
+function utf8Evidence(bytes: Uint8Array): { multibyte: number; invalid: number } {
+  let multibyte = 0;
+  let invalid = 0;
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    const n =
+      b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (n === 1) {
+      i++;
+      continue;
+    }
+    let ok = n > 0 && i + n <= bytes.length;
+    for (let k = 1; ok && k < n; k++) ok = (bytes[i + k]! & 0xc0) === 0x80;
+    if (ok) {
+      multibyte++;
+      i += n;
+    } else {
+      invalid++;
+      i++;
+    }
+  }
+  return { multibyte, invalid };
+}
+
+/**
+ * UTF-8 when the bytes are valid UTF-8 (a BOM is dropped); UTF-8 too when its multi-byte sequences
+ * outnumber the stray bytes (each shown as U+FFFD, "�"); else Windows-1252 (an older Excel's "CSV"),
+ * decoded with iconv-lite: Node 20's own TextDecoder reads "windows-1252" as Latin-1 since 20.18.3,
+ * which turns “ ” – ™ € into invisible control characters.
+ */
 export function decodeText(data: Buffer): { text: string; encoding: "utf-8" | "windows-1252" } {
   let bytes = data;
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
   try {
     return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), encoding: "utf-8" };
   } catch {
-    return { text: new TextDecoder("windows-1252").decode(bytes), encoding: "windows-1252" };
+    const { multibyte, invalid } = utf8Evidence(bytes);
+    if (multibyte > invalid) return { text: new TextDecoder("utf-8").decode(bytes), encoding: "utf-8" };
+    return { text: iconv.decode(bytes, "windows-1252"), encoding: "windows-1252" };
   }
 }
 
