@@ -32,6 +32,8 @@ const PRODUCTS = [
   steady(4, "Low stock", 4, 150),
   steady(5, "Clearance line", 3, 1000),
   steady(6, "Thin margin", 9, 5000),
+  // Already marked down: regular 14.99, sold at 11.29 (20 % off the regular would be 11.99).
+  { ...steady(7, "Marked down", 5, 300), price: 11.29, regularPrice: 14.99, categories: [] },
 ];
 
 describe(`Discount Simulator API (${testBackend})`, () => {
@@ -182,6 +184,32 @@ describe(`Discount Simulator API (${testBackend})`, () => {
       });
     } finally {
       await setSettings({ price_ending: ".x9", default_price_elasticity: "1.5", cannibalisation_share: "0" });
+    }
+  });
+
+  it("never raises a price: a product already below the discount off its regular price keeps today's", async () => {
+    await setSettings({ price_ending: "none" });
+    try {
+      const r = await simulate({
+        scope: { pids: [7] },
+        discount_pct: 20,
+        starts_on: "2026-07-01",
+        ends_on: "2026-07-14",
+      });
+      const [p7] = r.products;
+      expect(p7).toMatchObject({ price: 11.29, regular_price: 14.99, scenario_price: 11.29, uplift: 1 });
+      expect(p7!.notes.join(" ")).toContain("Already sold at 11.29, below 20% off the regular 14.99");
+      // 30 % off goes below today's price: 14.99 × 0.7 = 10.493 → 10.49.
+      const deeper = await simulate({
+        scope: { pids: [7] },
+        discount_pct: 30,
+        starts_on: "2026-07-01",
+        ends_on: "2026-07-14",
+      });
+      expect(deeper.products[0]!.scenario_price).toBe(10.49);
+      expect(deeper.products[0]!.uplift).toBeGreaterThan(1);
+    } finally {
+      await setSettings({ price_ending: ".x9" });
     }
   });
 

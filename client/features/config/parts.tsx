@@ -53,9 +53,25 @@ export function PagingFooter({
   return (
     <div className="flex flex-col items-center justify-between gap-3 border-t px-6 pt-4 sm:flex-row">
       <p className="text-sm text-muted-foreground tabular-nums" data-testid="paging-summary">
-        {total === 0
-          ? `No ${noun}`
-          : `Showing ${countFormat.format(first)}–${countFormat.format(last)} of ${countFormat.format(total)} ${noun}`}
+        {total === 0 ? (
+          `No ${noun}`
+        ) : first > total ? (
+          // A link or a shrunk list can point past the end: say so and offer the last page.
+          <>
+            Page {countFormat.format(page)} is past the last page ({countFormat.format(pageCount)}) of{" "}
+            {countFormat.format(total)} {noun}.{" "}
+            <button
+              type="button"
+              className="text-primary underline"
+              onClick={() => onPageChange(pageCount)}
+              data-testid="last-page"
+            >
+              Go to the last page
+            </button>
+          </>
+        ) : (
+          `Showing ${countFormat.format(first)}–${countFormat.format(last)} of ${countFormat.format(total)} ${noun}`
+        )}
       </p>
       <Pagination page={page} pageCount={pageCount} onPageChange={onPageChange} />
     </div>

@@ -6,7 +6,7 @@
 import { Button } from "@client/components/ui/button.tsx";
 import { formatMoneyCompact } from "@client/features/aggregates/top-chart.tsx";
 import { Logo, PRODUCT_NAME } from "@client/features/layout/logo.tsx";
-import { formatMoneyShort, formatNumber } from "@client/features/products/format.ts";
+import { DASH, formatMoneyShort, formatNumber } from "@client/features/products/format.ts";
 import { getToken } from "@client/lib/auth-storage.ts";
 import { cn } from "@client/lib/utils.ts";
 import type { SmallSummary } from "@shared/dashboard.ts";
@@ -249,16 +249,33 @@ function Stat({
   );
 }
 
+/** The day `days` before `day` (YYYY-MM-DD). */
+function daysBefore(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
+}
+
 function Figures({ figures }: { figures: SmallSummary }) {
   const age = figures.data;
+  // The newest sale in the data. Before the import brings any sale of "today" (a nightly export
+  // ends yesterday), today's $0 is no sales imported yet, not a −100 % day: say so.
+  const newestSale = age.age_days === null ? null : daysBefore(figures.read_at.slice(0, 10), age.age_days);
+  const todayPending = figures.today.day !== null && newestSale !== null && newestSale < figures.today.day;
   return (
     <div className="grid h-full grid-rows-[auto_auto_1fr_auto] gap-2 sm:gap-4">
       <div className="grid grid-cols-2 gap-2 sm:gap-4">
         <Stat
           testId="small-today"
           label={`Today (${figures.today.day})`}
-          value={formatMoneyShort(figures.today.revenue)}
-          sub={<Versus value={figures.today.revenue} base={figures.today.last_year_revenue} />}
+          value={todayPending ? DASH : formatMoneyShort(figures.today.revenue)}
+          sub={
+            todayPending ? (
+              <span className="text-muted-foreground" data-testid="small-today-pending">
+                no sales imported yet (data to {newestSale})
+              </span>
+            ) : (
+              <Versus value={figures.today.revenue} base={figures.today.last_year_revenue} />
+            )
+          }
         />
         <Stat
           testId="small-week"

@@ -134,10 +134,9 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
     starts_on: startsOn,
     ends_on: endsOn,
     ...(exclude.length ? { exclude_pids: exclude } : {}),
-    ...(d.mode === "price" && onePid ? { target_price: Number(d.value) } : { discount_pct: Number(d.value) }),
+    ...(d.mode === "price" ? { target_price: Number(d.value) } : { discount_pct: Number(d.value) }),
   });
-  const labelOf = (d: ScenarioDraft) =>
-    d.mode === "price" && onePid ? `Price ${d.value}` : `${d.value}% off`;
+  const labelOf = (d: ScenarioDraft) => (d.mode === "price" ? `Price ${d.value}` : `${d.value}% off`);
 
   const simulate = useMutation(trpc.discounts.simulate.mutationOptions());
   const [running, setRunning] = useState(false);
@@ -147,6 +146,12 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
     setFormError(null);
     if (!scope) {
       setFormError(kind === "products" ? "Enter at least one product ID." : `Choose a ${kind}.`);
+      return;
+    }
+    if (drafts.some((d) => d.mode === "price") && !onePid) {
+      // Never run a target price as a discount %: say what it needs.
+      setResults([]);
+      setFormError("A target price needs exactly one product: enter one product ID, or use a discount %.");
       return;
     }
     setRunning(true);
@@ -159,6 +164,8 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
       setResults(out);
       setSelected(0);
     } catch (err) {
+      // The earlier results answered other inputs: they go with the error.
+      setResults([]);
       setFormError(errorMessage(err));
     } finally {
       setRunning(false);
@@ -466,6 +473,11 @@ function ProductRow({ p }: { p: SimulatedProduct }) {
           <span title="No cost price">{DASH}</span>
         ) : p.break_even_uplift === null ? (
           "no break-even"
+        ) : p.break_even_uplift < 0 ? (
+          // A price above the regular one: units may fall this much before the margin does.
+          <span title="A price rise: units may fall this much before the gross margin falls">
+            −{formatPercent(-p.break_even_uplift, 0)}
+          </span>
         ) : (
           `+${formatPercent(p.break_even_uplift, 0)}`
         )}
@@ -525,7 +537,8 @@ function Results({
       <CardHeader>
         <CardTitle>Result</CardTitle>
         <CardDescription>
-          {r.products.length.toLocaleString("en-US")} products, {r.starts_on} to {r.ends_on}
+          {r.products.length.toLocaleString("en-US")} {r.products.length === 1 ? "product" : "products"},{" "}
+          {r.starts_on} to {r.ends_on}
           {r.as_of ? `; forecast as of ${r.as_of}` : ""}. Elasticity from own history: {sources.product},
           category: {sources.category}, default setting ({r.settings.default_price_elasticity}):{" "}
           {sources.global}.

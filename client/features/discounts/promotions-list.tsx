@@ -24,7 +24,8 @@ function scopeText(p: Promotion): string {
   if (s.category_id) return `category #${s.category_id}`;
   if (s.brand_id) return `brand #${s.brand_id}`;
   if (s.vendor_id) return `vendor #${s.vendor_id}`;
-  return `${s.pids?.length ?? 0} product(s)`;
+  const n = s.pids?.length ?? 0;
+  return n === 1 ? `product ${s.pids![0]}` : `${n.toLocaleString("en-US")} selected products`;
 }
 
 const uplift = (x: number | null | undefined) => (x == null ? DASH : `×${x.toFixed(2)}`);
@@ -179,7 +180,8 @@ function PromotionRows({
           {p.discount_pct !== null ? `${p.discount_pct}% off` : `price ${p.target_price}`}
         </td>
         <td className="py-1.5 pr-2">
-          {scopeText(p)}, {p.product_count} products
+          {scopeText(p)}, {p.product_count.toLocaleString("en-US")}{" "}
+          {p.product_count === 1 ? "product" : "products"}
         </td>
         <td className="py-1.5 pr-2">{STATUS_LABEL[p.status]}</td>
         <td className="py-1.5 text-right whitespace-nowrap">

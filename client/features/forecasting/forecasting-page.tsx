@@ -370,7 +370,10 @@ function GridTab({
             search.category ||
             search.abc ||
             search.xyz ||
-            search.status)
+            search.status ||
+            search.method ||
+            search.overridden ||
+            search.bigError)
             ? "No rows match these filters."
             : "No forecast yet. Run a full update or reset to calculate one."}
         </Card>

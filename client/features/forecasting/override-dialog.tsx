@@ -20,7 +20,7 @@ import {
   type OverrideResult,
 } from "@shared/forecasting.ts";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { toast } from "sonner";
 
 export interface OverrideTarget {
@@ -66,6 +66,9 @@ export function OverrideDialog({
   const [preview, setPreview] = useState<OverrideResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const hold = target.lastFour.reduce((a, b) => a + b, 0) / Math.max(1, target.lastFour.length);
+  // A preview answers the inputs it was made for: any change to them clears it.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the inputs are the trigger
+  useEffect(() => setPreview(null), [from, to, mode, value]);
 
   const body = (): OverrideInput | null => {
     const n = Number(value);

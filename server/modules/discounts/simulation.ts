@@ -245,10 +245,14 @@ export function simulate(
 
   for (const p of products) {
     const regular = p.regular_price !== null && p.regular_price >= p.price ? p.regular_price : p.price;
-    const scenarioPrice =
+    const offRegular =
       scenario.target_price !== undefined
         ? roundPrice(scenario.target_price, settings.price_ending)
         : roundPrice(regular * (1 - (scenario.discount_pct ?? 0) / 100), settings.price_ending);
+    // A discount never raises the price: a product already sold below that much off its regular
+    // price keeps today's price (a target price is taken as asked).
+    const keptToday = scenario.target_price === undefined && offRegular > p.price;
+    const scenarioPrice = keptToday ? p.price : offRegular;
     const source: ElasticitySource = p.elasticity_source ?? "global";
     const elasticity = p.elasticity ?? settings.default_price_elasticity;
     const uplift = upliftFactor(scenarioPrice, p.price, elasticity);
@@ -279,6 +283,10 @@ export function simulate(
       if (p.dip_category) dipPromotions.set(p.dip_category, p.dip_promotions);
     }
     const notes: string[] = [];
+    if (keptToday)
+      notes.push(
+        `Already sold at ${p.price.toFixed(2)}, below ${scenario.discount_pct}% off the regular ${regular.toFixed(2)}: the scenario keeps today's price`,
+      );
     if (!p.weekly)
       notes.push("No forecast: the product is excluded from forecasting or has no calculation yet");
     else if (p.weekly.every((x) => x <= 0)) notes.push("The forecast is 0: no recent sales to lift");

@@ -1209,7 +1209,7 @@ function exceptionReason(kind: ExceptionKind, r: ExceptionRow): string {
     case "bias":
       return (r.bias ?? 0) > 0
         ? `Over-forecast by ${pctText(r.bias ?? 0).replace("+", "")} in the backtest`
-        : `Under-forecast by ${pctText(-(r.bias ?? 0))} in the backtest`;
+        : `Under-forecast by ${pctText(-(r.bias ?? 0)).replace("+", "")} in the backtest`;
     case "stockouts":
       return `Out of stock ${r.out_of_stock_days_90} of the last 90 days: sales understate demand`;
     case "new_profile":
