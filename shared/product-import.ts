@@ -321,6 +321,8 @@ export interface DryRunSummary {
   /** Set after a submit: the pids given */
   first_pid?: number | null;
   last_pid?: number | null;
+  /** Set once the rows a submit left go on in a new draft import (productImport.continueWithRowsLeft) */
+  continued_in?: number;
   at: Date;
 }
 

@@ -239,6 +239,54 @@ describe(`product import: images, submit and export (${testBackend})`, () => {
     expect(edit.status).toBe(409);
   });
 
+  it("the rows a submit left go on in a new draft import, with their edits, and are submitted once fixed", async () => {
+    const cont = await fetch(`${t.url}/api/product-imports/${imp.id}/continue`, {
+      method: "POST",
+      headers: h,
+    });
+    const next = await json<ProductImport>(cont, 201);
+    expect(next.status).toBe("checked");
+    expect(next.id).not.toBe(imp.id);
+    expect(next.filename).toContain(`(rows left from import ${imp.id})`);
+    expect(next.counts.rows).toBe(2);
+    const left = await json<{ items: ImportRow[] }>(
+      await fetch(`${t.url}/api/product-imports/${next.id}/rows`, { headers: h }),
+    );
+    expect(left.items.map((r) => r.row_id)).toEqual([3, 4]);
+    expect(left.items.every((r) => r.findings.some((f) => f.severity === "error"))).toBe(true);
+    // Once only.
+    const twice = await fetch(`${t.url}/api/product-imports/${imp.id}/continue`, {
+      method: "POST",
+      headers: h,
+    });
+    expect(twice.status).toBe(409);
+    expect(await twice.text()).toContain(`already in import ${next.id}`);
+    // Fixed (row 3's barcode cleared) and the other deleted: the fixed one is created.
+    const fix = await fetch(`${t.url}/api/product-imports/${next.id}/rows/3`, {
+      method: "PATCH",
+      headers: { ...h, "content-type": "application/json" },
+      body: JSON.stringify({ values: { barcode: "" } }),
+    });
+    expect(fix.status, await fix.clone().text()).toBe(200);
+    const del = await fetch(`${t.url}/api/product-imports/${next.id}/rows/bulk`, {
+      method: "POST",
+      headers: { ...h, "content-type": "application/json" },
+      body: JSON.stringify({ action: "delete_rows", row_ids: [4] }),
+    });
+    expect(del.status, await del.clone().text()).toBe(200);
+    const { import: done } = await json<{ import: ProductImport; summary: DryRunSummary }>(
+      await fetch(`${t.url}/api/product-imports/${next.id}/submit`, { method: "POST", headers: h }),
+    );
+    expect(done.counts.created).toBe(1);
+    // Nothing is left of the first import now; an import not submitted has nothing to continue.
+    const draftOnly = await fetch(`${t.url}/api/product-imports/${next.id}/continue`, {
+      method: "POST",
+      headers: h,
+    });
+    expect(draftOnly.status).toBe(409);
+    await t.tdb.db.prisma.createdProduct.deleteMany({ where: { importId: next.id } });
+  });
+
   it("a submit with nothing valid is refused and writes nothing", async () => {
     const fd = new FormData();
     fd.append("file", new Blob(["SKU,Title,Price\nNEW-1,Again,1.00\n"]), "again.csv");

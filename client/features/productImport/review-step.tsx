@@ -16,6 +16,7 @@ import { errorMessage } from "@client/lib/errors.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import type { DryRunSummary, ImportProgress, ProductImport } from "@shared/product-import.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link, useNavigate } from "@tanstack/react-router";
 import { DownloadIcon, FlaskConicalIcon, Loader2Icon, SendIcon, UploadIcon } from "lucide-react";
 import { useState } from "react";
 import { Bar, BarChart, Cell, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
@@ -116,6 +117,18 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
   const [confirm, setConfirm] = useState(false);
   const [reuploading, setReuploading] = useState(false);
   const summary = imp.summary;
+  const navigate = useNavigate();
+  // The rows the submit did not create go on in a new draft import (POST …/continue).
+  const continueRest = useMutation(
+    trpc.productImport.continueWithRowsLeft.mutationOptions({
+      onSuccess: (next) => {
+        toast.success(`Import #${next.id} holds the ${next.counts.rows.toLocaleString("en-US")} rows left`);
+        void queryClient.invalidateQueries(trpc.productImport.pathFilter());
+        void navigate({ to: "/import", search: { id: next.id, step: "edit" } });
+      },
+      onError: (e) => toast.error(errorMessage(e, "Could not continue with the rows left")),
+    }),
+  );
 
   /** The supplier's corrected error report: replaces the rows that failed, adds lines without a row_id. */
   async function reupload(file: File) {
@@ -215,9 +228,38 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
                 <strong>{summary.blocked.toLocaleString("en-US")}</strong> rows are blocked by errors,{" "}
                 <strong>{summary.with_warnings.toLocaleString("en-US")}</strong> have warnings only,{" "}
                 {summary.with_images.toLocaleString("en-US")} have images
-                {summary.deleted ? `, ${summary.deleted.toLocaleString("en-US")} were deleted` : ""}.
-                {summary.first_pid ? ` Pids ${summary.first_pid} to ${summary.last_pid}.` : ""}
+                {summary.deleted
+                  ? `, ${summary.deleted.toLocaleString("en-US")} ${summary.deleted === 1 ? "was" : "were"} deleted`
+                  : ""}
+                .{summary.first_pid ? ` Pids ${summary.first_pid} to ${summary.last_pid}.` : ""}
               </p>
+              {submitted &&
+                summary.blocked > 0 &&
+                (summary.continued_in ? (
+                  <p className="text-sm" data-testid="continued-in">
+                    The rows left are in{" "}
+                    <Link
+                      to="/import"
+                      search={{ id: summary.continued_in, step: "edit" }}
+                      className="text-primary underline"
+                    >
+                      import #{summary.continued_in}
+                    </Link>
+                    .
+                  </p>
+                ) : (
+                  editable && (
+                    <Button
+                      variant="outline"
+                      onClick={() => continueRest.mutate({ id: imp.id })}
+                      disabled={continueRest.isPending}
+                      data-testid="continue-rest"
+                    >
+                      Fix and submit the {summary.blocked.toLocaleString("en-US")} rows not created (new
+                      import)
+                    </Button>
+                  )
+                ))}
               <SummaryChart summary={summary} />
               <Reasons title="Blocked by" list={summary.blocked_by} />
               <Reasons title="Warnings" list={summary.warnings_by} />

@@ -29,7 +29,14 @@ import {
   reuploadImport,
   updateImportSettings,
 } from "./productImport.service.ts";
-import { dryRun, errorReportCsv, exportZip, listCreatedProducts, submitImport } from "./submit.ts";
+import {
+  continueWithRowsLeft,
+  dryRun,
+  errorReportCsv,
+  exportZip,
+  listCreatedProducts,
+  submitImport,
+} from "./submit.ts";
 
 const IdParams = z.object({ id: ImportIdSchema });
 const RowParams = z.object({ id: ImportIdSchema, row_id: idSchema });
@@ -228,6 +235,10 @@ export async function productImportRestRoutes(app: FastifyInstance, services: Ap
       parseBody(IdParams, req.params, "path").id,
     ),
   );
+  app.post("/api/product-imports/:id/continue", write, async (req, reply) => {
+    const created = await continueWithRowsLeft(db, req.user!, parseBody(IdParams, req.params, "path").id);
+    return reply.code(201).send(created);
+  });
   app.get("/api/product-imports/:id/export.zip", read, async (req, reply) => {
     const { id } = parseBody(IdParams, req.params, "path");
     const zip = await exportZip({ db, storage }, req.user!, id);

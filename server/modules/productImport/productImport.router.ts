@@ -22,7 +22,7 @@ import {
   updateImportSettings,
 } from "./productImport.service.ts";
 import { getProgress } from "./progress.ts";
-import { dryRun, listCreatedProducts, submitImport } from "./submit.ts";
+import { continueWithRowsLeft, dryRun, listCreatedProducts, submitImport } from "./submit.ts";
 
 const readProcedure = permissionProcedure(IMPORT_READ);
 const writeProcedure = permissionProcedure(IMPORT_WRITE);
@@ -52,6 +52,10 @@ export const productImportRouter = router({
     .mutation(({ ctx, input }) =>
       submitImport({ db: ctx.db, storage: ctx.images, exportDir: ctx.config.exportDir }, ctx.user, input.id),
     ),
+  /** A submitted import's rows that were not created, as a new draft import to fix and submit. */
+  continueWithRowsLeft: writeProcedure
+    .input(IdInput)
+    .mutation(({ ctx, input }) => continueWithRowsLeft(ctx.db, ctx.user, input.id)),
   /** How far a running submit has got (null when none ran lately): the page's progress bar. */
   progress: readProcedure.input(IdInput).query(async ({ ctx, input }) => {
     await loadImport(ctx.db, ctx.user, input.id);

@@ -545,3 +545,98 @@ export async function listCreatedProducts(
     matched_at: r.matchedAt,
   }));
 }
+
+/**
+ * The rows a submit did not create (they had errors then), as a new import of this user's (mapping confirmed):
+ * the same file, settings and mapping, each row with its edits and images, under its own row number.
+ * That is how they are fixed and submitted; the submitted import stays as it was.
+ */
+export async function continueWithRowsLeft(
+  db: Database,
+  user: CurrentUser,
+  id: number,
+): Promise<ProductImport> {
+  const imp = await loadImport(db, user, id);
+  if (imp.status !== "submitted" && imp.status !== "exported")
+    throw conflict(`Import ${id} is not submitted: fix its rows where they are`);
+  const LEFT = `FROM product_import_rows r
+    WHERE r.import_id = $1 AND NOT r.deleted
+      AND NOT EXISTS (SELECT 1 FROM created_products c WHERE c.import_id = r.import_id AND c.row_id = r.row_id)`;
+  const newId = await db.prisma.$transaction(async (tx) => {
+    // Once only: the rows go on in one import (unless that one was discarded).
+    const [earlier] = await tx.$queryRawUnsafe<{ id: number }[]>(
+      `SELECT n.id FROM product_imports o JOIN product_imports n ON n.id = (o.summary->>'continued_in')::int
+       WHERE o.id = $1 AND n.status <> 'discarded' FOR UPDATE OF o`,
+      id,
+    );
+    if (earlier)
+      throw conflict(`The rows left from import ${id} are already in import ${earlier.id}: continue there`);
+    const [left] = await tx.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n ${LEFT}`, id);
+    if (!left?.n) throw conflict(`Every row of import ${id} was created: no rows are left to continue with`);
+    const [created] = await tx.$queryRawUnsafe<{ id: number }[]>(
+      `INSERT INTO product_imports (owner_id, status, filename, file_type, encoding, delimiter, sheet, sheets,
+         file_size, file_data, headers, company, product_type, template_id, mapping, row_count)
+       SELECT $2, 'checked', left(filename, 200) || ' (rows left from import ' || id || ')', file_type, encoding,
+         delimiter, sheet, sheets, file_size, file_data, headers, company, product_type, template_id, mapping, $3
+       FROM product_imports WHERE id = $1
+       RETURNING id`,
+      id,
+      user.id,
+      left.n,
+    );
+    const nid = created!.id;
+    await tx.$executeRawUnsafe(
+      `INSERT INTO product_import_rows (import_id, row_id, raw, edits, values, from_template, findings, validation,
+         error_count, warning_count, sku_key, barcode_key, images, deleted, check_hash)
+       SELECT $2, r.row_id, r.raw, r.edits, r.values, r.from_template, r.findings, r.validation, r.error_count,
+         r.warning_count, r.sku_key, r.barcode_key, r.images, false, r.check_hash ${LEFT}`,
+      id,
+      nid,
+    );
+    // The images uploaded into the old import that these rows show: the same stored files, listed
+    // under the new import, and the rows pointed at them.
+    const used = await tx.$queryRawUnsafe<{ id: number }[]>(
+      `SELECT DISTINCT (e->>'id')::int AS id
+       FROM product_import_rows r, jsonb_array_elements(r.images) e
+       WHERE r.import_id = $1 AND e->>'source' = 'upload'`,
+      nid,
+    );
+    const map: { old_id: number; new_id: number }[] = [];
+    for (const { id: oldId } of used) {
+      const [copy] = await tx.$queryRawUnsafe<{ id: number }[]>(
+        `INSERT INTO product_import_images (import_id, filename, mime_type, file_size, content_hash)
+         SELECT $2, filename, mime_type, file_size, content_hash FROM product_import_images
+         WHERE id = $1 AND import_id = $3
+         RETURNING id`,
+        oldId,
+        nid,
+        id,
+      );
+      if (copy) map.push({ old_id: oldId, new_id: copy.id });
+    }
+    if (map.length) {
+      await tx.$executeRawUnsafe(
+        `UPDATE product_import_rows r SET images = (
+           SELECT jsonb_agg(CASE WHEN x.e->>'source' = 'upload' AND m.new_id IS NOT NULL
+                                 THEN jsonb_build_object('source', 'upload', 'id', m.new_id) ELSE x.e END
+                            ORDER BY x.ord)
+           FROM jsonb_array_elements(r.images) WITH ORDINALITY AS x(e, ord)
+           LEFT JOIN jsonb_to_recordset($2::jsonb) AS m(old_id int, new_id int) ON m.old_id = (x.e->>'id')::int
+         )
+         WHERE r.import_id = $1 AND jsonb_array_length(r.images) > 0`,
+        nid,
+        JSON.stringify(map),
+      );
+    }
+    await tx.$executeRawUnsafe(
+      `UPDATE product_imports SET summary = COALESCE(summary, '{}'::jsonb) || jsonb_build_object('continued_in', $2::int)
+       WHERE id = $1`,
+      id,
+      nid,
+    );
+    return nid;
+  });
+  // Checked again against today's catalogue (the rows just created now exist there), and counted.
+  await recheckAll(db, await loadImport(db, user, newId));
+  return getImport(db, user, newId);
+}
