@@ -202,6 +202,8 @@ export interface OverviewKpi {
   comparison: number | null;
   /** Why current is blank, when it is */
   blank_reason: string | null;
+  /** Why comparison is blank, when it is */
+  comparison_reason: string | null;
   how: string;
 }
 

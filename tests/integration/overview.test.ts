@@ -149,6 +149,13 @@ describe("Overview: periods, KPIs, breakdowns and CSV", () => {
       const cover = none.kpis.find((k) => k.key === "days_of_cover")!;
       expect(cover.current).toBeNull();
       expect(cover.blank_reason).toBe("no sales at cost in the period");
+      // The year before the last 365 days is older than the weekly stock values: its blank says so.
+      const lastYear = await overview({ period: "365d" });
+      const stockValue = lastYear.kpis.find((k) => k.key === "stock_value")!;
+      expect(stockValue.current).not.toBeNull();
+      expect(stockValue.comparison).toBeNull();
+      expect(stockValue.comparison_reason).toContain("weekly stock values are kept for the last 365 days");
+      expect(lastYear.kpis.find((k) => k.key === "revenue")!.comparison_reason).toBeNull();
     });
 
     it("breaks the period down by category (tree), brand and vendor, with changes and 12-week sparklines", async () => {

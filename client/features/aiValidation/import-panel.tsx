@@ -95,7 +95,8 @@ export function ImportAiPanel({ importId, onChanged }: { importId: number; onCha
     return (
       <Alert data-testid="ai-panel-off">
         <SparklesIcon aria-hidden />
-        <AlertTitle>{status.data.message}</AlertTitle>
+        {/* Whole, not clamped to a line: on a phone the part that says what to set must show. */}
+        <AlertTitle className="line-clamp-none">{status.data.message}</AlertTitle>
         <AlertDescription>
           The rule checks above are complete without it; the import can be submitted.
         </AlertDescription>
@@ -184,8 +185,11 @@ export function ImportAiPanel({ importId, onChanged }: { importId: number; onCha
           <p className="text-xs text-muted-foreground" data-testid="ai-last-run">
             Last check: {new Date(last.at).toLocaleString()}, {formatInt(last.rows)} rows,{" "}
             {formatInt(last.issues)} findings
-            {last.failed ? `, ${formatInt(last.failed)} failed` : ""}, {formatCost(last.cost)} ({last.status}
-            ).
+            {last.failed ? `, ${formatInt(last.failed)} failed` : ""}
+            {last.rows - last.checked - last.failed > 0
+              ? `, ${formatInt(last.rows - last.checked - last.failed)} not asked`
+              : ""}
+            , {formatCost(last.cost)} ({last.status}).
           </p>
         )}
         {items.length > 0 && (
@@ -213,7 +217,7 @@ export function ImportAiPanel({ importId, onChanged }: { importId: number; onCha
               ))}
             </div>
             <div className="max-h-96 overflow-auto rounded-md border">
-              <Table data-testid="ai-suggestions">
+              <Table data-testid="ai-suggestions" stackOnPhone containerClassName="overflow-visible">
                 <TableHeader>
                   <TableRow>
                     <TableHead>Row</TableHead>
@@ -227,12 +231,21 @@ export function ImportAiPanel({ importId, onChanged }: { importId: number; onCha
                 <TableBody>
                   {items.map((s) => (
                     <TableRow key={`${s.row_id}-${s.field}-${s.message}`} data-testid="ai-suggestion">
-                      <TableCell className="text-xs">{s.row_id}</TableCell>
-                      <TableCell className="text-xs font-medium">{s.field}</TableCell>
-                      <TableCell className="max-w-40 truncate text-xs" title={s.value ?? ""}>
+                      <TableCell className="text-xs" data-label="Row">
+                        {s.row_id}
+                      </TableCell>
+                      <TableCell className="text-xs font-medium" data-label="Field">
+                        {s.field}
+                      </TableCell>
+                      <TableCell
+                        className="max-w-40 truncate text-xs"
+                        title={s.value ?? ""}
+                        data-label="Value"
+                      >
                         {s.value ?? <span className="text-muted-foreground">empty</span>}
                       </TableCell>
-                      <TableCell className="text-xs">
+                      {/* Issue and suggestion wrap, so the actions stay in view. */}
+                      <TableCell className="min-w-48 text-xs whitespace-normal" data-label="Issue">
                         {s.message}
                         {s.confidence !== null && (
                           <Badge variant="outline" className="ml-1">
@@ -249,8 +262,13 @@ export function ImportAiPanel({ importId, onChanged }: { importId: number; onCha
                           </Link>
                         )}
                       </TableCell>
-                      <TableCell className="text-xs font-medium">{s.suggestion ?? ""}</TableCell>
-                      <TableCell className="text-right">
+                      <TableCell
+                        className="min-w-32 text-xs font-medium break-words whitespace-normal"
+                        data-label="Suggestion"
+                      >
+                        {s.suggestion ?? ""}
+                      </TableCell>
+                      <TableCell className="text-right" data-actions>
                         <div className="flex justify-end gap-1">
                           {s.suggestion !== null && s.field !== "row" && (
                             <Button

@@ -126,9 +126,16 @@ function PeriodLine({ data }: { data: OverviewSummary }) {
 function Change({ kpi }: { kpi: OverviewKpi }) {
   const { current, comparison } = kpi;
   if (current == null || comparison == null) {
+    // Say why (when the comparison is the blank one): e.g. no stock figures that far back.
+    const why = current != null ? kpi.comparison_reason : null;
     return (
-      <span className="text-xs text-muted-foreground" title="No figure to compare with">
+      <span className="text-xs text-muted-foreground" title={why ?? "No figure to compare with"}>
         vs {DASH}
+        {why && (
+          <span className="block" data-testid="kpi-compare-blank">
+            {why}
+          </span>
+        )}
       </span>
     );
   }

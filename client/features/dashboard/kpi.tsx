@@ -68,11 +68,12 @@ export function KpiCard({
   children: ReactNode;
 }) {
   return (
-    <div className="rounded-xl border bg-card p-4 shadow-xs" data-testid="kpi" data-key={kpi.key}>
+    <div className="min-w-0 rounded-xl border bg-card p-4 shadow-xs" data-testid="kpi" data-key={kpi.key}>
       <div className="text-sm text-muted-foreground" title={kpi.how}>
         {kpi.label}
       </div>
-      <div className={valueClassName} data-testid="kpi-value">
+      {/* A long amount ($2,527,065 in a narrow card) wraps inside the card instead of running out. */}
+      <div className={cn(valueClassName, "[overflow-wrap:anywhere]")} data-testid="kpi-value">
         {formatKpi(kpi, kpi.current)}
       </div>
       {children}
@@ -123,7 +124,7 @@ export function KpiChange({
       data-testid="kpi-change"
       title={title}
     >
-      <Icon className="size-3.5" aria-hidden />
+      <Icon className="size-3.5 shrink-0" aria-hidden />
       {children(text)}
     </span>
   );

@@ -30,7 +30,7 @@ import {
   type ImportRow,
   type ProductImport,
 } from "@shared/product-import.ts";
-import { type QueryClient, useMutation, useQueries, useQueryClient } from "@tanstack/react-query";
+import { type QueryClient, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import {
@@ -67,6 +67,8 @@ export function invalidateImport(queryClient: QueryClient, trpc: ReturnType<type
     queryClient.invalidateQueries(trpc.productImport.rows.pathFilter()),
     queryClient.invalidateQueries(trpc.productImport.get.queryFilter({ id })),
     queryClient.invalidateQueries(trpc.productImport.list.pathFilter()),
+    // An edited row is asked again (its cache key changed): the AI step's estimate follows.
+    queryClient.invalidateQueries(trpc.aiValidation.importEstimate.queryFilter({ id })),
   ]);
 }
 
@@ -78,6 +80,7 @@ function Cell({
   onStart,
   onSave,
   onCancel,
+  display,
 }: {
   row: ImportRow;
   field: ImportField;
@@ -86,6 +89,8 @@ function Cell({
   onStart: () => void;
   onSave: (value: string) => void;
   onCancel: () => void;
+  /** The value as shown (a company's name for its id); the editor keeps the stored value. */
+  display?: (value: string) => string;
 }) {
   const value = row.values[field.key] ?? "";
   const findings = findingsOf(row, field.key);
@@ -115,7 +120,8 @@ function Cell({
       const suggestion = (f as { suggestion?: string | null }).suggestion;
       return `${f.severity === "error" ? "Error" : "Warning"}: ${f.message}${suggestion ? `\nSuggested: ${suggestion}` : ""}`;
     }),
-    fromTemplate ? "From template" : "",
+    // The company comes from the import's own setting (chosen at upload), not from a template.
+    fromTemplate ? (field.key === "company" ? "The import's company" : "From template") : "",
   ]
     .filter(Boolean)
     .join("\n");
@@ -134,7 +140,8 @@ function Cell({
         fromTemplate && "text-muted-foreground italic",
       )}
     >
-      {value || (field.required ? <span className="text-red-600">required</span> : "")}
+      {(value && display ? display(value) : value) ||
+        (field.required ? <span className="text-red-600">required</span> : "")}
     </button>
   );
 }
@@ -152,6 +159,8 @@ export function ImportGrid({
 }) {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
+  const fieldOptions = useQuery(trpc.templates.fieldOptions.queryOptions());
+  const companies = fieldOptions.data?.companies;
   const [search, setSearch] = useState("");
   const q = useDebouncedValue(search.trim(), 300) || undefined;
   const [editing, setEditing] = useState<{ rowId: number; field: ImportFieldKey } | null>(null);
@@ -313,13 +322,16 @@ export function ImportGrid({
                 }}
                 onSave={(v) => saveRef.current(r.row_id, f.key, v)}
                 onCancel={() => setEditing(null)}
+                display={
+                  f.key === "company" ? (v) => companies?.find((c) => c.value === v)?.label ?? v : undefined
+                }
               />
             );
           },
         }),
       ),
     ],
-    [editable, editing, selected],
+    [editable, editing, selected, companies],
   );
 
   // The rows are a window of the server's pages: no client-side paging state to reset when they

@@ -141,8 +141,15 @@ function ImportView({
       >
         <TabsList className="w-full justify-start overflow-x-auto sm:w-auto">
           <TabsTrigger value="map">1. Columns</TabsTrigger>
-          <TabsTrigger value="edit">2. Check &amp; edit</TabsTrigger>
-          <TabsTrigger value="review">3. Dry run &amp; submit</TabsTrigger>
+          {/* Shorter names on a phone, so the three steps fit without scrolling. */}
+          <TabsTrigger value="edit">
+            <span className="sm:hidden">2. Check</span>
+            <span className="hidden sm:inline">2. Check &amp; edit</span>
+          </TabsTrigger>
+          <TabsTrigger value="review">
+            <span className="sm:hidden">3. Submit</span>
+            <span className="hidden sm:inline">3. Dry run &amp; submit</span>
+          </TabsTrigger>
         </TabsList>
       </Tabs>
       {step === "map" && (

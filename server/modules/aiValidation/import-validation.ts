@@ -279,7 +279,8 @@ export async function startImportValidation(
         rows: rows.length,
         checked: results.filter((r) => r.status !== "failed").length,
         cached: batch.progress.cached,
-        failed: results.filter((r) => r.status === "failed").length,
+        // Rows a cancel left unasked (no call) are not failures: rows − checked − failed of them.
+        failed: results.filter((r) => r.status === "failed" && r.call_id !== null).length,
         issues: [...byRow.values()].reduce((n, l) => n + l.filter((f) => f.field !== "row").length, 0),
         tokens_in: batch.progress.tokens_in,
         tokens_out: batch.progress.tokens_out,

@@ -94,8 +94,19 @@ export function clearAnalyticsCache(db: Database): void {
   caches.delete(db);
 }
 
+/**
+ * The categories (id, name) with a name that tells them apart: one that another category shares
+ * (a "Christmas" under Paper and one under Ribbons) carries its parent's, "Christmas (Paper)".
+ */
+const CATEGORY_LABELS_SQL = `(
+  SELECT c.id, CASE WHEN pa.name IS NOT NULL
+      AND EXISTS (SELECT 1 FROM categories d WHERE d.name = c.name AND d.id <> c.id)
+    THEN c.name || ' (' || pa.name || ')' ELSE c.name END AS name
+  FROM categories c LEFT JOIN categories pa ON pa.id = c.parent_id
+)`;
+
 const DIM_TABLE: Record<BreakdownDim, string> = {
-  category: "categories",
+  category: CATEGORY_LABELS_SQL,
   brand: "brands",
   vendor: "vendors",
 };
@@ -249,7 +260,7 @@ export function stockValueByCategory(db: Database, user: PermissionHolder, weeks
     async ({ d0 }) => {
       const rows = await runner(db)<{ id: number; name: string; week_end: string; value_cost: number }>(
         `SELECT s.key AS id, c.name, to_char(s.week_end, 'YYYY-MM-DD') AS week_end, s.value_cost::float8 AS value_cost
-         FROM stock_value_weekly s JOIN categories c ON c.id = s.key
+         FROM stock_value_weekly s JOIN ${CATEGORY_LABELS_SQL} c ON c.id = s.key
          WHERE s.dim = 'category' AND s.week_end >= $1::date - 7 * $2::int
          ORDER BY s.key, s.week_end`,
         [d0, weeks],
@@ -288,8 +299,9 @@ export function stockByCategory(db: Database, user: PermissionHolder, input: Per
     const period = periodOf(d0, input);
     const days = daysIn(period.current);
     const rows = await runner(db)<{ id: number; name: string; stock: number; cogs: number }>(
-      `SELECT c.id, c.name, COALESCE(cm.stock_value_cost, 0)::float8 AS stock, COALESCE(s.cogs, 0)::float8 AS cogs
+      `SELECT c.id, cl.name, COALESCE(cm.stock_value_cost, 0)::float8 AS stock, COALESCE(s.cogs, 0)::float8 AS cogs
        FROM categories c
+       JOIN ${CATEGORY_LABELS_SQL} cl ON cl.id = c.id
        LEFT JOIN categories pa ON pa.id = c.parent_id AND ${isProductCategorySql("pa")}
        LEFT JOIN category_metrics cm ON cm.category_id = c.id
        LEFT JOIN (

@@ -99,10 +99,13 @@ function kpis(period: ResolvedPeriod, cur: Sums, cmp: Sums, weeks: WeekStock[]):
     reason: (s: Sums, i: number) => string | null = () => null,
   ) => {
     const current = f(cur, 0);
+    const comparison = f(cmp, 1);
     return {
       current,
-      comparison: f(cmp, 1),
+      comparison,
       blank_reason: current === null ? (reason(cur, 0) ?? "no figures") : null,
+      comparison_reason:
+        comparison === null ? (reason(cmp, 1) ?? "no figures for the comparison period") : null,
     };
   };
   const margin = (s: Sums) => s.costed_revenue - s.cogs;
