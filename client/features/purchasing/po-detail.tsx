@@ -587,8 +587,8 @@ function LinesCard({
               step="0.01"
               className="ml-auto h-8 w-24 text-right"
               aria-label={`Cost of ${r.line?.title ?? r.pid}`}
-              // Blank: the product's cost price (the server fills it in).
-              placeholder="product's"
+              // Blank: the line's cost as saved, or the product's cost price for a new line.
+              placeholder={r.line ? "unchanged" : "product's"}
               {...form.register(`lines.${r.index}.cost_each`, {
                 setValueAs: (v) => (v === "" || v === null || v === undefined ? undefined : Number(v)),
               })}
