@@ -344,13 +344,19 @@ export const productMetricsModule: CalcModule = {
   },
 };
 
+/**
+ * In this order on one connection. On a Full Reset's second connection (CalcModule.beside) forecast,
+ * sales_series and product_search run in this order too: product_search, which nothing else reads,
+ * comes last, so sales_series (which analytics_figures reads) is ready sooner and the run's
+ * connection finishes its own work (analytics_figures, its indexes) while product_search runs.
+ */
 export const CALC_MODULES: readonly CalcModule[] = [
   productMetricsModule,
   ...PLANNING_MODULES,
-  productSearchModule,
   stockSeriesModule,
   salesSeriesModule,
   analyticsFiguresModule,
+  productSearchModule,
 ];
 
 export async function recordCalculation(

@@ -592,7 +592,33 @@ export class DataOps {
         );
         // The second connection's modules stream the pass over the order lines from the start.
         const passBeside = modules.some(away);
-        for (const module of modules) {
+        // What follows this connection's last module (its tables' indexes, the run's figures): done
+        // as soon as that module ends, while the second connection may still run its last ones.
+        const finishHere = async () => {
+          // The newest sale in the data (for the freshness warnings): product_metrics has each
+          // product's last sale up to asOf, which with either mode is the newest up to the run's start.
+          const [newest] = await tx.query<{ day: string | null }>(
+            "SELECT to_char(max(date_last_sold), 'YYYY-MM-DD') AS day FROM product_metrics",
+          );
+          newestDataDay = newest?.day ?? null;
+          // Corrections of sales (completed lines with a negative quantity) the run counted.
+          const [counted] = await tx.query<{ found: boolean }>(
+            "SELECT to_regclass('pg_temp.calc_sales_corrections') IS NOT NULL AS found",
+          );
+          if (counted?.found) {
+            const [c] = await tx.query<{ lines: number }>("SELECT lines FROM calc_sales_corrections");
+            extraDetails.sales_corrections = { completed_lines_with_negative_quantity: c?.lines ?? 0 };
+          }
+          if (deferred.length) {
+            await steps.run(METRICS_INDEX_STEP, async () => {
+              for (const sql of deferred) await tx.exec(sql);
+              return deferred.length;
+            });
+          }
+        };
+        const lastHere = modules.reduce((last, m, i) => (away(m) ? last : i), -1);
+        if (lastHere === -1) await finishHere();
+        for (const [i, module] of modules.entries()) {
           await steps.run(`Calculate ${module.name}`, () => {
             check?.();
             return away(module)
@@ -601,26 +627,7 @@ export class DataOps {
                   .run({ conn: tx, asOf, shared, passBeside })
                   .finally(() => shared.moduleDone(module.name));
           });
-        }
-        // The newest sale in the data (for the freshness warnings): product_metrics has each
-        // product's last sale up to asOf, which with either mode is the newest up to the run's start.
-        const [newest] = await tx.query<{ day: string | null }>(
-          "SELECT to_char(max(date_last_sold), 'YYYY-MM-DD') AS day FROM product_metrics",
-        );
-        newestDataDay = newest?.day ?? null;
-        // Corrections of sales (completed lines with a negative quantity) the run counted.
-        const [counted] = await tx.query<{ found: boolean }>(
-          "SELECT to_regclass('pg_temp.calc_sales_corrections') IS NOT NULL AS found",
-        );
-        if (counted?.found) {
-          const [c] = await tx.query<{ lines: number }>("SELECT lines FROM calc_sales_corrections");
-          extraDetails.sales_corrections = { completed_lines_with_negative_quantity: c?.lines ?? 0 };
-        }
-        if (deferred.length) {
-          await steps.run(METRICS_INDEX_STEP, async () => {
-            for (const sql of deferred) await tx.exec(sql);
-            return deferred.length;
-          });
+          if (i === lastHere) await finishHere();
         }
         calcTo = steps.results.length;
       };

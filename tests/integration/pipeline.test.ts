@@ -204,11 +204,14 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "Calculate planning",
       "Calculate aggregates",
       "Calculate forecast_snapshots",
-      "Calculate product_search",
       "Calculate stock_series",
       "Calculate sales_series",
       "Calculate analytics_figures",
-      "Index metrics tables",
+      // A Full Reset on PostgreSQL runs product_search on its second connection: the run's own
+      // indexes are built while it runs, before the run waits for it.
+      ...(testBackend === "postgres"
+        ? ["Index metrics tables", "Calculate product_search"]
+        : ["Calculate product_search", "Index metrics tables"]),
     ]);
     expect((await prisma.syncStatus.findMany()).map((s) => s.tableName).sort()).toContain("order_lines");
     expect(
