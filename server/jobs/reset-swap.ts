@@ -401,6 +401,8 @@ export class BesideLoader {
    * whoever takes one first builds it.
    */
   private readonly laterIndexes: string[] = [];
+  /** Helpers waiting for the next index handed over (help). */
+  private readonly queuedWaiters: (() => void)[] = [];
   /** Per module run here: its rows, once it is done and its new tables are complete. */
   private readonly moduleRuns = new Map<string, Deferred<number>>();
   /** Seconds each module run here took. */
@@ -471,15 +473,24 @@ export class BesideLoader {
             modules.shared?.moduleDone(m.name);
           }
         }
+        // Keys first: a duplicate shows as early as it can. This table's plain indexes (not unique:
+        // they check nothing) go to the front of the shared queue now: the run's connection, once it
+        // has nothing left but to wait (indexed's helper), builds them while this one checks the
+        // references and builds the keys.
+        const statements = (await indexStatements(conn, def.table)).sort(
+          (x, y) => Number(y.attach !== null) - Number(x.attach !== null),
+        );
+        const plain = statements.filter((x) => x.attach === null && x.build.startsWith("CREATE INDEX "));
+        this.queue(
+          "front",
+          plain.map((x) => x.build),
+        );
         begun = performance.now();
         await checkFreshReferences(conn, (from, to) => from === def || to === def);
         this.timings.references = seconds(begun);
         begun = performance.now();
-        // Keys first: a duplicate shows as early as it can.
-        const statements = (await indexStatements(conn, def.table)).sort(
-          (x, y) => Number(y.attach !== null) - Number(x.attach !== null),
-        );
         for (const s of statements) {
+          if (plain.includes(s)) continue;
           if (this.stop.signal.aborted) throw new Error("index builds stopped");
           // A constraint that is not a plain key would lock readers out: it waits for the swap.
           if (!s.build.startsWith("CREATE ")) {
@@ -551,12 +562,26 @@ export class BesideLoader {
     const mark = () => {
       settled = true;
     };
-    until.then(mark, mark);
+    const ended = until.then(mark, mark);
     while (!settled && !this.stop.signal.aborted) {
       const build = this.laterIndexes.shift();
-      if (!build) return;
-      await conn.exec(build);
+      // Nothing queued yet: wait for the next index handed over (this table's own plain ones come
+      // once its modules are done), or for the end.
+      if (!build) await Promise.race([ended, this.nextQueued()]);
+      else await conn.exec(build);
     }
+  }
+
+  /** Resolves when an index is next added to the shared queue. */
+  private nextQueued(): Promise<void> {
+    return new Promise((resolve) => this.queuedWaiters.push(resolve));
+  }
+
+  private queue(position: "front" | "back", builds: string[]): void {
+    if (!builds.length) return;
+    if (position === "front") this.laterIndexes.unshift(...builds);
+    else this.laterIndexes.push(...builds);
+    for (const wake of this.queuedWaiters.splice(0)) wake();
   }
 
   /**
@@ -564,7 +589,7 @@ export class BesideLoader {
    * indexes: off the run's connection, which meanwhile goes on with the next file.
    */
   buildLater(build: string): void {
-    this.laterIndexes.push(build);
+    this.queue("back", [build]);
   }
 
   /** Whether module `name` runs here. */

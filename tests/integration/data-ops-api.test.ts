@@ -17,15 +17,15 @@ const METRICS_TABLES = [
   "brand_metrics",
   "vendor_metrics",
   "category_metrics",
-  "product_search",
-  "product_search_rows",
-  "product_search_keys",
   "stock_value_weekly",
   "sales_daily",
   "product_sales_weekly",
   "stock_aging",
   "receipt_months",
   "lost_sales",
+  "product_search",
+  "product_search_rows",
+  "product_search_keys",
 ];
 
 /** Reads server-sent events with fetch (Node 20 has no EventSource) until `until` says stop. */
