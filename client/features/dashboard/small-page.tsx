@@ -269,8 +269,12 @@ function Figures({ figures }: { figures: SmallSummary }) {
           value={todayPending ? DASH : formatMoneyShort(figures.today.revenue)}
           sub={
             todayPending ? (
-              <span className="text-muted-foreground" data-testid="small-today-pending">
-                no sales imported yet (data to {newestSale})
+              <span
+                className="text-muted-foreground"
+                title={`The data goes to ${newestSale}`}
+                data-testid="small-today-pending"
+              >
+                no sales imported yet<span className="hidden sm:inline"> (data to {newestSale})</span>
               </span>
             ) : (
               <Versus value={figures.today.revenue} base={figures.today.last_year_revenue} />

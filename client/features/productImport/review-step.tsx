@@ -29,7 +29,8 @@ function submitStage(p: ImportProgress | null | undefined, rows: number): { pct:
   // A "failed" seen while a submit runs is the previous attempt's: this one is still checking.
   if (!p || p.phase === "checking" || p.phase === "failed")
     return { pct: 5, text: `Checking all ${n(rows)} rows again...` };
-  if (p.phase === "done") return { pct: 100, text: `${n(p.total)} products created` };
+  if (p.phase === "done")
+    return { pct: 100, text: `${n(p.total)} ${p.total === 1 ? "product" : "products"} created` };
   if (p.phase === "creating")
     return {
       pct: 10 + (85 * p.done) / Math.max(1, p.total),
@@ -169,7 +170,8 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
     setConfirm(false);
     try {
       const res = await submit.mutateAsync({ id: imp.id });
-      toast.success(`${res.summary.would_create.toLocaleString("en-US")} products created`);
+      const made = res.summary.would_create;
+      toast.success(`${made.toLocaleString("en-US")} ${made === 1 ? "product" : "products"} created`);
       await invalidateImport(queryClient, trpc, imp.id);
     } catch (err) {
       toast.error(errorMessage(err, "The submit failed: nothing was created"));
@@ -251,12 +253,13 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
                   editable && (
                     <Button
                       variant="outline"
+                      className="h-auto text-left whitespace-normal"
                       onClick={() => continueRest.mutate({ id: imp.id })}
                       disabled={continueRest.isPending}
                       data-testid="continue-rest"
                     >
-                      Fix and submit the {summary.blocked.toLocaleString("en-US")} rows not created (new
-                      import)
+                      Fix and submit the {summary.blocked.toLocaleString("en-US")}{" "}
+                      {summary.blocked === 1 ? "row" : "rows"} not created (new import)
                     </Button>
                   )
                 ))}

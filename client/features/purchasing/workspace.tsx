@@ -418,7 +418,8 @@ export function ReplenishmentWorkspace({
           {canCreate && (
             <div className="ml-auto flex items-center gap-2">
               <span className="text-sm text-muted-foreground" data-testid="selection">
-                {vendors.size} vendors, {lines.size} lines selected
+                {vendors.size} {vendors.size === 1 ? "vendor" : "vendors"}, {lines.size}{" "}
+                {lines.size === 1 ? "line" : "lines"} selected
               </span>
               <Button
                 disabled={selectedCount === 0 || badQty.size > 0}
