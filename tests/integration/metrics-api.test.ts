@@ -807,6 +807,36 @@ describe(`metrics API (${testBackend})`, () => {
     }
   });
 
+  it("reads a d stored with 4 decimals as any d it may have been rounded from: no 'changed' note for that", async () => {
+    const [before] = await t.tdb.db.prisma.$queryRawUnsafe<
+      { demand_source: string; demand_rate: number; days_of_cover: number | null; on_hand: number }[]
+    >(
+      "SELECT demand_source, demand_rate::float8, days_of_cover::float8, on_hand FROM product_metrics WHERE pid = 2001",
+    );
+    try {
+      // A category profile's d of 1/18 a day is stored as 0.0556; the days of cover came from 1/18.
+      await sql(
+        "UPDATE product_metrics SET demand_source = 'category', demand_rate = 0.0556, days_of_cover = round(on_hand * 18.0, 1) WHERE pid = 2001",
+      );
+      let { data } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 });
+      let cover = data.figures.find((f) => f.key === "days_of_cover")!;
+      expect(cover.value).toBe(Math.round(before!.on_hand * 180) / 10);
+      expect(cover.note).toBeUndefined();
+      // Further off than the rounding of d explains: the note stays.
+      await sql("UPDATE product_metrics SET days_of_cover = days_of_cover + 1 WHERE pid = 2001");
+      ({ data } = await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 }));
+      cover = data.figures.find((f) => f.key === "days_of_cover")!;
+      expect(cover.note).toContain("changed since it ran");
+    } finally {
+      await sql(
+        "UPDATE product_metrics SET demand_source = $1, demand_rate = $2, days_of_cover = $3 WHERE pid = 2001",
+        before!.demand_source,
+        before!.demand_rate,
+        before!.days_of_cover,
+      );
+    }
+  });
+
   // --- aggregates
 
   it("lists aggregates per kind with paging, sort and search, each behind its page's permission", async () => {

@@ -373,6 +373,35 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
   // in-stock days unrounded, not its stored 4 decimals (⌈7 × 14.4286⌉ would be 102, not 101).
   const dbarX = m.in_stock_days_90 > 0 ? m.units_90d / m.in_stock_days_90 : dbar;
   const dX = m.demand_source === "history" && d !== null ? dbarX : d;
+  // Without an exact d (a category profile's is stored with 4 decimals), any d within half a unit
+  // of that last place may have given the stored figures; and the update right after a purchase
+  // order action plans with the stored d (server/modules/purchasing/replan.ts). A figure that such
+  // a d reproduces has no "changed since it ran" note.
+  const dRange: [number, number] | null =
+    d !== null && d > 0 && dX !== null
+      ? [Math.max(Math.min(d, dX) - 0.00005, 1e-12), Math.max(d, dX) + 0.00005]
+      : null;
+  const roundingNote = (
+    computed: Num | string,
+    stored: Num | string,
+    dp: number | undefined,
+    at: (dd: number) => Num | string,
+  ): string | undefined => {
+    const note = staleNote(computed, stored, dp);
+    if (!note || !dRange || stored === null) return note;
+    const a = at(dRange[0]);
+    const b = at(dRange[1]);
+    if (typeof stored === "number" && typeof a === "number" && typeof b === "number") {
+      const half = dp === undefined ? 0 : 0.5 * 10 ** -dp;
+      const within = stored >= Math.min(a, b) - half - 1e-9 && stored <= Math.max(a, b) + half + 1e-9;
+      return within ? undefined : note;
+    }
+    if (typeof stored === "string" && typeof a === "string" && typeof b === "string") {
+      const [lo, hi] = a < b ? [a, b] : [b, a];
+      return stored >= lo && stored <= hi ? undefined : note;
+    }
+    return note;
+  };
   const L = m.lead_time_days;
   const hasMeasurement = m.lead_time_measured !== null;
   const sigmaL = hasMeasurement ? (m.lead_time_measured_std ?? 0) : 0;
@@ -638,7 +667,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
 
   // --- lead_time_demand (§6)
   {
-    const computed = d !== null && L !== null ? d * L : null;
+    const computed = dX !== null && L !== null ? dX * L : null;
     push({
       key: "lead_time_demand",
       label: "Lead-time demand",
@@ -647,7 +676,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       formula: "d × L",
       substituted: computed === null ? "not calculated" : `${rate(d)} × ${days(L)} = ${num(computed, 2)}`,
       inputs: { demand_rate: d, lead_time_days: L },
-      note: staleNote(computed, m.lead_time_demand, 2),
+      note: roundingNote(computed, m.lead_time_demand, 2, (dd) => (L === null ? null : dd * L)),
       section: "§6",
     });
   }
@@ -835,7 +864,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
 
   // --- days_of_cover (§6)
   {
-    const computed = d !== null && d > 0 ? m.on_hand / d : null;
+    const computed = dX !== null && dX > 0 ? m.on_hand / dX : null;
     push({
       key: "days_of_cover",
       label: "Days of cover",
@@ -847,7 +876,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
           ? `d = ${rate(d ?? 0)} → —`
           : `${m.on_hand} ÷ ${rate(d)} = ${num(computed, 1)} days`,
       inputs: { on_hand: m.on_hand, demand_rate: d },
-      note: staleNote(computed, m.days_of_cover, 1),
+      note: roundingNote(computed, m.days_of_cover, 1, (dd) => m.on_hand / dd),
       section: "§6",
     });
   }
@@ -862,32 +891,36 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       if (qty > 0 && day) perDay.set(day, (perDay.get(day) ?? 0) + qty);
     }
     const arrivals = [...perDay.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    let computed: string | null = null;
-    let substituted: string;
-    if (d === null || d <= 0) {
-      substituted = `d = ${rate(d ?? 0)} → —`;
-    } else if (m.on_hand === 0) {
-      computed = D0;
-      substituted = `on hand = 0 → D0 = ${D0}`;
-    } else {
+    // The walk with demand dd (the ceilings with the exact d, as the calculation has it).
+    const walk = (dd: number) => {
       const steps: string[] = [];
       let c = m.on_hand;
       let terms = `${m.on_hand}`;
       for (let i = 0; ; i++) {
-        const k = ceil(c / d);
+        const k = ceil(c / dd);
         const day = addDays(D0, k);
         const next = arrivals[i];
         const stepText = `D0 + ⌈${i > 0 ? `(${terms})` : terms} ÷ ${rate(d)}⌉ = ${D0} + ${k} ${k === 1 ? "day" : "days"} = ${day}`;
         if (!next || day < next[0]) {
           steps.push(next ? `${stepText}, before the next arrival on ${next[0]}` : stepText);
-          computed = day;
-          break;
+          return { day, steps };
         }
         steps.push(`${stepText} is not before the arrival of ${next[1]} on ${next[0]}`);
         c += next[1];
         terms += ` + ${next[1]}`;
       }
-      substituted = steps.join("; ");
+    };
+    let computed: string | null = null;
+    let substituted: string;
+    if (d === null || d <= 0 || dX === null || dX <= 0) {
+      substituted = `d = ${rate(d ?? 0)} → —`;
+    } else if (m.on_hand === 0) {
+      computed = D0;
+      substituted = `on hand = 0 → D0 = ${D0}`;
+    } else {
+      const w = walk(dX);
+      computed = w.day;
+      substituted = w.steps.join("; ");
     }
     const inputs: Record<string, number | string | null> = {
       D0,
@@ -904,7 +937,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         "D0 + ⌈Cᵢ ÷ d⌉ for the first i whose day is before arrival i+1 (C₀ = on hand, Cᵢ = Cᵢ₋₁ + qᵢ; open lines arrive on date_expected, else date_ordered + ⌈L⌉, overdue ones on D0 + 1); D0 with nothing on hand; — when d = 0",
       substituted,
       inputs,
-      note: staleNote(computed, m.stockout_date),
+      note: roundingNote(computed, m.stockout_date, undefined, (dd) => (m.on_hand === 0 ? D0 : walk(dd).day)),
       section: "§6",
     });
   }
