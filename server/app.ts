@@ -71,8 +71,9 @@ export async function buildApp({ config, db, logger }: BuildAppOptions): Promise
   const indexHtml = path.join(config.clientDist, "index.html");
   const hasClient = fs.existsSync(indexHtml);
   registerErrorHandling(app, (req, reply) => {
-    // Only page routes fall back to the app; a missing file (e.g. a stale asset after a deploy) is a 404.
-    if (!hasClient || /\.[a-z0-9]+$/i.test(req.url.split("?")[0]!)) return false;
+    // Only page routes fall back to the app; a missing file (e.g. a stale asset after a deploy) is a
+    // 404. A file's extension starts with a letter (.js, .woff2): /products/1.5 is a page.
+    if (!hasClient || /\.[a-z][a-z0-9]*$/i.test(req.url.split("?")[0]!)) return false;
     reply.header("Cache-Control", "no-cache").type("text/html").sendFile("index.html");
     return true;
   });

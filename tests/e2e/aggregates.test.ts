@@ -313,7 +313,7 @@ describe("Brands, Vendors and Categories in Chromium", () => {
       const grandchild = shown.find((r) => (r.level ?? 0) >= 3);
       const weight = (id: number) =>
         row(page, id)
-          .getByTestId("aggregate-name")
+          .getByTestId("aggregate-link")
           .evaluate((el) => Number(getComputedStyle(el).fontWeight));
       expect(await weight(top.id)).toBeGreaterThanOrEqual(600);
       expect(await weight(child.id)).toBeLessThan(600);
@@ -324,14 +324,17 @@ describe("Brands, Vendors and Categories in Chromium", () => {
       expect(child.parent_name).toBe(byId.get(child.parent_id!)?.name);
       const indent = (id: number) =>
         row(page, id)
-          .getByTestId("aggregate-name")
+          .getByTestId("aggregate-link")
           .evaluate((el) => el.getBoundingClientRect().left);
       expect(await indent(child.id)).toBeGreaterThan(await indent(top.id));
       if (grandchild) expect(await indent(grandchild.id)).toBeGreaterThan(await indent(child.id));
-      // Rolled-up figures: the page says so; a category has no products link.
+      // Rolled-up figures: the page says so; a category's name opens its products, subtree included.
       await page.getByText(/rolled up the category tree/).waitFor();
-      expect(await page.getByTestId("aggregate-link").count()).toBe(0);
       await expectFigures(page, top);
+      await row(page, top.id).getByTestId("aggregate-link").click();
+      await page.waitForURL(
+        (u) => u.pathname === "/products" && u.searchParams.get("category") === String(top.id),
+      );
     });
 
     it("a vendor's row opens the Products page narrowed to that vendor, with a chip to remove it", async () => {

@@ -335,6 +335,9 @@ describe("Products in Chromium", () => {
     it("says so for a product that does not exist", async () => {
       const page = await openProducts("/products/999999");
       await page.getByTestId("product-not-found").getByText("Product 999999 not found").waitFor();
+      // A dot in the address is not a file extension: the app answers, not a bare 404.
+      await page.goto("/products/1.5");
+      await page.getByTestId("product-not-found").getByText('"1.5" is not a product ID.').waitFor();
     });
 
     it("shows cards with the key figures on a phone", async () => {

@@ -10,8 +10,8 @@ export interface KindConfig {
   searchPlaceholder: string;
   chartTitle: string;
   chartDescription: string;
-  /** The Products page's search param that narrows it to one of these; none for categories. */
-  productsParam?: "brand" | "vendor";
+  /** The Products page's search param that narrows it to one of these (a category: with its subtree). */
+  productsParam?: "brand" | "vendor" | "category";
   /** Categories: only the top level in the chart, so no product is counted twice. */
   chartLevel?: number;
 }
@@ -48,6 +48,7 @@ export const KINDS: Record<AggregateKind, KindConfig> = {
     searchPlaceholder: "Search categories...",
     chartTitle: "Top 10 top-level categories by revenue",
     chartDescription: "Revenue and gross profit of the last 365 days, rolled up the tree",
+    productsParam: "category",
     chartLevel: 1,
   },
 };

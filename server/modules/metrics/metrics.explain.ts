@@ -1144,7 +1144,10 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
       );
       substituted = `${forecast.method}: ${forecast.weekly.map(show).join(" + ")} = ${num(total, 2)}`;
       if (forecast.chosen_by_backtest)
-        note = `${forecast.method} ran: auto_forecast_method chose it over ${forecast.requested_method} (the global default) for its lower backtest error.`;
+        note =
+          forecast.method === forecast.requested_method
+            ? `${forecast.method} ran: auto_forecast_method compared it with ${forecast.method === "standard" ? "seasonal" : "standard"} and kept it (the global default) for its lower backtest error.`
+            : `${forecast.method} ran: auto_forecast_method chose it over ${forecast.requested_method} (the global default) for its lower backtest error.`;
       else if (forecast.method !== forecast.requested_method)
         note = `${forecast.requested_method} was asked for but needs at least 53 weeks of history: ${forecast.method} ran instead.`;
     }
