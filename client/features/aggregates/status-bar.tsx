@@ -94,6 +94,10 @@ export function StatusBar({
             </tbody>
           </table>
         )}
+        {/* The Products page shows a purchase order's effect at once; these counts follow at the next run. */}
+        <p className="mt-1 max-w-56 text-xs text-muted-foreground">
+          As of the last calculation: purchase orders made since then show on the Products page already.
+        </p>
       </TooltipContent>
     </Tooltip>
   );
