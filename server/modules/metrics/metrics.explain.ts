@@ -185,7 +185,7 @@ export interface ExplainInput {
   openLines: OpenLine[];
   /**
    * Units of receipts recorded here that the source's stock does not include yet (they count as on
-   * hand until the next import carries them: docs/purchasing.md); 0 when none.
+   * hand until the next import carries them: docs/metrics.md, purchase orders); 0 when none.
    */
   pendingReceipts?: number;
   /** The product's parameters as the settings resolve them now. */

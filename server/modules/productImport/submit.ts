@@ -563,14 +563,20 @@ export async function continueWithRowsLeft(
     WHERE r.import_id = $1 AND NOT r.deleted
       AND NOT EXISTS (SELECT 1 FROM created_products c WHERE c.import_id = r.import_id AND c.row_id = r.row_id)`;
   const newId = await db.prisma.$transaction(async (tx) => {
-    // Once only: the rows go on in one import (unless that one was discarded).
-    const [earlier] = await tx.$queryRawUnsafe<{ id: number }[]>(
-      `SELECT n.id FROM product_imports o JOIN product_imports n ON n.id = (o.summary->>'continued_in')::int
-       WHERE o.id = $1 AND n.status <> 'discarded' FOR UPDATE OF o`,
+    // Once only: the rows go on in one import (unless that one was discarded). The submitted
+    // import's row is locked first, so two clicks at once make one import.
+    const [orig] = await tx.$queryRawUnsafe<{ continued_in: number | null }[]>(
+      "SELECT (summary->>'continued_in')::int AS continued_in FROM product_imports WHERE id = $1 FOR UPDATE",
       id,
     );
-    if (earlier)
-      throw conflict(`The rows left from import ${id} are already in import ${earlier.id}: continue there`);
+    if (orig?.continued_in) {
+      const [earlier] = await tx.$queryRawUnsafe<{ id: number }[]>(
+        "SELECT id FROM product_imports WHERE id = $1 AND status <> 'discarded'",
+        orig.continued_in,
+      );
+      if (earlier)
+        throw conflict(`The rows left from import ${id} are already in import ${earlier.id}: continue there`);
+    }
     const [left] = await tx.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n ${LEFT}`, id);
     if (!left?.n) throw conflict(`Every row of import ${id} was created: no rows are left to continue with`);
     const [created] = await tx.$queryRawUnsafe<{ id: number }[]>(
@@ -586,9 +592,9 @@ export async function continueWithRowsLeft(
     );
     const nid = created!.id;
     await tx.$executeRawUnsafe(
-      `INSERT INTO product_import_rows (import_id, row_id, raw, edits, values, from_template, findings, validation,
+      `INSERT INTO product_import_rows (import_id, row_id, raw, edits, "values", from_template, findings, validation,
          error_count, warning_count, sku_key, barcode_key, images, deleted, check_hash)
-       SELECT $2, r.row_id, r.raw, r.edits, r.values, r.from_template, r.findings, r.validation, r.error_count,
+       SELECT $2, r.row_id, r.raw, r.edits, r."values", r.from_template, r.findings, r.validation, r.error_count,
          r.warning_count, r.sku_key, r.barcode_key, r.images, false, r.check_hash ${LEFT}`,
       id,
       nid,
