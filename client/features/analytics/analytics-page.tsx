@@ -26,6 +26,7 @@ import {
   gridLines,
   LAST_YEAR,
   monthOfWeek,
+  monthTicks,
   rowTooltip,
   TooltipBox,
   TooltipRow,
@@ -471,7 +472,7 @@ function StockValue({ canExport }: { canExport: boolean }) {
         >
           <ComposedChart {...chartBox(rows, 220)}>
             {gridLines()}
-            {weekAxis(monthOfWeek, 28)}
+            {weekAxis(monthOfWeek, 28, false, monthTicks(rows))}
             {yAxis({ width: 56, tickFormat: formatMoneyCompact })}
             {rowTooltip(rows, (p) => (
               <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
@@ -501,7 +502,7 @@ function StockValue({ canExport }: { canExport: boolean }) {
         >
           <ComposedChart {...chartBox(merged, 220)}>
             {gridLines()}
-            {weekAxis(monthOfWeek, 28)}
+            {weekAxis(monthOfWeek, 28, false, monthTicks(merged as { week_end: string }[]))}
             {yAxis({ width: 56, tickFormat: formatMoneyCompact })}
             {rowTooltip(merged, (p) => (
               <TooltipBox title={`Week ending ${formatDay(String(p.week_end))}`}>

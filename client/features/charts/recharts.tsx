@@ -149,13 +149,32 @@ export function yAxis({ tickFormat, ...props }: Omit<YAxisProps, "ref"> & AxisFo
  * The x axis of a weekly chart over `week_end` days, each labelled by `label`; `line` draws the
  * axis line in the grid's colour.
  */
-export function weekAxis(label: (weekEnd: string) => string, minTickGap: number, line = false) {
+export function weekAxis(
+  label: (weekEnd: string) => string,
+  minTickGap: number,
+  line = false,
+  /** The ticks to label (e.g. monthTicks): without, Recharts spaces them and may repeat a label. */
+  tickValues?: string[],
+) {
   return xAxis({
     dataKey: "week_end",
     tickFormatter: (w: string) => label(w),
     minTickGap,
+    ...(tickValues ? { ticks: tickValues } : {}),
     ...(line ? { axisLine: { stroke: CHART_COLORS.grid } } : {}),
   });
+}
+
+/** The first week of each month among `rows`: one "Nov '26" label per month, never two. */
+export function monthTicks(rows: readonly { week_end: string }[]): string[] {
+  const out: string[] = [];
+  let last = "";
+  for (const r of rows) {
+    const month = r.week_end.slice(0, 7);
+    if (month !== last) out.push(r.week_end);
+    last = month;
+  }
+  return out;
 }
 
 /** A week's label on a long weekly axis: its month ("Nov '26"). */

@@ -10,6 +10,7 @@ import {
   gridLines,
   LAST_YEAR,
   monthOfWeek,
+  monthTicks,
   rowTooltip,
   TooltipBox,
   TooltipRow,
@@ -57,7 +58,7 @@ export function SalesChart({ points }: { points: WeeklySalesPoint[] }) {
       />
       <ComposedChart {...chartBox(points, height)}>
         {gridLines()}
-        {weekAxis(monthOfWeek, 28, true)}
+        {weekAxis(monthOfWeek, 28, true, monthTicks(points))}
         {yAxis({ width: 48, tickFormat: (v) => formatNumber(v, 0) })}
         {rowTooltip(points, (p) => (
           <TooltipBox title={`Week ending ${formatDay(p.week_end)}`}>
@@ -112,7 +113,7 @@ export function StockValueChart({ points }: { points: StockValuePoint[] }) {
     <ChartFrame testId="stock-value-chart" label="Stock value at cost per week" height={height} empty={empty}>
       <AreaChart {...chartBox(points, height)}>
         {gridLines()}
-        {weekAxis(monthOfWeek, 28, true)}
+        {weekAxis(monthOfWeek, 28, true, monthTicks(points))}
         {yAxis({ width: 56, tickFormat: formatMoneyCompact })}
         {rowTooltip(points, (p) => (
           <TooltipBox title={formatDay(p.week_end)}>

@@ -217,12 +217,14 @@ function Change({ kpi, base, label }: { kpi: Kpi; base: number | null; label: st
       kpi={kpi}
       current={value}
       base={base}
-      className="inline-flex items-center gap-0.5 whitespace-nowrap"
+      // In a narrow card the change goes under its label rather than past the card's edge.
+      className="flex flex-wrap items-center gap-x-1 gap-y-0"
       title={`${label}: ${formatKpi(kpi, base)}`}
     >
       {(text) => (
         <>
-          {label}: {text}
+          <span className="whitespace-nowrap">{label}:</span>
+          <span className="whitespace-nowrap font-medium">{text}</span>
         </>
       )}
     </KpiChange>

@@ -449,8 +449,7 @@ function linesErrorText<R extends { index: number }>(
     if (!le) continue;
     const label = name(r);
     if (le.qty) parts.push(`${label}: quantity must be a whole number of 1 or more`);
-    if (le.cost_each)
-      parts.push(`${label}: cost must be 0 or more, with at most 4 decimals (or blank)`);
+    if (le.cost_each) parts.push(`${label}: cost must be 0 or more, with at most 4 decimals (or blank)`);
     if (le.pid) parts.push(`${label}: ${le.pid.message ?? "unknown product"}`);
   }
   const whole = e.root?.message ?? e.message;
