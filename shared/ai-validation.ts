@@ -63,6 +63,8 @@ export interface CallAttempt {
   /** ok, or what went wrong: timeout, connection, http, unsupported_mode, unparseable */
   outcome: string;
   http_status?: number;
+  /** The endpoint's own id for the request (its `x-request-id` answer header), to quote to its support. */
+  request_id?: string;
   error?: string;
   error_body?: string;
 }

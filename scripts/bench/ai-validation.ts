@@ -7,14 +7,18 @@
 // floor (rows / rows-per-call / concurrency × latency) and the app's own time per call, p50/p99/max:
 // from the moment the call has its slot to its rows' verdicts handed on (prompt assembly, the
 // openai client, the loopback HTTP both ways, parsing, the results, the call record queued for the
-// writer), minus the model server's own time for the answer as it reports it
-// (`openai-processing-ms`: from the request read to the answer sent, its 200 ms included). Also
-// printed: the same minus only the nominal latency (which counts the model server's own work and
+// writer), minus the model's time: from the request's last byte handed to the socket to the
+// model process handing its answer to its socket, both read on the machine's monotonic clock
+// (undici's diagnostics channel here, the answer's `x-answer-sent-hr` there). Also printed: the
+// same minus the model's own time as it reports it (`openai-processing-ms`: from the request read
+// to the answer sent, which leaves the request's delivery and the model process's wait for a core
+// to the app), the same minus only the nominal latency (which counts the model server's own work and
 // scheduling as the app's), how long a call record waits until it is stored, the event loop's delay,
 // and the app's CPU time per call. The last line is one JSON object with the figures. With `--bare`,
 // also the floor of the measure at the same moment: as many bare node:http requests (no openai
 // client, no prompt, no database), as many at once, to the same model process, timed the same way.
 import { spawn } from "node:child_process";
+import dc from "node:diagnostics_channel";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -185,11 +189,37 @@ async function main() {
     // Warm up the client, the JIT and the connection pool.
     await ai.validateRows(makeRows(2 * concurrency, "warm"));
 
+    // The model's time for each request, on the machine's one monotonic clock (process.hrtime reads
+    // CLOCK_MONOTONIC in both processes): from the moment the client handed the request's last
+    // byte to the socket (undici's bodySent) to the moment the model process handed its answer to
+    // its socket (the answer's x-answer-sent-hr). The kernel's delivery of the request, the model
+    // process's wait for a core, its work and its 200 ms are the model's; delivering the answer,
+    // this process noticing it and everything after are the app's.
+    const sentAt = new WeakMap<object, bigint>();
+    const modelSpanMs = new Map<string, number>();
+    dc.subscribe("undici:request:bodySent", (m) => {
+      sentAt.set((m as { request: object }).request, process.hrtime.bigint());
+    });
+    dc.subscribe("undici:request:headers", (m) => {
+      const { request, response } = m as { request: object; response: { headers: Buffer[] } };
+      let id: string | null = null;
+      let answeredHr: string | null = null;
+      for (let i = 0; i + 1 < response.headers.length; i += 2) {
+        const name = response.headers[i]!.toString().toLowerCase();
+        if (name === "x-request-id") id = response.headers[i + 1]!.toString();
+        else if (name === "x-answer-sent-hr") answeredHr = response.headers[i + 1]!.toString();
+      }
+      const sent = sentAt.get(request);
+      if (id && answeredHr && sent !== undefined)
+        modelSpanMs.set(id, Number(BigInt(answeredHr) - sent) / 1e6);
+    });
+
     const floorMs = (Math.ceil(rows / perCall) / concurrency) * latency;
     const rounds: {
       wallMs: number;
       cpuMs: number;
       appMs: number[];
+      appReportedMs: number[];
       appNominalMs: number[];
       wireMs: number[];
       storeMs: number[];
@@ -200,6 +230,7 @@ async function main() {
     }[] = [];
     for (let r = 0; r < Number(values.repeat); r++) {
       const appMs: number[] = [];
+      const appReportedMs: number[] = [];
       const appNominalMs: number[] = [];
       const wireMs: number[] = [];
       const storeMs: number[] = [];
@@ -208,7 +239,11 @@ async function main() {
         // The model's time is the server's own (it says so in each answer); everything else in the
         // call is ours. Retry pauses (none here) are neither.
         const server = t.server_ms ?? latency;
-        appMs.push(t.total_ms - t.wait_ms - server);
+        const spans = t.request_ids.map((id) => modelSpanMs.get(id));
+        const span =
+          spans.length && spans.every((x) => x !== undefined) ? spans.reduce((a, b) => a! + b!, 0)! : null;
+        appMs.push(t.total_ms - t.wait_ms - (span ?? server));
+        appReportedMs.push(t.total_ms - t.wait_ms - server);
         appNominalMs.push(t.total_ms - t.wait_ms - latency);
         wireMs.push(t.model_ms - server);
         // The wait for a slot beyond the call before it: the spacing of call starts.
@@ -232,6 +267,7 @@ async function main() {
         wallMs,
         cpuMs,
         appMs,
+        appReportedMs,
         appNominalMs,
         wireMs,
         storeMs,
@@ -277,6 +313,8 @@ async function main() {
       app_ms_p50: Math.round(quantile(sorted, 0.5) * 100) / 100,
       app_ms_p99: Math.round(quantile(sorted, 0.99) * 100) / 100,
       app_ms_max: Math.round((sorted.at(-1) ?? 0) * 100) / 100,
+      app_ms_server_reported_p50: p(best.appReportedMs, 0.5),
+      app_ms_server_reported_p99: p(best.appReportedMs, 0.99),
       app_ms_nominal_p50: p(best.appNominalMs, 0.5),
       app_ms_nominal_p99: p(best.appNominalMs, 0.99),
       client_and_http_ms_p50: p(best.wireMs, 0.5),
@@ -296,6 +334,10 @@ async function main() {
         `${figures.wall_s} s (floor ${figures.floor_s} s); app's own time per call ` +
         `p50 ${figures.app_ms_p50} ms, p99 ${figures.app_ms_p99} ms, max ${figures.app_ms_max} ms; ` +
         `CPU ${figures.app_cpu_ms_per_call} ms per call; ${best.failed} failed rows; load ${figures.load_avg.join(" ")}`,
+    );
+    console.log(
+      `minus the model's reported time (openai-processing-ms) instead of its time on the clock: p50 ${figures.app_ms_server_reported_p50} ms, ` +
+        `p99 ${figures.app_ms_server_reported_p99} ms`,
     );
     console.log(
       `minus the nominal ${latency} ms instead of the server's own time: p50 ${figures.app_ms_nominal_p50} ms, ` +

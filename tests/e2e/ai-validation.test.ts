@@ -78,6 +78,10 @@ describe("AI Validation Debug in Chromium", () => {
     await expect(page.getByTestId("request-json").textContent()).resolves.toContain('"response_format"');
     await page.getByText("Raw response").click();
     await expect(page.getByTestId("response-raw").textContent()).resolves.toContain("chat.completion");
+    // Each attempt shows the endpoint's own id for the request, to quote to its support.
+    await expect(
+      page.getByTestId("attempts").getByTestId("attempt-request-id").first().textContent(),
+    ).resolves.toMatch(/^req_fake_\d+$/);
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, "ai-debug-run.png"), fullPage: true });
   });
 

@@ -133,14 +133,19 @@ export async function startFakeModel(): Promise<FakeModel> {
   };
   // Like OpenAI, the answer says how long the server took with it (`openai-processing-ms`: from
   // the request read to the answer sent, the test's delay included).
-  const send = (res: http.ServerResponse, reply: Reply, since?: number) => {
+  // Each chat answer also carries the request's id (`x-request-id`, as OpenAI's do) and the
+  // moment it was handed to the socket on the machine's monotonic clock (`x-answer-sent-hr`, in
+  // ns, as process.hrtime.bigint() reads it in every process), for the AI bench.
+  const send = (res: http.ServerResponse, reply: Reply, since?: number, requestId?: string) => {
     const status = reply.status ?? 200;
     const body = reply.json !== undefined ? JSON.stringify(reply.json) : (reply.text ?? "");
     const headers: Record<string, string> = {
       "content-type": reply.json !== undefined ? "application/json" : "text/plain",
       ...(since !== undefined ? { "openai-processing-ms": (performance.now() - since).toFixed(3) } : {}),
+      ...(requestId ? { "x-request-id": requestId } : {}),
       ...reply.headers,
     };
+    if (requestId) headers["x-answer-sent-hr"] = String(process.hrtime.bigint());
     res.writeHead(status, headers);
     res.end(body);
   };
@@ -172,13 +177,14 @@ export async function startFakeModel(): Promise<FakeModel> {
       if (req.method === "POST" && path === "/v1/chat/completions" && body) {
         chatCount++;
         const reply = behaviour({ body, n: chatCount, path, headers: req.headers });
+        const requestId = `req_fake_${chatCount}`;
         const delay = (reply.delayMs ?? 0) + fake.latencyMs;
         if (delay > 0) {
-          const t = setTimeout(() => !res.destroyed && send(res, reply, since), delay);
+          const t = setTimeout(() => !res.destroyed && send(res, reply, since, requestId), delay);
           res.on("close", () => clearTimeout(t));
           return;
         }
-        return send(res, reply, since);
+        return send(res, reply, since, requestId);
       }
       send(res, {
         status: 404,

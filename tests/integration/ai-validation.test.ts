@@ -1,7 +1,7 @@
 // AI validation against a real chat-completions server on loopback (tests/helpers/fake-model.ts):
 // prompt layers and versions, each structured-output mode, caching, retries, cost, redaction,
 // the connection test, replay, retention and who may call what.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { type CallRecord, CallWriter } from "../../server/modules/aiValidation/call-writer.ts";
 import { AI_NOT_CONFIGURED, type AiCallDetail } from "../../shared/ai-validation.ts";
 import { ADMIN, startTestApp, type TestApp } from "../helpers/app.ts";
@@ -230,6 +230,8 @@ describe(`AI validation (${testBackend})`, () => {
       ["ok", null],
     ]);
     expect(detail.attempts[0]!.error_body).toContain("Rate limit reached");
+    // The endpoint's own id of each request (its x-request-id), from the error and from the answer.
+    expect(detail.attempts.map((a) => a.request_id)).toEqual(["req_fake_1", "req_fake_2"]);
   });
 
   it("ends as a per-row 'AI check failed' after bounded retries: 5xx, timeout, malformed JSON", async () => {
@@ -457,6 +459,25 @@ describe(`AI validation (${testBackend})`, () => {
     expect(stored[0]!.responseRaw).toBe("an answer with a  in it");
     expect(await t.tdb.db.prisma.aiValidationCache.count({ where: { key: `writer-test-${bad}` } })).toBe(1);
     expect(logged).toEqual([expect.stringMatching(new RegExp(`AI call ${bad} not stored: .*out of range`))]);
+  });
+
+  it("asks for the next block of call ids while half of this one is left, so calls do not wait for one", async () => {
+    const writer = new CallWriter(t.tdb.db, { reserve: 4 });
+    const last = async () =>
+      Number(
+        (
+          await t.tdb.db.prisma.$queryRawUnsafe<{ v: bigint }[]>(
+            "SELECT last_value AS v FROM ai_validation_calls_id_seq",
+          )
+        )[0]!.v,
+      );
+    const first = await writer.nextId();
+    expect(await last()).toBe(first + 3); // one block of 4
+    await writer.nextId();
+    await writer.nextId(); // one id left of four: the next block is asked for now
+    await vi.waitFor(async () => expect(await last()).toBe(first + 7));
+    const ids = [await writer.nextId(), await writer.nextId(), await writer.nextId()];
+    expect(ids).toEqual([first + 3, first + 4, first + 5]);
   });
 
   it("lets only the right users see runs and test the connection", async () => {

@@ -229,6 +229,15 @@ function CallView({ title, run: r, base }: { title: string; run: AiCallDetail; b
                     <TableCell className="text-xs">
                       {a.outcome}
                       {a.http_status ? ` (HTTP ${a.http_status})` : ""}
+                      {a.request_id && (
+                        <div
+                          className="break-all font-mono text-[11px] text-muted-foreground"
+                          title="The endpoint's id for this request (x-request-id), to quote to its support"
+                          data-testid="attempt-request-id"
+                        >
+                          {a.request_id}
+                        </div>
+                      )}
                     </TableCell>
                     <TableCell className="text-right text-xs tabular-nums">{formatMs(a.ms)}</TableCell>
                     <TableCell className="max-w-80 text-xs">

@@ -229,7 +229,8 @@ export class AiValidation {
    * Told of each validation call's timings once its verdicts are delivered (the bench reads the
    * app's own share from it): `total_ms` from the call's slot to its rows' results handed on
    * (prompt assembly, the client, HTTP, parsing, results, the queued call record), `model_ms` the
-   * HTTP exchange as the client saw it, `server_ms` the endpoint's own time as it reported it.
+   * HTTP exchange as the client saw it, `server_ms` the endpoint's own time as it reported it,
+   * `request_ids` the endpoint's ids of the call's attempts.
    */
   observe:
     | ((t: {
@@ -238,6 +239,7 @@ export class AiValidation {
         server_ms: number | null;
         wait_ms: number;
         slot_ms: number;
+        request_ids: string[];
       }) => void)
     | null = null;
 
@@ -634,6 +636,7 @@ export class AiValidation {
           server_ms: call.result.serverMs,
           wait_ms: call.result.waitMs,
           slot_ms: call.slotMs,
+          request_ids: call.result.attempts.flatMap((a) => (a.request_id ? [a.request_id] : [])),
         });
       }
     };

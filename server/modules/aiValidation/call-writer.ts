@@ -144,15 +144,23 @@ export class CallWriter {
     return this.calls.length + this.cache.length;
   }
 
-  /** A new call's id (one round trip per block of ids; the others answer at once). */
+  /**
+   * A new call's id. Ids come in blocks, one round trip each, and the next block is asked for while
+   * half of this one is left, so a steady run's calls never wait for one (only the very first call,
+   * or a burst larger than half a block).
+   */
   async nextId(): Promise<number> {
-    while (this.ids.length === 0) {
-      this.reserving ??= this.reserve().finally(() => {
-        this.reserving = null;
-      });
-      await this.reserving;
-    }
-    return this.ids.shift()!;
+    while (this.ids.length === 0) await this.refill();
+    const id = this.ids.shift()!;
+    if (this.ids.length < this.reserveCount / 2) void this.refill().catch(this.log);
+    return id;
+  }
+
+  private refill(): Promise<void> {
+    this.reserving ??= this.reserve().finally(() => {
+      this.reserving = null;
+    });
+    return this.reserving;
   }
 
   private async reserve(): Promise<void> {

@@ -221,6 +221,8 @@ export class ModelClient {
         const response = await this.client.chat.completions
           .create(request as unknown as ChatCompletionCreateParamsNonStreaming, { signal: opts.signal })
           .asResponse();
+        const requestId = response.headers.get("x-request-id");
+        if (requestId) attempt.request_id = requestId.slice(0, 200);
         const processing = Number(response.headers.get("openai-processing-ms") ?? Number.NaN);
         if (Number.isFinite(processing)) serverMs = (serverMs ?? 0) + processing;
         const raw = await response.text();
@@ -252,6 +254,8 @@ export class ModelClient {
           lastError = "Cancelled";
           return done(false, {});
         }
+        if (err instanceof APIError && err.requestID && !attempt.request_id)
+          attempt.request_id = err.requestID.slice(0, 200);
         const verdict = this.classify(err, mode);
         attempt.outcome = verdict.outcome;
         attempt.error = verdict.message;
