@@ -401,8 +401,8 @@ export class BesideLoader {
    * whoever takes one first builds it.
    */
   private readonly laterIndexes: string[] = [];
-  /** Helpers waiting for the next index handed over (help). */
-  private readonly queuedWaiters: (() => void)[] = [];
+  /** Woken when an index is next added to the shared queue (nextQueued). */
+  private queued: { promise: Promise<void>; wake: () => void } | null = null;
   /** Per module run here: its rows, once it is done and its new tables are complete. */
   private readonly moduleRuns = new Map<string, Deferred<number>>();
   /** Seconds each module run here took. */
@@ -572,16 +572,28 @@ export class BesideLoader {
     }
   }
 
-  /** Resolves when an index is next added to the shared queue. */
+  /**
+   * Resolves when an index is next added to the shared queue. One promise for every waiter until
+   * then: a waiter that stops waiting (its run ended first) leaves nothing behind.
+   */
   private nextQueued(): Promise<void> {
-    return new Promise((resolve) => this.queuedWaiters.push(resolve));
+    if (!this.queued) {
+      let wake!: () => void;
+      const promise = new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      this.queued = { promise, wake };
+    }
+    return this.queued.promise;
   }
 
   private queue(position: "front" | "back", builds: string[]): void {
     if (!builds.length) return;
     if (position === "front") this.laterIndexes.unshift(...builds);
     else this.laterIndexes.push(...builds);
-    for (const wake of this.queuedWaiters.splice(0)) wake();
+    const queued = this.queued;
+    this.queued = null;
+    queued?.wake();
   }
 
   /**

@@ -1,5 +1,7 @@
 // The URL state of the Brands, Vendors and Categories pages (page, search, sort), so a link
 // reproduces the view. zod/mini: route search schemas load with the first bundle, so they stay small.
+
+import { textParam } from "@client/lib/search-params.ts";
 import {
   AGGREGATE_SORTS,
   type AggregateKind,
@@ -22,7 +24,7 @@ export function defaultSort(kind: AggregateKind): { sort: AggregateSort; dir: So
 /** A bad value of one parameter is dropped (the default applies) instead of failing the page. */
 export const AggregatesSearchSchema = z.object({
   page: z.catch(z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))), undefined),
-  q: z.catch(z.optional(z.coerce.string().check(z.maxLength(200))), undefined),
+  q: textParam(),
   sort: z.catch(z.optional(z.enum(AGGREGATE_SORTS)), undefined),
   dir: z.catch(z.optional(z.enum(SORT_DIRECTIONS)), undefined),
 });

@@ -1,10 +1,10 @@
 // The /chat page state in the URL: the open room, a message to scroll to (permalink), a date to
 // jump to, the open thread and the search, so every view has a link.
+
+import { textParam } from "@client/lib/search-params.ts";
 import * as z from "zod/mini";
 
-const text = (max: number) =>
-  // Coerced: the router reads ?msg=123 or ?q=2026 as numbers.
-  z.catch(z.optional(z.coerce.string().check(z.minLength(1), z.maxLength(max))), undefined);
+const text = (max: number) => textParam(max, 1);
 
 export const ChatSearchSchema = z.object({
   room: text(100),

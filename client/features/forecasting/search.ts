@@ -1,5 +1,7 @@
 // The /forecasting view in the URL (level, page, search, filters, sort, tab, selected row), so a
 // link reproduces it. zod/mini: route search schemas load with the first bundle.
+
+import { optionalParam as opt, textParam } from "@client/lib/search-params.ts";
 import {
   EXCEPTION_KINDS,
   FORECAST_LEVELS,
@@ -12,7 +14,6 @@ import { ABC_CLASSES, PRODUCT_STATUSES, SORT_DIRECTIONS } from "@shared/metrics.
 import * as z from "zod/mini";
 
 const idParam = z.coerce.number().check(z.int(), z.minimum(1), z.maximum(2_147_483_647));
-const opt = <T extends z.ZodMiniType>(t: T) => z.catch(z.optional(t), undefined);
 
 export const FORECAST_TABS = ["grid", "overrides", "accuracy", "exceptions"] as const;
 
@@ -21,8 +22,7 @@ export const ForecastingSearchSchema = z.object({
   tab: opt(z.enum(FORECAST_TABS)),
   level: opt(z.enum(FORECAST_LEVELS)),
   page: opt(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))),
-  // Coerced: the router reads ?q=1042 as the number 1042 (a product ID searched for).
-  q: opt(z.coerce.string().check(z.maxLength(200))),
+  q: textParam(),
   vendor: opt(idParam),
   brand: opt(idParam),
   category: opt(idParam),

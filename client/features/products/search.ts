@@ -1,5 +1,7 @@
 // The /products list state in the URL (page, search, filters, sort), so a link reproduces the view.
 // zod/mini: route search schemas load with the first bundle, so they stay small.
+
+import { textParam } from "@client/lib/search-params.ts";
 import {
   ABC_CLASSES,
   AGING_BUCKET_KEYS,
@@ -44,8 +46,7 @@ export function statusesOf(search: ProductsSearch): ProductStatus[] {
 /** A bad value of one parameter is dropped (the default applies) instead of failing the page. */
 export const ProductsSearchSchema = z.object({
   page: z.catch(z.optional(z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))), undefined),
-  // Coerced: the router reads ?q=1042 as the number 1042 (a product ID searched for).
-  q: z.catch(z.optional(z.coerce.string().check(z.maxLength(200))), undefined),
+  q: textParam(),
   /** One status or several, comma-separated ("critical,reorder"); unknown ones are dropped. */
   status: z.catch(
     z.optional(

@@ -1,5 +1,7 @@
 // The Purchase Orders page's state in the URL: the tab, the workspace's filters and the PO list's
 // filters, page and sort, so a link (and a dashboard tile) reproduces the view.
+
+import { optionalParam as opt, textParam } from "@client/lib/search-params.ts";
 import { ABC_CLASSES, PRODUCT_STATUSES } from "@shared/metrics.ts";
 import { PO_SORTS, PO_STATUSES, type PoListInput, type ReplenishmentInput } from "@shared/purchasing.ts";
 import * as z from "zod/mini";
@@ -8,15 +10,13 @@ const idParam = z.coerce.number().check(z.int(), z.minimum(1), z.maximum(2_147_4
 const pageParam = z.coerce.number().check(z.int(), z.minimum(1), z.maximum(1_000_000));
 const dayParam = z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/));
 const flag = z.coerce.boolean();
-const opt = <T extends z.ZodMiniType>(t: T) => z.catch(z.optional(t), undefined);
 
 /** A bad value of one parameter is dropped (the default applies) instead of failing the page. */
 export const PurchaseOrdersSearchSchema = z.object({
   tab: opt(z.enum(["orders", "replenishment"])),
   // PO list
   page: opt(pageParam),
-  // Coerced: the router reads ?q=4580 as the number 4580 (a PO number or SKU searched for).
-  q: opt(z.coerce.string().check(z.maxLength(200))),
+  q: textParam(),
   status: opt(z.enum(PO_STATUSES)),
   vendor: opt(idParam),
   overdue: opt(flag),
@@ -33,7 +33,7 @@ export const PurchaseOrdersSearchSchema = z.object({
   w_category: opt(idParam),
   w_status: opt(z.enum(PRODUCT_STATUSES)),
   w_abc: opt(z.enum(ABC_CLASSES)),
-  w_q: opt(z.coerce.string().check(z.maxLength(200))),
+  w_q: textParam(),
   w_page: opt(pageParam),
 });
 export type PurchaseOrdersSearch = z.infer<typeof PurchaseOrdersSearchSchema>;

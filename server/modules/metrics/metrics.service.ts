@@ -730,11 +730,10 @@ async function explainLoaded(
          JOIN purchase_orders o ON o.id = l.po_id AND o.status IN ('ordered', 'partial')
          WHERE l.pid = $1::int
          UNION ALL
-         SELECT 1, ao.number, ao.date_ordered, ao.id, al.id,
-           to_char(ao.date_ordered, 'YYYY-MM-DD'), to_char(ao.date_expected, 'YYYY-MM-DD'),
-           al.ordered_qty, al.received_qty
-         FROM app_po_lines al JOIN app_purchase_orders ao ON ao.id = al.po_id
-         WHERE al.pid = $1::int AND al.id IN (SELECT id FROM (${APP_OPEN_LINES_SQL}) app WHERE app.pid = $1::int)
+         SELECT 1, app.number, app.date_ordered, app.po_id, app.id,
+           to_char(app.date_ordered, 'YYYY-MM-DD'), to_char(app.date_expected, 'YYYY-MM-DD'),
+           app.ordered_qty, app.received_qty
+         FROM (${APP_OPEN_LINES_SQL}) app WHERE app.pid = $1::int
        ) u
        ORDER BY ordered_on, src, k1, k2`,
       [pid, row.d0],

@@ -9,10 +9,12 @@ export const supersededSql = (po: string) =>
 
 /**
  * Open lines of app POs in ordered/partial that no imported PO supersedes: id, pid, open_qty,
- * date_expected, date_ordered. Drafts are not on order; a closed-short PO's rest no longer counts.
+ * date_expected, date_ordered, and for showing them po_id, number, ordered_qty, received_qty.
+ * Drafts are not on order; a closed-short PO's rest no longer counts.
  */
 export const APP_OPEN_LINES_SQL = `
-  SELECT al.id, al.pid, al.ordered_qty - al.received_qty AS open_qty, ao.date_expected, ao.date_ordered
+  SELECT al.id, al.pid, al.ordered_qty - al.received_qty AS open_qty, ao.date_expected, ao.date_ordered,
+    al.po_id, ao.number, al.ordered_qty, al.received_qty
   FROM app_po_lines al
   JOIN app_purchase_orders ao ON ao.id = al.po_id AND ao.status IN ('ordered', 'partial')
   WHERE al.ordered_qty > al.received_qty AND NOT ${supersededSql("ao")}`;
