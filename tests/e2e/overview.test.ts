@@ -76,6 +76,12 @@ describe("Overview in Chromium", () => {
         page.locator('[data-testid="kpi"][data-key="revenue"] [data-testid="kpi-value"]').textContent();
       const money = (v: number) => `$${Math.round(v).toLocaleString("en-US")}`;
       await expect.poll(salesText).toBe(money(sales(month)));
+      // A figure's name says how it is computed on a tap too (a phone has no hover).
+      await page.locator('[data-testid="kpi"][data-key="revenue"] [data-testid="kpi-label"]').click();
+      await expect
+        .poll(() => page.getByTestId("kpi-how").textContent())
+        .toContain(month.kpis.find((k) => k.key === "revenue")!.how);
+      await page.keyboard.press("Escape");
       const roots = month.breakdowns.category.filter((r) => r.parent_id === null);
       await expect.poll(() => page.getByTestId("breakdown-row").count()).toBe(roots.length);
       await shot(page, "overview-desktop");

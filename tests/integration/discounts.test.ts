@@ -199,6 +199,8 @@ describe(`Discount Simulator API (${testBackend})`, () => {
       const [p7] = r.products;
       expect(p7).toMatchObject({ price: 11.29, regular_price: 14.99, scenario_price: 11.29, uplift: 1 });
       expect(p7!.notes.join(" ")).toContain("Already sold at 11.29, below 20% off the regular 14.99");
+      // Nothing to break even: the price does not change (its markdown from the regular is old news).
+      expect(p7!.break_even_uplift).toBeNull();
       // 30 % off goes below today's price: 14.99 × 0.7 = 10.493 → 10.49.
       const deeper = await simulate({
         scope: { pids: [7] },

@@ -741,6 +741,30 @@ describe(`metrics API (${testBackend})`, () => {
     }
   });
 
+  it("a reorder quantity the 2-decimal F(H) would round the other way is not a change", async () => {
+    // F(H) stored as 56.00 from an exact 56.003: need = 56.003 + 8 − 12 = 52.003 → 53, where the
+    // stored 56.00 gives exactly 52.
+    await sql("UPDATE products SET moq = 1, case_qty = 1 WHERE pid = 2001");
+    await sql("UPDATE product_metrics SET forecast_horizon_units = 56.00, reorder_qty = 53 WHERE pid = 2001");
+    try {
+      const reorder = async () =>
+        (await trpc<MetricsExplanation>("metrics.explain", { pid: 2001 })).data.figures.find(
+          (f) => f.key === "reorder_qty",
+        )!;
+      const r = await reorder();
+      expect(r.substituted).toBe(
+        "need = F(H) + SS − (on hand + on order) = 56 + 8 − (12 + 0) = 52 → ⌈52⌉ = 52, MOQ 1 → 52, case 1 → 52",
+      );
+      expect(r.note ?? "").not.toMatch(/changed since/);
+      // Two units off is a change.
+      await sql("UPDATE product_metrics SET reorder_qty = 54 WHERE pid = 2001");
+      expect((await reorder()).note).toMatch(/changed since/);
+    } finally {
+      await sql("UPDATE products SET moq = 24, case_qty = 12 WHERE pid = 2001");
+      await sql("UPDATE product_metrics SET forecast_horizon_units = 56.42, reorder_qty = 60 WHERE pid = 2001");
+    }
+  });
+
   it("safety stock uses the exact z: a ceiling the 4-decimal z would move is not a change", async () => {
     // L = 7, σL = 0, σd = 1.1489: z(0.95) = 1.6448536 gives 1.6448536 × 1.1489 × √7 = 4.99987 → 5;
     // the stored z 1.6449 would give 5.000009 → 6.

@@ -173,7 +173,7 @@ function Kpis({ data }: { data: OverviewSummary }) {
         </KpiCard>
       ))}
       <p className="col-span-2 text-xs text-muted-foreground lg:col-span-4 xl:col-span-6">
-        Hover a figure's name for how it is computed (docs/metrics.md §18).
+        Hover or tap a figure's name for how it is computed (docs/metrics.md §18).
       </p>
     </section>
   );

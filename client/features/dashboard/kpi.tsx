@@ -1,6 +1,8 @@
 // What the Dashboard and the Overview show alike: the page's title with the figures' as-of moment,
 // a key figure's card, its value written in its unit, and its change against a comparison.
+
 import { PageHeader } from "@client/components/page-header.tsx";
+import { Popover, PopoverContent, PopoverTrigger } from "@client/components/ui/popover.tsx";
 import { Skeleton } from "@client/components/ui/skeleton.tsx";
 import { DASH, formatMoneyShort, formatNumber, formatPercent } from "@client/features/products/format.ts";
 import { cn } from "@client/lib/utils.ts";
@@ -57,7 +59,10 @@ export function formatKpi(kpi: Pick<KpiLike, "unit">, value: number | null): str
   }
 }
 
-/** A key figure: its name (hover for how it is computed), its value, and what `children` add. */
+/**
+ * A key figure: its name (hovered, tapped or focused, it says how the figure is computed: a phone
+ * has no hover), its value, and what `children` add.
+ */
 export function KpiCard({
   kpi,
   valueClassName,
@@ -69,9 +74,22 @@ export function KpiCard({
 }) {
   return (
     <div className="min-w-0 rounded-xl border bg-card p-4 shadow-xs" data-testid="kpi" data-key={kpi.key}>
-      <div className="text-sm text-muted-foreground" title={kpi.how}>
-        {kpi.label}
-      </div>
+      <Popover>
+        <PopoverTrigger asChild>
+          <button
+            type="button"
+            className="text-left text-sm text-muted-foreground underline decoration-dotted underline-offset-4 hover:text-foreground"
+            title={kpi.how}
+            data-testid="kpi-label"
+          >
+            {kpi.label}
+          </button>
+        </PopoverTrigger>
+        <PopoverContent className="text-sm" data-testid="kpi-how">
+          <div className="font-medium">{kpi.label}</div>
+          <p className="mt-1 text-muted-foreground">{kpi.how}</p>
+        </PopoverContent>
+      </Popover>
       {/* A long amount ($2,527,065 in a narrow card) wraps inside the card instead of running out. */}
       <div className={cn(valueClassName, "[overflow-wrap:anywhere]")} data-testid="kpi-value">
         {formatKpi(kpi, kpi.current)}

@@ -469,7 +469,14 @@ function ProductRow({ p }: { p: SimulatedProduct }) {
       </td>
       <td className="py-1.5 pr-2 text-right tabular-nums">×{p.uplift.toFixed(2)}</td>
       <td className="py-1.5 pr-2 text-right tabular-nums">
-        {p.margin_share === null ? (
+        {p.scenario_price === p.price ? (
+          <span
+            className="text-muted-foreground"
+            title="The scenario keeps today's price: nothing to break even"
+          >
+            price unchanged
+          </span>
+        ) : p.margin_share === null ? (
           <span title="No cost price">{DASH}</span>
         ) : p.break_even_uplift === null ? (
           "no break-even"

@@ -315,8 +315,9 @@ export function simulate(
       price_changes: p.price_changes ?? 0,
       uplift: Math.round(uplift * 10000) / 10000,
       margin_share: marginShare === null ? null : Math.round(marginShare * 10000) / 10000,
+      // Nothing to break even where the scenario keeps today's price.
       break_even_uplift:
-        marginShare === null
+        marginShare === null || scenarioPrice === p.price
           ? null
           : ((x) => (x === null ? null : Math.round(x * 10000) / 10000))(
               breakEvenUplift(marginShare, discountShare),

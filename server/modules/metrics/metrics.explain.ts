@@ -777,6 +777,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
   }
 
   // --- reorder_qty (§6)
+  let reorderWithinRounding = false;
   {
     const F = m.forecast_horizon_units;
     let computed: Num = null;
@@ -808,6 +809,17 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         computed = Math.ceil(q / caseQty) * caseQty;
         substituted = `${head} → ⌈${num(need, 2)}⌉ = ${up}, MOQ ${moq} → ${q}, case ${caseQty} → ${computed}`;
       }
+      // F(H) is stored with 2 decimals and the calculation rounds up the exact need: a need within
+      // half a cent of a whole number (12.003 stored as 12.00) may round either way.
+      if (computed !== m.reorder_qty) {
+        const qtyFor = (n: number) =>
+          n <= 0
+            ? 0
+            : Math.ceil(Math.max(ceil(n), Math.max(m.moq, 1)) / Math.max(m.case_qty, 1)) *
+              Math.max(m.case_qty, 1);
+        if ([need - 0.005, need + 0.005].some((n) => qtyFor(clean(n)) === m.reorder_qty))
+          reorderWithinRounding = true;
+      }
     }
     push({
       key: "reorder_qty",
@@ -827,7 +839,7 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
         cost_price: m.cost_price,
         reorder_value: m.reorder_value,
       },
-      note: staleNote(computed, m.reorder_qty),
+      note: reorderWithinRounding ? undefined : staleNote(computed, m.reorder_qty),
       section: "§6",
     });
   }
