@@ -236,8 +236,8 @@ async function main() {
       const storeMs: number[] = [];
       const slotMs: number[] = [];
       ai.observe = (t) => {
-        // The model's time is the server's own (it says so in each answer); everything else in the
-        // call is ours. Retry pauses (none here) are neither.
+        // The model's time is its span on the clock (above; the time it reports when a span is
+        // missing); everything else in the call is ours. Retry pauses (none here) are neither.
         const server = t.server_ms ?? latency;
         const spans = t.request_ids.map((id) => modelSpanMs.get(id));
         const span =
