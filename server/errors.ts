@@ -74,12 +74,15 @@ export function describeIssues(
   issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; expected?: unknown }[],
   whole = "input",
 ): string {
-  return issues
-    .map((i) => {
-      const field = i.path.length ? i.path.map(String).join(".") : whole;
-      return `${field}: ${issueText(i)}`;
-    })
-    .join("; ");
+  // The same words once: a blank date fails both its format and its calendar check.
+  return [
+    ...new Set(
+      issues.map((i) => {
+        const field = i.path.length ? i.path.map(String).join(".") : whole;
+        return `${field}: ${issueText(i)}`;
+      }),
+    ),
+  ].join("; ");
 }
 
 const RECEIVED: Record<string, string> = {

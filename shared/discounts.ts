@@ -15,6 +15,8 @@ export const isoDateSchema = z
     },
   );
 
+const isDay = (s: unknown) => typeof s === "string" && /^\d{4}-\d{2}-\d{2}$/.test(s);
+
 /** The longest scenario, in days. */
 export const MAX_SCENARIO_DAYS = 366;
 /** Products one simulation may cover. */
@@ -90,7 +92,9 @@ function checkScenario(s: ScenarioLike, ctx: z.RefinementCtx) {
       message: "is for one product only (scope.pids with one pid)",
     });
   }
-  if (s.ends_on < s.starts_on) {
+  if (!isDay(s.starts_on) || !isDay(s.ends_on)) {
+    // Already named as not a date: no comparison of a blank with a date.
+  } else if (s.ends_on < s.starts_on) {
     ctx.addIssue({ code: "custom", path: ["ends_on"], message: "must not be before starts_on" });
   } else if (daysBetween(s.starts_on, s.ends_on) + 1 > MAX_SCENARIO_DAYS) {
     ctx.addIssue({
@@ -126,6 +130,7 @@ export const ClearanceInputSchema = z
   })
   .strict()
   .superRefine((s, ctx) => {
+    if (!isDay(s.starts_on) || !isDay(s.ends_on)) return; // already named as not a date
     if (s.ends_on < s.starts_on)
       ctx.addIssue({ code: "custom", path: ["ends_on"], message: "must not be before starts_on" });
     else if (daysBetween(s.starts_on, s.ends_on) + 1 > MAX_SCENARIO_DAYS)

@@ -73,6 +73,9 @@ export interface VendorSummary extends VendorTermsValues {
   open_lines: number;
   units: number;
   order_value: number;
+  /** Units and value of the open lines: what drafts would order now */
+  open_units: number;
+  open_value: number;
   lead_time_measured: number | null;
   lead_time_quoted: number | null;
   on_time_rate: number | null;
@@ -137,6 +140,8 @@ export type VendorTermsInput = z.infer<typeof vendorTermsInput>;
 export const fromSuggestionsInput = z.object({
   vendor_ids: z.array(idSchema).max(10_000).optional(),
   pids: z.array(idSchema).max(100_000).optional(),
+  /** Products of the selected vendors left out (unticked in the workspace) */
+  exclude_pids: z.array(idSchema).max(100_000).optional(),
   /** Quantities the buyer typed over the suggestion (re-rounded to MOQ and case) */
   quantities: z
     .array(z.object({ pid: idSchema, qty }))

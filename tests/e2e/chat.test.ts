@@ -5,10 +5,28 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleArchive, tempDir, writeArchive } from "../helpers/chat-archive.ts";
 import { type E2E, startE2E } from "./harness.ts";
 
+const LONG = 800;
+
 describe("chat archive in the browser", () => {
   let e: E2E;
   beforeAll(async () => {
-    const dir = writeArchive(tempDir(), sampleArchive());
+    // Beside the sample, a long private room: 800 messages half an hour apart from 2025-06-01.
+    const docs = sampleArchive();
+    const bob = { _id: "U_bob", username: "bob", name: "Bob Baker" };
+    const long = Array.from({ length: LONG }, (_, i) => {
+      const ts = new Date(Date.UTC(2025, 5, 1, 0, 15) + i * 30 * 60_000);
+      return { _id: `L${i}`, rid: "R_long", msg: `Long room message ${i}`, ts, u: bob, _updatedAt: ts };
+    });
+    docs.rocketchat_room!.push({
+      _id: "R_long",
+      t: "p",
+      name: "long-room",
+      fname: "long-room",
+      msgs: LONG,
+      _updatedAt: long.at(-1)!.ts,
+    });
+    docs.rocketchat_message!.push(...long);
+    const dir = writeArchive(tempDir(), docs);
     e = await startE2E({ CHAT_SOURCE_DIR: dir, DEMO_DATA: "0" });
     await e.t.app.services.dataOps.start("chat", null);
     await e.t.app.services.dataOps.idle();
@@ -109,6 +127,50 @@ describe("chat archive in the browser", () => {
     await page.locator("[data-testid=search-hit]").first().click();
     await expect.poll(() => page.url()).toContain("msg=M_price");
     await page.locator('[data-message-id="M_price"]').waitFor();
+  });
+
+  it("scrolls back through a long room without jumping, and jumps to the reader's own day", async () => {
+    const { page } = await e.newPage({ timezoneId: "America/Los_Angeles" });
+    await e.signIn(page, "admin");
+    await page.goto("/chat?room=R_long");
+    const scroller = page.getByTestId("message-scroller");
+    await page.locator(`[data-message-id="L${LONG - 1}"]`).waitFor();
+    // Each time the top is reached an older page goes above; past 12 pages the newest page goes
+    // (at most 600 messages stay). The message that was at the top stays in view every time.
+    for (let i = 0; i < 14; i++) {
+      const top = await scroller.evaluate((el) => {
+        el.scrollTop = 0;
+        return el.querySelector("[data-message-id]")!.getAttribute("data-message-id")!;
+      });
+      await expect
+        .poll(() =>
+          scroller.evaluate((el) => el.querySelector("[data-message-id]")!.getAttribute("data-message-id")),
+        )
+        .not.toBe(top);
+      // Let any further load (a jump would set one off) settle before looking.
+      await page.waitForTimeout(300);
+      const view = await scroller.evaluate((el, id) => {
+        const box = el.getBoundingClientRect();
+        const node = el.querySelector(`[data-message-id="${id}"]`)!.getBoundingClientRect();
+        return {
+          inView: node.top >= box.top - 1 && node.top < box.bottom,
+          loaded: el.querySelectorAll("[data-message-id]").length,
+        };
+      }, top);
+      expect(view.inView, `round ${i}: ${top} left the view`).toBe(true);
+      expect(view.loaded).toBeLessThanOrEqual(600);
+    }
+
+    // 2025-06-10 in Los Angeles starts at 07:00 UTC: the first message of that day is L446
+    // (07:15 UTC, 00:15 there), under the day's own separator, not the evening before's.
+    await page.goto("/chat?room=R_long&date=2025-06-10");
+    const hit = page.locator('[data-message-id="L446"]');
+    await hit.waitFor();
+    expect(await hit.getAttribute("class")).toContain("ring-2");
+    expect(await hit.evaluate((el) => el.closest("section")!.getAttribute("aria-label"))).toMatch(/June 10/);
+    // Every message has a link of its own to copy.
+    await hit.hover();
+    await hit.getByTestId("copy-message-link").waitFor();
   });
 
   it("a user without a linked chat user is told why nothing shows", async () => {

@@ -87,6 +87,8 @@ describe("Discount Simulator in Chromium", () => {
     await page.getByRole("tab", { name: "25% off" }).click();
     await shot(page, "discount-simulator");
 
+    // A form edited after the run does not change what is saved: the result shown is 25% off.
+    await page.getByLabel("Scenario 1 discount %").fill("45");
     await page.getByPlaceholder("Promotion name").fill("Category sale");
     await page.getByRole("button", { name: "Save promotion" }).click();
     await page.getByText('Promotion "Category sale" saved').waitFor();
@@ -99,6 +101,17 @@ describe("Discount Simulator in Chromium", () => {
     );
     expect(saved).toHaveLength(1);
     expect(saved[0]!.n).toBeGreaterThan(0);
+    const [pct] = await e.t.tdb.db.prisma.$queryRawUnsafe<{ d: number }[]>(
+      "SELECT discount_pct::float8 AS d FROM promotions",
+    );
+    expect(pct!.d).toBe(25);
+    // A form that cannot run takes the old result away with its message.
+    await page.locator("#scope-id").selectOption("");
+    await page.getByRole("button", { name: "Simulate" }).click();
+    await page.getByText("Choose a category.").waitFor();
+    await results.waitFor({ state: "detached" });
+    await page.locator("#scope-id").selectOption(String(category.id));
+    await page.getByLabel("Scenario 1 discount %").fill("25");
 
     // The promotion is a layer of the forecast: its products' promoted weeks carry it on the
     // Forecasting page (violet cells, a Promotion line, the product chart lists it).

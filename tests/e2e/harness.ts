@@ -11,7 +11,12 @@ export interface E2E {
   t: TestApp;
   browser: Browser;
   /** A fresh browser context (its own storage and cookies) and page. */
-  newPage(opts?: { width?: number; height?: number }): Promise<{ context: BrowserContext; page: Page }>;
+  newPage(opts?: {
+    width?: number;
+    height?: number;
+    /** The browser's time zone (the machine's when not given). */
+    timezoneId?: string;
+  }): Promise<{ context: BrowserContext; page: Page }>;
   /** Signs in through the login form and waits until the app left /login. */
   signIn(page: Page, username: string, password?: string): Promise<void>;
   close(): Promise<void>;
@@ -42,8 +47,20 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   return {
     t,
     browser,
-    async newPage({ width = 1280, height = 800 } = {}) {
-      const context = await browser.newContext({ viewport: { width, height }, baseURL: t.url });
+    async newPage({
+      width = 1280,
+      height = 800,
+      timezoneId,
+    }: {
+      width?: number;
+      height?: number;
+      timezoneId?: string;
+    } = {}) {
+      const context = await browser.newContext({
+        viewport: { width, height },
+        baseURL: t.url,
+        ...(timezoneId ? { timezoneId } : {}),
+      });
       contexts.push(context);
       const page = await context.newPage();
       page.setDefaultTimeout(10_000);

@@ -198,6 +198,17 @@ describe(`chat archive (${testBackend})`, () => {
     expect(around.messages.map((m: { id: string }) => m.id)).toEqual(["M_edit", "M_file", "M_missing"]);
     const day = await json("admin", "/chat-api/rooms/R_general/messages?around=2025-03-01&limit=4");
     expect(day.anchor).toBe("M_join");
+    // A reader's local midnight (the page sends its own day's start): another UTC day, still a date.
+    const tokyo = await json(
+      "admin",
+      `/chat-api/rooms/R_general/messages?around=${encodeURIComponent("2025-03-01T00:00:00+09:00")}&limit=4`,
+    );
+    expect(tokyo.anchor).toBe("M_join");
+    const late = await json(
+      "admin",
+      `/chat-api/rooms/R_general/messages?around=${encodeURIComponent("2025-03-01T18:05:30+09:00")}&limit=4`,
+    );
+    expect(late.anchor).toBe("M_price");
     const days = await json("admin", "/chat-api/rooms/R_general/days?from=2025-02-01&to=2025-03-31");
     expect(days.days).toEqual(["2025-03-01"]);
     const bad = await json("admin", "/chat-api/rooms/R_general/messages?before=NOPE", 400);

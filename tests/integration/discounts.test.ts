@@ -159,6 +159,17 @@ describe(`Discount Simulator API (${testBackend})`, () => {
     });
     expect(two.statusCode).toBe(400);
     expect(two.json().message).toBe("target_price: is for one product only (scope.pids with one pid)");
+    // A target above today's price runs, and says it is a price rise.
+    const rise = await simulate({
+      scope: { pids: [1] },
+      target_price: 99,
+      starts_on: "2026-07-01",
+      ends_on: "2026-07-07",
+    });
+    expect(rise.products[0]!.notes.join(" ")).toMatch(
+      /The target price 98\.99 is above today's \d+\.\d\d: a price rise/,
+    );
+    expect(one!.notes.join(" ")).not.toMatch(/price rise/);
   });
 
   it("follows the settings: price ending, default elasticity, cannibalisation", async () => {
@@ -227,6 +238,8 @@ describe(`Discount Simulator API (${testBackend})`, () => {
         "scope: must name products (pids), a category_id, a brand_id or a vendor_id",
       ],
       [{ ...base, starts_on: "2026-02-30" }, "starts_on: must be a date (YYYY-MM-DD)"],
+      // A blank date is named once, and not compared with the other.
+      [{ ...base, ends_on: "" }, "ends_on: must be a date (YYYY-MM-DD)"],
       [
         { ...base, starts_on: "2026-06-01" },
         "starts_on: must not be before 2026-07-01, the first day of the forecast",

@@ -124,6 +124,14 @@ describe(`purchasing (${testBackend})`, () => {
     expect(page.items.find((l) => l.pid === 3)!.covered_by).toBe("900");
     const v11 = page.vendors.find((v) => v.vendor_id === 11)!;
     expect(v11.open_lines).toBe(0);
+    // Its one line is on open PO 900: nothing to order now, though the suggestion has a value.
+    expect(v11).toMatchObject({ open_units: 0, open_value: 0 });
+    expect(v11.order_value).toBeGreaterThan(0);
+    // The vendor with something to order comes first.
+    expect(page.vendors[0]!.vendor_id).toBe(10);
+    const v10 = page.vendors[0]!;
+    const v10Lines = page.items.filter((l) => l.vendor_id === 10 && !l.covered_by);
+    expect(v10.open_value).toBeCloseTo(v10Lines.reduce((s, l) => s + l.line_value, 0), 2);
     // Filters
     const filtered = (
       await call(admin, "GET", "/api/replenishment?vendor_id=10&status=reorder")
@@ -192,6 +200,11 @@ describe(`purchasing (${testBackend})`, () => {
     const baseQty = new Map(base.lines.map((l) => [l.pid, l.qty]));
     // Cover (on hand 28, 10, 12 at 2 a day): product 2 has the fewest days, then 5 (case 6), then 1.
     expect(base.lines.map((l) => l.pid)).toEqual([2, 5, 1]);
+    // A line of the selected vendor unticked is left out of its draft.
+    const without5 = (
+      await trpc<Preview>("purchasing.previewDrafts", { vendor_ids: [10], exclude_pids: [5] })
+    ).data[0]!;
+    expect(without5.lines.map((l) => l.pid)).toEqual([2, 1]);
 
     // Minimum quantity 3 units above the suggestion: one unit (product 2's case) is not enough,
     // product 5's case of 6 is added next, and then the order reaches it.

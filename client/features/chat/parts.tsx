@@ -7,11 +7,13 @@ import {
   FileWarningIcon,
   HashIcon,
   HeadsetIcon,
+  LinkIcon,
   LockIcon,
   MessageSquareIcon,
   MessagesSquareIcon,
 } from "lucide-react";
 import { useState } from "react";
+import { toast } from "sonner";
 import { emoji, MessageText } from "./markdown.tsx";
 
 export function RoomIcon({ type, className }: { type: string; className?: string }) {
@@ -133,6 +135,36 @@ function FileView({
   );
 }
 
+/** A message's link: the room opened at it (a thread reply: its thread opened). */
+export function messageLink(m: Pick<ChatMessage, "id" | "rid" | "tmid">): string {
+  const q = new URLSearchParams({ room: m.rid });
+  if (m.tmid) q.set("thread", m.tmid);
+  else q.set("msg", m.id);
+  return `${window.location.origin}/chat?${q}`;
+}
+
+function CopyLink({ m }: { m: ChatMessage }) {
+  return (
+    <button
+      type="button"
+      aria-label="Copy link to this message"
+      title="Copy link to this message"
+      data-testid="copy-message-link"
+      className="absolute top-1 right-1 rounded-md border bg-background p-1 text-muted-foreground opacity-0 shadow-xs transition-opacity group-hover:opacity-100 hover:text-foreground focus-visible:opacity-100 pointer-coarse:opacity-60"
+      onClick={() => {
+        const link = messageLink(m);
+        navigator.clipboard
+          .writeText(link)
+          .then(() => toast.success("Link copied"))
+          // Without clipboard access (an insecure origin), the link is shown to copy by hand.
+          .catch(() => toast.info(link, { duration: 15_000 }));
+      }}
+    >
+      <LinkIcon aria-hidden className="size-3.5" />
+    </button>
+  );
+}
+
 /** One user message; `compact` when it continues the previous message of the same sender. */
 export function MessageItem({
   m,
@@ -158,7 +190,7 @@ export function MessageItem({
       data-testid="message"
       data-message-id={m.id}
       className={cn(
-        "group flex gap-3 rounded-md px-2 transition-colors hover:bg-muted/50",
+        "group relative flex gap-3 rounded-md px-2 transition-colors hover:bg-muted/50",
         compact ? "py-0.5" : "pt-2 pb-0.5",
         highlighted && "bg-amber-100 ring-2 ring-amber-400 dark:bg-amber-900/30",
       )}
@@ -176,6 +208,7 @@ export function MessageItem({
           <ChatAvatar user={m.user} />
         )}
       </div>
+      <CopyLink m={m} />
       <div className="min-w-0 flex-1 text-sm">
         {!compact && (
           <div className="flex min-w-0 items-baseline gap-2">
@@ -190,7 +223,8 @@ export function MessageItem({
               title={dateTime.format(ts)}
               className="text-xs text-muted-foreground"
             >
-              {time.format(ts)}
+              {/* A thread has no day separators: its messages say their day. */}
+              {inThread ? dateTime.format(ts) : time.format(ts)}
             </time>
           </div>
         )}

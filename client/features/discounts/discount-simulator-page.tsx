@@ -67,6 +67,9 @@ function errorMessage(e: unknown): string {
 
 type BuildPromotion = (name: string, stopReordering: boolean) => PromotionInput | undefined;
 
+type ScenarioInput = Omit<PromotionInput, "name" | "stop_reordering">;
+type RanScenario = ChartScenario & { input: ScenarioInput };
+
 interface ScenarioDraft {
   mode: "pct" | "price";
   value: string;
@@ -95,7 +98,8 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
   const [startsOn, setStartsOn] = useState(addDays(today(), 7));
   const [endsOn, setEndsOn] = useState(addDays(today(), 20));
   const [drafts, setDrafts] = useState<ScenarioDraft[]>([{ mode: "pct", value: "25" }]);
-  const [results, setResults] = useState<ChartScenario[]>([]);
+  // Each result with the inputs that gave it: a promotion saves those, not the form as edited since.
+  const [results, setResults] = useState<RanScenario[]>([]);
   const [selected, setSelected] = useState(0);
   const [formError, setFormError] = useState<string | null>(null);
 
@@ -129,7 +133,7 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
   const onePid = kind === "products" && scope?.pids?.length === 1;
   const exclude = parsePids(excludeText);
 
-  const scenarioInput = (d: ScenarioDraft) => ({
+  const scenarioInput = (d: ScenarioDraft): ScenarioInput => ({
     scope: scope!,
     starts_on: startsOn,
     ends_on: endsOn,
@@ -144,10 +148,14 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
   async function run(e?: FormEvent) {
     e?.preventDefault();
     setFormError(null);
-    if (!scope) {
-      setFormError(kind === "products" ? "Enter at least one product ID." : `Choose a ${kind}.`);
-      return;
-    }
+    // A form the server would refuse clears the results too: they answered other inputs.
+    const refuse = (message: string) => {
+      setResults([]);
+      setFormError(message);
+    };
+    if (!scope) return refuse(kind === "products" ? "Enter at least one product ID." : `Choose a ${kind}.`);
+    if (!startsOn || !endsOn) return refuse("Choose a start date and an end date.");
+    if (endsOn < startsOn) return refuse("The end date is before the start date.");
     if (drafts.some((d) => d.mode === "price") && !onePid) {
       // Never run a target price as a discount %: say what it needs.
       setResults([]);
@@ -156,10 +164,11 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
     }
     setRunning(true);
     try {
-      const out: ChartScenario[] = [];
+      const out: RanScenario[] = [];
       for (const d of drafts) {
-        const result = await simulate.mutateAsync(scenarioInput(d));
-        out.push({ label: labelOf(d), result });
+        const input = scenarioInput(d);
+        const result = await simulate.mutateAsync(input);
+        out.push({ label: labelOf(d), result, input });
       }
       setResults(out);
       setSelected(0);
@@ -381,8 +390,8 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
           onSelect={setSelected}
           canSave={canSave}
           build={(name, stopReordering) => {
-            const d = drafts[selected];
-            return d && scope ? { ...scenarioInput(d), name, stop_reordering: stopReordering } : undefined;
+            const ran = results[selected];
+            return ran ? { ...ran.input, name, stop_reordering: stopReordering } : undefined;
           }}
         />
       )}

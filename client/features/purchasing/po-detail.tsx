@@ -43,7 +43,7 @@ import { ArrowLeftIcon, DownloadIcon, PrinterIcon, Trash2Icon } from "lucide-rea
 import { useEffect, useMemo, useState } from "react";
 import { useFieldArray, useForm } from "react-hook-form";
 import { toast } from "sonner";
-import type { z } from "zod";
+import { z } from "zod";
 import { PoStatusBadge } from "./status.tsx";
 
 const ACTION_LABELS: Record<string, string> = {
@@ -342,14 +342,17 @@ function HeaderCard({
   });
   const headerDirty = form.formState.isDirty;
   useEffect(() => onDirty(editable && headerDirty), [editable, headerDirty, onDirty]);
+  // The PO saved elsewhere (its lines, another tab): the details not being edited follow it; an
+  // edit in progress stays.
   useEffect(
-    () => form.reset({ date_expected: po.date_expected, notes: po.notes ?? "" }),
+    () => form.reset({ date_expected: po.date_expected, notes: po.notes ?? "" }, { keepDirtyValues: true }),
     [po.date_expected, po.notes, form],
   );
   const save = useMutation(
     trpc.purchasing.update.mutationOptions({
-      onSuccess: () => {
+      onSuccess: (r) => {
         toast.success("Purchase order saved");
+        form.reset({ date_expected: r.po.date_expected, notes: r.po.notes ?? "" });
         onSaved();
       },
       onError: (e) => toast.error(errorMessage(e, "Failed to save the purchase order")),
@@ -429,7 +432,24 @@ function HeaderCard({
   );
 }
 
-const linesForm = poUpdateInput.pick({ lines: true }).required();
+// A blank cost (a new line's, or one cleared) is "not given": the line's cost as saved, or the
+// product's cost price for a new line. Blank is "" in the form (undefined would make the field take
+// the default of the line that had its place before, a removed line's cost).
+const lineShape = poUpdateInput.shape.lines.unwrap().element.shape;
+const linesForm = z.object({
+  lines: z.array(
+    z.object({
+      ...lineShape,
+      cost_each: z.preprocess(
+        (v) => (v === "" || v === null || (typeof v === "number" && Number.isNaN(v)) ? undefined : v),
+        lineShape.cost_each,
+      ),
+    }),
+  ),
+});
+const linesDefaults = (po: PoDetail) => ({
+  lines: po.lines.map((l) => ({ pid: l.pid, qty: l.ordered_qty, cost_each: l.cost_each as number | "" })),
+});
 
 type LineErrors = { message?: string; root?: { message?: string } } & Record<
   number,
@@ -480,22 +500,23 @@ function LinesCard({
   onDirty: (dirty: boolean) => void;
 }) {
   const trpc = useTRPC();
-  const defaults = {
-    lines: po.lines.map((l) => ({ pid: l.pid, qty: l.ordered_qty, cost_each: l.cost_each })),
-  };
   const form = useForm<z.input<typeof linesForm>>({
     resolver: zodResolver(linesForm),
-    defaultValues: defaults,
+    defaultValues: linesDefaults(po),
   });
   const linesDirty = form.formState.isDirty;
   useEffect(() => onDirty(editable && linesDirty), [editable, linesDirty, onDirty]);
   const fields = useFieldArray({ control: form.control, name: "lines" });
+  // The PO saved elsewhere (its details, another tab): lines not being edited follow it; an edit in
+  // progress stays (saving the details used to throw away unsaved quantities).
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the saved PO changes
-  useEffect(() => form.reset(defaults), [po.version]);
+  useEffect(() => form.reset(linesDefaults(po), { keepDirtyValues: true }), [po.version]);
   const [addPid, setAddPid] = useState("");
   const save = useMutation(
     trpc.purchasing.update.mutationOptions({
       onSuccess: (r) => {
+        // The lines as saved, rounded ones included (30 rounded back up to the saved 48 left 30 shown).
+        form.reset(linesDefaults(r.po));
         const changed = r.rounded.filter((x) => x.rounding);
         toast.success(
           changed.length
@@ -588,9 +609,7 @@ function LinesCard({
               aria-label={`Cost of ${r.line?.title ?? r.pid}`}
               // Blank: the line's cost as saved, or the product's cost price for a new line.
               placeholder={r.line ? "unchanged" : "product's"}
-              {...form.register(`lines.${r.index}.cost_each`, {
-                setValueAs: (v) => (v === "" || v === null || v === undefined ? undefined : Number(v)),
-              })}
+              {...form.register(`lines.${r.index}.cost_each`)}
             />
           ) : (
             formatMoney(r.line!.cost_each)
@@ -706,7 +725,7 @@ function LinesCard({
                 variant="outline"
                 disabled={!/^\d+$/.test(addPid.trim())}
                 onClick={() => {
-                  fields.append({ pid: Number(addPid.trim()), qty: 1 });
+                  fields.append({ pid: Number(addPid.trim()), qty: 1, cost_each: "" });
                   setAddPid("");
                 }}
               >
@@ -723,15 +742,28 @@ function LinesCard({
   );
 }
 
+/** The most units one receipt line takes (the server's limit for a quantity). */
+const MAX_RECEIPT_QTY = 10_000_000;
+
 function ReceiveDialog({ po, onClose, onDone }: { po: PoDetail; onClose: () => void; onDone: () => void }) {
   const trpc = useTRPC();
   const today = new Date().toISOString().slice(0, 10);
   const [date, setDate] = useState(today);
   const [qty, setQty] = useState<Record<number, string>>({});
   const [confirmOver, setConfirmOver] = useState(false);
+  const entered = (id: number) => (qty[id] ?? "").trim();
+  // A quantity typed that is not a whole number of 1 or more is named, not dropped from the receipt.
+  const badIds = new Set(
+    po.lines
+      .filter((l) => {
+        const v = entered(l.po_line_id);
+        return v !== "" && !(/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_RECEIPT_QTY);
+      })
+      .map((l) => l.po_line_id),
+  );
   const lines = po.lines
-    .map((l) => ({ po_line_id: l.po_line_id, qty: Number(qty[l.po_line_id] ?? "") }))
-    .filter((l) => Number.isInteger(l.qty) && l.qty > 0);
+    .map((l) => ({ po_line_id: l.po_line_id, qty: Number(entered(l.po_line_id)) }))
+    .filter((l) => !badIds.has(l.po_line_id) && Number.isInteger(l.qty) && l.qty > 0);
   const over = po.lines.some((l) => Number(qty[l.po_line_id] ?? 0) > l.open_qty);
   const receive = useMutation(
     trpc.purchasing.receive.mutationOptions({
@@ -763,24 +795,39 @@ function ReceiveDialog({ po, onClose, onDone }: { po: PoDetail; onClose: () => v
             onChange={(e) => setDate(e.target.value)}
           />
         </div>
-        <div className="space-y-2">
+        {/* min-w-0: a long title is cut in its row instead of widening the dialog past a phone. */}
+        <div className="min-w-0 space-y-2">
           {po.lines.map((l) => (
             <div key={l.po_line_id} className="flex items-center justify-between gap-2 text-sm">
-              <span className="min-w-0 flex-1 truncate">
+              <span className="min-w-0 flex-1 truncate" title={l.title ?? String(l.pid)}>
                 {l.title ?? l.pid}{" "}
                 <span className="text-muted-foreground">({formatNumber(l.open_qty)} open)</span>
               </span>
               <Input
-                type="number"
-                min={1}
-                className="h-8 w-24 text-right"
+                type="text"
+                inputMode="numeric"
+                className={cn(
+                  "h-8 w-24 shrink-0 text-right",
+                  badIds.has(l.po_line_id) && "border-destructive",
+                )}
                 aria-label={`Received of ${l.title ?? l.pid}`}
+                aria-invalid={badIds.has(l.po_line_id) || undefined}
                 value={qty[l.po_line_id] ?? ""}
                 onChange={(e) => setQty((q) => ({ ...q, [l.po_line_id]: e.target.value }))}
               />
             </div>
           ))}
         </div>
+        {badIds.size > 0 && (
+          <p className="text-sm text-destructive" role="alert" data-testid="receive-error">
+            Received quantities must be whole numbers from 1 to {formatNumber(MAX_RECEIPT_QTY)}:{" "}
+            {po.lines
+              .filter((l) => badIds.has(l.po_line_id))
+              .map((l) => `${l.title ?? l.pid} (${entered(l.po_line_id)})`)
+              .join(", ")}
+            . Leave a line blank to receive none of it.
+          </p>
+        )}
         {over && (
           <label className="flex items-center gap-2 text-sm text-amber-800 dark:text-amber-300">
             <Checkbox checked={confirmOver} onCheckedChange={(v) => setConfirmOver(v === true)} />
@@ -793,7 +840,12 @@ function ReceiveDialog({ po, onClose, onDone }: { po: PoDetail; onClose: () => v
           </Button>
           <Button
             disabled={
-              receive.isPending || lines.length === 0 || (over && !confirmOver) || !date || date > today
+              receive.isPending ||
+              lines.length === 0 ||
+              badIds.size > 0 ||
+              (over && !confirmOver) ||
+              !date ||
+              date > today
             }
             onClick={() =>
               receive.mutate({

@@ -139,6 +139,8 @@ export function ReplenishmentWorkspace({
 
   const [vendors, setVendors] = useState<Set<number>>(new Set());
   const [lines, setLines] = useState<Set<number>>(new Set());
+  // Lines of a selected vendor unticked: left out of its drafts.
+  const [excluded, setExcluded] = useState<Set<number>>(new Set());
   const [qty, setQty] = useState<Map<number, number>>(new Map());
   // What was typed into a quantity that is not one (0, -5, 1.5, too large): kept and named, not dropped.
   const [badQty, setBadQty] = useState<Map<number, string>>(new Map());
@@ -157,8 +159,25 @@ export function ReplenishmentWorkspace({
             <Checkbox
               aria-label={`Select ${l.title}`}
               disabled={covered || !canCreate}
-              checked={!covered && (lines.has(l.pid) || vendors.has(l.vendor_id))}
-              onCheckedChange={() => setLines((s) => toggle(s, l.pid))}
+              checked={!covered && !excluded.has(l.pid) && (lines.has(l.pid) || vendors.has(l.vendor_id))}
+              onCheckedChange={() => {
+                if (vendors.has(l.vendor_id)) {
+                  // A selected vendor's line: unticking leaves it out, ticking takes it back.
+                  setExcluded((s) => toggle(s, l.pid));
+                  setLines((s) => {
+                    const next = new Set(s);
+                    next.delete(l.pid);
+                    return next;
+                  });
+                } else {
+                  setLines((s) => toggle(s, l.pid));
+                  setExcluded((s) => {
+                    const next = new Set(s);
+                    next.delete(l.pid);
+                    return next;
+                  });
+                }
+              }}
             />
           );
         },
@@ -302,7 +321,7 @@ export function ReplenishmentWorkspace({
         },
       },
     ],
-    [lines, vendors, qty, badQty, canCreate],
+    [lines, vendors, excluded, qty, badQty, canCreate],
   );
 
   const table = useReactTable({
@@ -329,12 +348,15 @@ export function ReplenishmentWorkspace({
   const selection: FromSuggestionsInput = {
     vendor_ids: [...vendors],
     pids: [...lines],
+    ...(excluded.size ? { exclude_pids: [...excluded] } : {}),
     quantities: [...qty].map(([pid, q]) => ({ pid, qty: q })),
   };
   const selectedCount = vendors.size + lines.size;
+  // What drafts would order now, by vendor (lines already on an open PO left out).
   const chart = (data.data?.vendors ?? [])
+    .filter((v) => v.open_value > 0)
     .slice(0, 10)
-    .map((v) => ({ name: v.vendor, value: v.order_value }));
+    .map((v) => ({ name: v.vendor, value: v.open_value }));
 
   return (
     <div className="space-y-4" data-testid="workspace">
@@ -420,6 +442,7 @@ export function ReplenishmentWorkspace({
               <span className="text-sm text-muted-foreground" data-testid="selection">
                 {vendors.size} {vendors.size === 1 ? "vendor" : "vendors"}, {lines.size}{" "}
                 {lines.size === 1 ? "line" : "lines"} selected
+                {excluded.size > 0 && `, ${excluded.size} left out`}
               </span>
               <Button
                 disabled={selectedCount === 0 || badQty.size > 0}
@@ -465,13 +488,30 @@ export function ReplenishmentWorkspace({
                       className="mt-1"
                       checked={vendors.has(v.vendor_id)}
                       disabled={v.open_lines === 0}
-                      onCheckedChange={() => setVendors((s) => toggle(s, v.vendor_id))}
+                      onCheckedChange={() => {
+                        setVendors((s) => toggle(s, v.vendor_id));
+                        // A vendor let go takes its left-out lines with it.
+                        if (vendors.has(v.vendor_id)) {
+                          const theirs = new Set(
+                            (data.data?.items ?? [])
+                              .filter((l) => l.vendor_id === v.vendor_id)
+                              .map((l) => l.pid),
+                          );
+                          setExcluded((s) => new Set([...s].filter((pid) => !theirs.has(pid))));
+                        }
+                      }}
                     />
                   )}
                   <div className="min-w-0 flex-1">
                     <div className="font-medium">{v.vendor}</div>
                     <div className="text-sm tabular-nums">
-                      {v.lines} lines ({v.open_lines} to order) · {formatMoney(v.order_value)}
+                      {v.lines} lines ({v.open_lines} to order) · {formatMoney(v.open_value)} to order
+                      {v.open_lines < v.lines && (
+                        <span className="text-muted-foreground">
+                          {" "}
+                          ({formatMoney(v.order_value - v.open_value)} already on open POs)
+                        </span>
+                      )}
                     </div>
                   </div>
                   {canCreate && (
@@ -632,6 +672,7 @@ export function ReplenishmentWorkspace({
             setPreview(null);
             setVendors(new Set());
             setLines(new Set());
+            setExcluded(new Set());
             setQty(new Map());
           }}
         />

@@ -319,7 +319,10 @@ async function resolveCursor(
 ): Promise<{ ts: Date; id: string | null }> {
   if (/^\d{4}-\d\d-\d\d([T ][\d:.]+(Z|[+-]\d\d:?\d\d)?)?$/.test(value)) {
     const ts = new Date(value.length === 10 ? `${value}T00:00:00Z` : value);
-    if (Number.isNaN(ts.getTime()) || ts.toISOString().slice(0, 10) !== value.slice(0, 10))
+    // The calendar day as written must exist (2025-02-30 does not); a date-time with an offset
+    // (a reader's local midnight, 2025-03-01T00:00:00+09:00) is another UTC day, and fine.
+    const day = value.slice(0, 10);
+    if (Number.isNaN(ts.getTime()) || new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day)
       throw badRequest(`not a date: ${value}`, field);
     return { ts, id: null };
   }

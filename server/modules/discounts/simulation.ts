@@ -283,6 +283,10 @@ export function simulate(
       if (p.dip_category) dipPromotions.set(p.dip_category, p.dip_promotions);
     }
     const notes: string[] = [];
+    if (scenario.target_price !== undefined && scenarioPrice > p.price)
+      notes.push(
+        `The target price ${scenarioPrice.toFixed(2)} is above today's ${p.price.toFixed(2)}: a price rise, not a discount`,
+      );
     if (keptToday)
       notes.push(
         `Already sold at ${p.price.toFixed(2)}, below ${scenario.discount_pct}% off the regular ${regular.toFixed(2)}: the scenario keeps today's price`,

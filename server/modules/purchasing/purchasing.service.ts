@@ -287,7 +287,7 @@ async function computeReplenishment(
        JOIN vendors v ON v.id = agg.vendor_id
        LEFT JOIN vendor_lead_times lt ON lt.vendor_id = agg.vendor_id
        LEFT JOIN vendor_terms t ON t.vendor_id = agg.vendor_id
-       ORDER BY agg.order_value DESC, v.name`,
+       ORDER BY agg.open_value DESC, agg.order_value DESC, v.name`,
       ...f.params,
     ),
     rows<LineRow>(
@@ -325,6 +325,8 @@ async function computeReplenishment(
     open_lines: v.open_lines,
     units: v.units,
     order_value: v.order_value,
+    open_units: v.open_units,
+    open_value: v.open_value,
     lead_time_measured: v.lead_time_measured,
     lead_time_quoted: v.lead_time_quoted,
     on_time_rate: v.on_time_rate,
@@ -444,12 +446,14 @@ async function loadSuggestions(q: Q, input: FromSuggestionsInput): Promise<Sugge
      LEFT JOIN vendor_terms t ON t.vendor_id = p.vendor_id
      LEFT JOIN cov ON cov.pid = p.pid AND cov.vendor_id = p.vendor_id
      WHERE (p.vendor_id = ANY($1::int[]) OR p.pid = ANY($2::int[]))
+       AND NOT p.pid = ANY($3::int[])
        AND (m.status IN ('critical', 'reorder') OR m.reorder_qty > 0)
        AND COALESCE(m.status, '') NOT IN ('discontinued', 'excluded')
        AND ${NOT_STOPPED}
      ORDER BY v.name, p.vendor_id, m.days_of_cover NULLS FIRST, p.pid`,
     vendorIds,
     pids,
+    input.exclude_pids ?? [],
   );
   const byPid = new Set(found.map((r) => r.pid));
   const missing = pids.filter((p) => !byPid.has(p));
