@@ -761,7 +761,9 @@ describe(`metrics API (${testBackend})`, () => {
       expect((await reorder()).note).toMatch(/changed since/);
     } finally {
       await sql("UPDATE products SET moq = 24, case_qty = 12 WHERE pid = 2001");
-      await sql("UPDATE product_metrics SET forecast_horizon_units = 56.42, reorder_qty = 60 WHERE pid = 2001");
+      await sql(
+        "UPDATE product_metrics SET forecast_horizon_units = 56.42, reorder_qty = 60 WHERE pid = 2001",
+      );
     }
   });
 

@@ -131,7 +131,10 @@ describe(`purchasing (${testBackend})`, () => {
     expect(page.vendors[0]!.vendor_id).toBe(10);
     const v10 = page.vendors[0]!;
     const v10Lines = page.items.filter((l) => l.vendor_id === 10 && !l.covered_by);
-    expect(v10.open_value).toBeCloseTo(v10Lines.reduce((s, l) => s + l.line_value, 0), 2);
+    expect(v10.open_value).toBeCloseTo(
+      v10Lines.reduce((s, l) => s + l.line_value, 0),
+      2,
+    );
     // Filters
     const filtered = (
       await call(admin, "GET", "/api/replenishment?vendor_id=10&status=reorder")
