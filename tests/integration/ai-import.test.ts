@@ -342,6 +342,37 @@ describe(`AI validation of an import (${testBackend})`, () => {
     expect(ai((await rows())[3]!)).toEqual(before4);
   }, 60_000);
 
+  it("keeps a row edited during a run free of the verdict on its old value", async () => {
+    const patch = (title: string) =>
+      fetch(`${t.url}/api/product-imports/${imp.id}/rows/2`, {
+        method: "PATCH",
+        headers: { ...h, "content-type": "application/json" },
+        body: JSON.stringify({ values: { title } }),
+      });
+    expect((await patch("violet pen case")).status).toBe(200);
+    let asked!: () => void;
+    const wasAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    model.behave((req) => {
+      asked();
+      return { ...goodVerdicts(req), delayMs: 1_500 };
+    });
+    try {
+      expect((await post("/ai-validate", { rows: [2] })).status).toBe(200);
+      await wasAsked;
+      // While the model thinks about "violet pen case", the buyer writes the title they want.
+      expect((await patch("VIOLET PEN CASE (buyer's title)")).status).toBe(200);
+      expect((await progress()).at(-1)).toMatchObject({ status: "done", saved: true });
+    } finally {
+      model.behave(goodVerdicts);
+    }
+    const row2 = (await rows())[1]!;
+    expect(row2.values.title).toBe("VIOLET PEN CASE (buyer's title)");
+    // The verdict asked about the old title ("Violet Pen Case") is not put on the new one.
+    expect(ai(row2)).toEqual([]);
+  }, 60_000);
+
   it("refuses bad input and users without create:products", async () => {
     const viewer = { authorization: `Bearer ${(await t.login("viewer")).token}` };
     expect((await post("/ai-validate", {}, viewer)).status).toBe(403);

@@ -11,6 +11,7 @@ import type { Database } from "../../db/database.ts";
 import { badRequest, conflict, notFound } from "../../errors.ts";
 import { emitRowsChecked, readCheckedRows, saveValidationFindings } from "../productImport/hooks.ts";
 import { loadImport, recheckAll } from "../productImport/productImport.service.ts";
+import type { Values } from "../productImport/rules.ts";
 import type { AiValidation, BatchProgress, Estimate, RowInput, RowResult } from "./aiValidation.service.ts";
 
 export const AI_STEP = "ai";
@@ -56,6 +57,8 @@ export interface StartResult {
 
 async function checkedRows(db: Database, importId: number, rowIds?: number[]) {
   const rows: RowInput[] = [];
+  /** Each row's values as read: its findings are stored only if it still has them. */
+  const asked = new Map<number, Values>();
   let skipped = 0;
   const wanted = rowIds ? new Set(rowIds) : null;
   for await (const chunk of readCheckedRows(db, importId, { rowIds })) {
@@ -69,10 +72,11 @@ async function checkedRows(db: Database, importId: number, rowIds?: number[]) {
       for (const [k, v] of Object.entries(r.values))
         if (v != null && String(v).trim() !== "") values[k] = String(v);
       rows.push({ row_id: r.rowId, values });
+      asked.set(r.rowId, r.values);
     }
   }
   if (wanted?.size) throw notFound(`Row ${[...wanted][0]} not found in import ${importId}`);
-  return { rows, skipped };
+  return { rows, skipped, asked };
 }
 
 /** AI findings are warnings; this keeps a hypothetical error from one out of "passed the rules". */
@@ -207,7 +211,7 @@ export async function startImportValidation(
   const elsewhere = await storedRun(ai, db, id);
   if (elsewhere?.running && !ai.getBatch(elsewhere.batch_id))
     throw conflict(`AI validation run ${elsewhere.batch_id} is already running for import ${id}`);
-  const { rows, skipped } = await checkedRows(db, id, rowIds);
+  const { rows, skipped, asked } = await checkedRows(db, id, rowIds);
   if (rows.length === 0)
     throw badRequest(
       skipped
@@ -232,7 +236,7 @@ export async function startImportValidation(
     writing = true;
     const chunk = new Map(pending);
     pending.clear();
-    flushing = saveValidationFindings(db, id, AI_STEP, chunk)
+    flushing = saveValidationFindings(db, id, AI_STEP, chunk, undefined, asked)
       .then(() => {
         written += chunk.size;
         if (started && !ended) {
@@ -269,7 +273,7 @@ export async function startImportValidation(
         if (r.status === "failed" && r.call_id === null) continue;
         byRow.set(r.row_id, findingsOf(r, valuesById.get(r.row_id) ?? {}));
       }
-      await saveValidationFindings(db, id, AI_STEP, byRow);
+      await saveValidationFindings(db, id, AI_STEP, byRow, undefined, asked);
       const history = await readHistory(db, id);
       history.runs.push({
         run_id: batch.id,

@@ -99,10 +99,16 @@ export async function saveValidationFindings(
   step: string,
   results: Map<number, Omit<Finding, "source">[]>,
   summary?: unknown,
+  /**
+   * The values each row had when the step read it: a row edited since keeps what it has (its edit
+   * already dropped the step's findings), so a verdict on an old value never lands on a new one.
+   */
+  asked?: Map<number, Values>,
 ): Promise<void> {
   const payload = [...results].map(([rowId, list]) => ({
     row_id: rowId,
     findings: list.map((f) => ({ ...f, source: step })),
+    asked: asked?.get(rowId) ?? null,
   }));
   await db.prisma.$transaction(
     async (tx) => {
@@ -110,8 +116,9 @@ export async function saveValidationFindings(
         await tx.$executeRawUnsafe(
           `UPDATE product_import_rows r
               SET validation = jsonb_set(r.validation, ARRAY[$2::text], x.findings)
-             FROM jsonb_to_recordset($3::jsonb) AS x(row_id int, findings jsonb)
-            WHERE r.import_id = $1 AND r.row_id = x.row_id`,
+             FROM jsonb_to_recordset($3::jsonb) AS x(row_id int, findings jsonb, asked jsonb)
+            WHERE r.import_id = $1 AND r.row_id = x.row_id
+              AND (x.asked IS NULL OR r."values" = x.asked)`,
           importId,
           step,
           JSON.stringify(payload.slice(i, i + 2000)),
