@@ -382,6 +382,26 @@ describe(`product import: upload and checks (${testBackend})`, () => {
     expect((await twice.json()).message).toContain('"Name" and "Notes" are both mapped to title');
   });
 
+  it("the error report shows a grid edit in its cell, beside the errors it causes", async () => {
+    const up = await json<ProductImport>(
+      await upload("SKU,Title,Price\nE-1,Pen,1.00\n", "edit.csv", { company: "1" }),
+      201,
+    );
+    const edit = await fetch(`${t.url}/api/product-imports/${up.id}/rows/1`, {
+      method: "PATCH",
+      headers: { ...h, "content-type": "application/json" },
+      body: JSON.stringify({ values: { price: "ten" } }),
+    });
+    expect(edit.status).toBe(200);
+    const report = await fetch(`${t.url}/api/product-imports/${up.id}/errors.csv`, { headers: h });
+    const lines = (await report.text())
+      .replace(/^\uFEFF/, "")
+      .trim()
+      .split("\r\n");
+    // Not the file's 1.00 next to an error about "ten".
+    expect(lines[1]).toMatch(/^E-1,Pen,ten,1,"Price: Price ""ten"" /);
+  });
+
   it("the corrected error report replaces only the rows that failed, and adds lines without a row_id", async () => {
     const csv = "SKU,Title,Price\nR-1,Good,1.00\nR-2,=Bad,\nR-3,Also bad,abc\n";
     const up = await json<ProductImport>(await upload(csv, "re.csv", { company: "1" }), 201);
@@ -487,6 +507,19 @@ describe(`product import: upload and checks (${testBackend})`, () => {
       ["\r\n\r\n", "blank.csv", 400, "The file is empty"],
       ["12.50,0123456789012,3\n1,2,3\n", "noheader.csv", 400, "no header row"],
       [Buffer.from("PK\u0003\u0004not really a zip"), "fake.xlsx", 415, "not a CSV or XLSX"],
+      // Text at heart, no sheet: a PDF made of text, a Word document.
+      [
+        "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer\n%%EOF\n",
+        "list.pdf",
+        415,
+        "not a CSV or XLSX",
+      ],
+      [
+        Buffer.from("PK\u0003\u0004....[Content_Types].xml....word/document.xml...."),
+        "letter.docx",
+        415,
+        "not a CSV or XLSX",
+      ],
     ];
     for (const [data, name, status, message] of cases) {
       const res = await upload(data, name);

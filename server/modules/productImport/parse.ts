@@ -33,8 +33,18 @@ export function sniffFileType(data: Buffer): "xlsx" | "xls" | "text" | "other" {
   if (data.length >= 4 && data[0] === 0x50 && data[1] === 0x4b && data[2] === 0x03 && data[3] === 0x04) {
     // An Office Open XML workbook names its parts in plain text in the ZIP's headers.
     const head = data.subarray(0, Math.min(data.length, 64 * 1024)).toString("latin1");
-    return head.includes("[Content_Types].xml") || head.includes("xl/") ? "xlsx" : "other";
+    if (head.includes("xl/")) return "xlsx";
+    // A Word document or a presentation is Office Open XML too, but no workbook.
+    if (head.includes("word/") || head.includes("ppt/")) return "other";
+    return head.includes("[Content_Types].xml") ? "xlsx" : "other";
   }
+  // Documents that are text at heart but no sheet: a PDF, RTF, HTML or XML.
+  const start = data
+    .subarray(0, 256)
+    .toString("latin1")
+    .replace(/^\uFEFF|^\xEF\xBB\xBF/, "")
+    .trimStart();
+  if (/^(%PDF-|\{\\rtf|<\?xml|<!doctype html|<html)/i.test(start)) return "other";
   // Text has no NUL bytes and few control characters.
   const sample = data.subarray(0, Math.min(data.length, 64 * 1024));
   let control = 0;

@@ -20,6 +20,7 @@ import { EXTENSIONS } from "../images/images.service.ts";
 import { type ComputedRow, getImport, loadImport, recheckAll } from "./productImport.service.ts";
 import { endProgress, setProgress } from "./progress.ts";
 import { analyzeAfterBulk, csvChunks, textArray, withConnection } from "./rowstore.ts";
+import { fieldColumns } from "./rules.ts";
 
 /** RFC 4180 text: a field with a comma, quote or line break is quoted, quotes doubled. */
 export function toCsv(lines: readonly (readonly (string | number)[])[], eol = "\n"): string {
@@ -459,17 +460,27 @@ async function writeExportDir(
 
 /**
  * The original file's rows with `row_id` and `errors` added, for the supplier to fix and upload
- * again into the same import. Cells a spreadsheet would run as a formula are prefixed with '.
+ * again into the same import. A cell of a column mapped to a field edited in the grid shows the
+ * edit (the errors are about the row as it stands, so the cells are too). Cells a spreadsheet
+ * would run as a formula are prefixed with '.
  */
 export async function errorReportCsv(db: Database, user: CurrentUser, id: number): Promise<string> {
   const imp = await loadImport(db, user, id);
   const rows = await db.prisma.$queryRawUnsafe<
-    { row_id: number; raw: string[]; findings: Finding[]; validation: Record<string, Finding[]> }[]
+    {
+      row_id: number;
+      raw: string[];
+      edits: Record<string, string | null>;
+      findings: Finding[];
+      validation: Record<string, Finding[]>;
+    }[]
   >(
-    `SELECT row_id, raw, findings, validation FROM product_import_rows
+    `SELECT row_id, raw, edits, findings, validation FROM product_import_rows
       WHERE import_id = $1 AND NOT deleted ORDER BY row_id`,
     id,
   );
+  // The column each field is read from (as the rows' values are): an edit shows there.
+  const fieldOf = new Map([...fieldColumns(imp.headers, imp.mapping.fields)].map(([f, i]) => [i, f]));
   const lines: string[][] = [[...imp.headers, "row_id", "errors"]];
   for (const r of rows) {
     const errors = [...r.findings, ...Object.values(r.validation).flat()]
@@ -479,7 +490,10 @@ export async function errorReportCsv(db: Database, user: CurrentUser, id: number
           `${f.field === "row" ? "Row" : (IMPORT_FIELD_BY_KEY[f.field]?.label ?? f.field)}: ${f.message}`,
       )
       .join("; ");
-    const cells = imp.headers.map((_, i) => r.raw[i] ?? "");
+    const cells = imp.headers.map((_, i) => {
+      const field = fieldOf.get(i);
+      return field && Object.hasOwn(r.edits ?? {}, field) ? (r.edits[field] ?? "") : (r.raw[i] ?? "");
+    });
     lines.push([...cells, String(r.row_id), errors]);
   }
   return `\uFEFF${toCsv(
