@@ -181,6 +181,49 @@ describe("Create Products in Chromium", () => {
     await page.getByTestId("continued-in").waitFor();
   });
 
+  it("saves what was typed in a cell that scrolls out of view before it was saved", async () => {
+    const { token } = await e.t.login("creator");
+    const auth = { authorization: `Bearer ${token}` };
+    const csv = [
+      "SKU,Title,Price,Description",
+      ...Array.from(
+        { length: 300 },
+        (_, i) => `SC-${i + 1},Scroll Pen ${i + 1},1.00,Plain description ${i + 1}`,
+      ),
+    ].join("\n");
+    const fd = new FormData();
+    fd.append("company", String(brand.id));
+    fd.append("file", new Blob([csv]), "scroll.csv");
+    const res = await fetch(`${e.t.url}/api/product-imports`, { method: "POST", headers: auth, body: fd });
+    expect(res.status).toBe(201);
+    const imp = (await res.json()) as { id: number };
+    const { page } = await e.newPage();
+    await e.signIn(page, "creator");
+    await page.goto(`/import?id=${imp.id}&step=map`);
+    await page.getByTestId("save-mapping").click();
+    await page.waitForURL(/step=edit/);
+    await page.getByTestId("cell-2-description").click();
+    await page.getByTestId("cell-editor").fill("Edited then scrolled away");
+    // The grid draws only the rows in view: row 2 leaves the page, then comes back.
+    const grid = page.getByTestId("import-grid");
+    await grid.evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
+    await page.getByTestId("cell-300-title").waitFor();
+    await grid.evaluate((el) => {
+      el.scrollTop = 0;
+    });
+    const description = async () => {
+      const rows = await fetch(`${e.t.url}/api/product-imports/${imp.id}/rows?pageSize=5`, { headers: auth });
+      const body = (await rows.json()) as { items: { row_id: number; values: Record<string, string> }[] };
+      return body.items.find((r) => r.row_id === 2)!.values.description;
+    };
+    await expect.poll(description).toBe("Edited then scrolled away");
+    await expect
+      .poll(() => page.getByTestId("cell-2-description").textContent())
+      .toContain("Edited then scrolled away");
+  });
+
   it("reads at 390 px wide: the grid scrolls inside its box and the page does not overflow", async () => {
     const { page } = await e.newPage({ width: 390, height: 844 });
     await e.signIn(page, "creator");

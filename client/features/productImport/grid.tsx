@@ -41,7 +41,7 @@ import {
   ReplaceIcon,
   Trash2Icon,
 } from "lucide-react";
-import { useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { uploadImportImages } from "./api.ts";
 import { ImagesDialog } from "./images-dialog.tsx";
@@ -98,6 +98,25 @@ function Cell({
   const warning = !error && findings.length > 0;
   const fromTemplate = row.from_template.includes(field.key);
   const [draft, setDraft] = useState(value);
+  // The grid draws only the rows in view: a cell being edited that scrolls out is unmounted
+  // without a blur. What was typed is saved then, as a click elsewhere would (it was lost).
+  const draftRef = useRef(value);
+  const settled = useRef(false);
+  const saveRef = useRef(onSave);
+  saveRef.current = onSave;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: one editing session per `editing`
+  useEffect(() => {
+    if (!editing) return;
+    settled.current = false;
+    draftRef.current = value;
+    return () => {
+      if (!settled.current && draftRef.current !== value) saveRef.current(draftRef.current);
+    };
+  }, [editing]);
+  const settle = (fn: () => void) => {
+    settled.current = true;
+    fn();
+  };
   if (editing)
     return (
       <Input
@@ -106,12 +125,15 @@ function Cell({
         data-testid="cell-editor"
         className="h-8 rounded-none"
         defaultValue={value}
-        onChange={(e) => setDraft(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === "Enter") onSave(draft);
-          if (e.key === "Escape") onCancel();
+        onChange={(e) => {
+          setDraft(e.target.value);
+          draftRef.current = e.target.value;
         }}
-        onBlur={() => (draft !== value ? onSave(draft) : onCancel())}
+        onKeyDown={(e) => {
+          if (e.key === "Enter") settle(() => onSave(draft));
+          if (e.key === "Escape") settle(onCancel);
+        }}
+        onBlur={() => settle(() => (draft !== value ? onSave(draft) : onCancel()))}
       />
     );
   const title = [
