@@ -139,7 +139,7 @@ describe("Create Products in Chromium", () => {
     const summary = page.getByTestId("dry-run-summary");
     await summary.getByText("products would be created").waitFor();
     expect(await summary.textContent()).toMatch(
-      /7 products would be created, 3 rows are blocked by errors, 1 have warnings only, 1 have images/,
+      /7 products would be created, 3 rows are blocked by errors, 1 has warnings only, 1 has images/,
     );
     await summary.getByText("Price is required").waitFor();
     await summary.getByText('SKU "…" is also on row … of this file').waitFor();

@@ -196,5 +196,11 @@ describe("Discount Simulator in Chromium", () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(1);
     await shot(page, "discount-simulator-390");
+    // What is not a product ID is named, not dropped; "25%" is read as 25.
+    await page.locator("#scope-kind").selectOption("products");
+    await page.locator("#scope-pids").fill("abc, 12.5");
+    await page.getByRole("button", { name: "Simulate" }).click();
+    await page.getByText("Not a product ID: abc, 12.5.").waitFor();
+    await page.getByTestId("results").waitFor({ state: "detached" });
   });
 });

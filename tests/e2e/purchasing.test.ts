@@ -108,6 +108,10 @@ describe("Purchasing in Chromium", () => {
     await page.goto(`/purchase-orders/${po.number}`);
     await page.getByTestId("receive").click();
     const receive = page.getByTestId("receive-dialog");
+    // A quantity that is none is named and blocks the receipt (it was dropped without a word).
+    await receive.getByLabel(`Received of ${line.title}`).fill("1.5");
+    await receive.getByTestId("receive-error").getByText(`${line.title} (1.5)`).waitFor();
+    expect(await receive.getByTestId("confirm-receive").isDisabled()).toBe(true);
     await receive.getByLabel(`Received of ${line.title}`).fill("1");
     await receive.getByTestId("confirm-receive").click();
     await page.getByTestId("po-status").getByText("Partially received").waitFor();
@@ -119,6 +123,11 @@ describe("Purchasing in Chromium", () => {
     await page.getByTestId("confirm-reason").click();
     await page.getByTestId("po-status").getByText("Closed short").waitFor();
     await page.getByTestId("history").getByText("Closed short").waitFor();
+    // Nothing is open on a closed PO: its rest is not coming.
+    const openCells = await page
+      .getByTestId("po-line")
+      .evaluateAll((rows) => rows.map((r) => r.querySelectorAll("td")[3]?.textContent));
+    expect(openCells.every((t) => t === "—")).toBe(true);
 
     // The PDF: a real one, naming the vendor.
     const [download] = await Promise.all([

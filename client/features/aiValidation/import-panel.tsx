@@ -196,7 +196,8 @@ export function ImportAiPanel({ importId, onChanged }: { importId: number; onCha
           <div className="space-y-2">
             <div className="flex flex-wrap items-center gap-2">
               <span className="text-sm font-medium">
-                {formatInt(suggestions.data?.total ?? 0)} AI findings
+                {formatInt(suggestions.data?.total ?? 0)}{" "}
+                {(suggestions.data?.total ?? 0) === 1 ? "AI finding" : "AI findings"}
               </span>
               {Object.keys(byField).length > 0 && (
                 <Button size="sm" onClick={() => apply({ action: "accept" })} disabled={act.isPending}>

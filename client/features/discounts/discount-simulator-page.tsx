@@ -30,6 +30,7 @@ import { Link } from "@tanstack/react-router";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { type ChartScenario, SCENARIO_COLORS, ScenarioCharts } from "./chart.tsx";
+import { discountErrorText } from "./error-text.ts";
 import { invalidatePlanning, PromotionsList } from "./promotions-list.tsx";
 
 export interface DiscountSimulatorSearch {
@@ -48,6 +49,20 @@ const TABLE_ROWS = 100;
 
 const today = () => new Date().toISOString().slice(0, 10);
 
+/** What in a product ID list is not a product ID ("abc", "12.5"): named, not silently dropped. */
+function badPids(text: string): string[] {
+  return text
+    .split(/[\s,;]+/)
+    .map((t) => t.trim())
+    .filter((t) => t !== "" && !(/^\d+$/.test(t) && Number(t) > 0 && Number(t) <= 2_147_483_647));
+}
+
+/** A typed amount: "25", "25%", "1,5" (a decimal comma) or "$8.99". */
+function amount(text: string): number {
+  const t = text.trim().replace(/^\$/, "").replace(/%$/, "").trim();
+  return Number(/^\d+,\d+$/.test(t) ? t.replace(",", ".") : t);
+}
+
 function parsePids(text: string): number[] {
   return [
     ...new Set(
@@ -61,9 +76,7 @@ function parsePids(text: string): number[] {
   ];
 }
 
-function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
+const errorMessage = discountErrorText;
 
 type BuildPromotion = (name: string, stopReordering: boolean) => PromotionInput | undefined;
 
@@ -138,9 +151,10 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
     starts_on: startsOn,
     ends_on: endsOn,
     ...(exclude.length ? { exclude_pids: exclude } : {}),
-    ...(d.mode === "price" ? { target_price: Number(d.value) } : { discount_pct: Number(d.value) }),
+    ...(d.mode === "price" ? { target_price: amount(d.value) } : { discount_pct: amount(d.value) }),
   });
-  const labelOf = (d: ScenarioDraft) => (d.mode === "price" ? `Price ${d.value}` : `${d.value}% off`);
+  const labelOf = (d: ScenarioDraft) =>
+    d.mode === "price" ? `Price ${amount(d.value)}` : `${amount(d.value)}% off`;
 
   const simulate = useMutation(trpc.discounts.simulate.mutationOptions());
   const [running, setRunning] = useState(false);
@@ -153,6 +167,14 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
       setResults([]);
       setFormError(message);
     };
+    const bad = kind === "products" ? badPids(pidsText) : [];
+    if (bad.length)
+      return refuse(
+        `Not a product ID: ${bad.slice(0, 5).join(", ")}. Enter product IDs (numbers), one or many.`,
+      );
+    const badExclude = badPids(excludeText);
+    if (badExclude.length)
+      return refuse(`Not a product ID to leave out: ${badExclude.slice(0, 5).join(", ")}.`);
     if (!scope) return refuse(kind === "products" ? "Enter at least one product ID." : `Choose a ${kind}.`);
     if (!startsOn || !endsOn) return refuse("Choose a start date and an end date.");
     if (endsOn < startsOn) return refuse("The end date is before the start date.");
@@ -650,7 +672,7 @@ function SavePromotion({ label, build }: { label: string; build: BuildPromotion 
         void queryClient.invalidateQueries(trpc.discounts.promotions.pathFilter());
         invalidatePlanning(queryClient, trpc);
       },
-      onError: (e) => toast.error(e.message),
+      onError: (e) => toast.error(discountErrorText(e)),
     }),
   );
   return (
@@ -704,7 +726,7 @@ function ClearanceCard({
   const search = useMutation(
     trpc.discounts.clearance.mutationOptions({
       onSuccess: setResult,
-      onError: (e) => toast.error(e.message),
+      onError: (e) => toast.error(discountErrorText(e)),
     }),
   );
   return (

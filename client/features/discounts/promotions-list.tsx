@@ -1,5 +1,6 @@
 // Saved promotions: listed newest first, cancelled while they have not finished (create:promotions),
 // and for a started one its predicted against actual uplift, per product and in total.
+
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
 import { Input } from "@client/components/ui/input.tsx";
@@ -11,6 +12,7 @@ import type { Promotion } from "@shared/discounts.ts";
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { toast } from "sonner";
+import { discountErrorText } from "./error-text.ts";
 
 const STATUS_LABEL: Record<Promotion["status"], string> = {
   planned: "Planned",
@@ -95,7 +97,7 @@ export function PromotionsList({ canSave }: { canSave: boolean }) {
         void queryClient.invalidateQueries(trpc.discounts.promotions.pathFilter());
         invalidatePlanning(queryClient, trpc);
       },
-      onError: (e) => toast.error(e.message),
+      onError: (e) => toast.error(discountErrorText(e)),
     }),
   );
   return (
@@ -234,7 +236,7 @@ function EditPromotion({ p, onDone }: { p: Promotion; onDone: () => void }) {
         void queryClient.invalidateQueries(trpc.discounts.promotion.queryFilter({ id: p.id }));
         onDone();
       },
-      onError: (e) => toast.error(e.message),
+      onError: (e) => toast.error(discountErrorText(e)),
     }),
   );
   return (

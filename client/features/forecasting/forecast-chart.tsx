@@ -1,7 +1,9 @@
 // A product's chart: 104 weeks of sales with last year's overlaid, then the 13 forecast weeks —
 // system, final (overrides and saved promotions applied) and the promotion layer's units — with the 80 % prediction band from the backtest's errors.
+
 import { Card } from "@client/components/ui/card.tsx";
 import { LoadError } from "@client/features/config/parts.tsx";
+import { errorMessage, errorStatus } from "@client/lib/errors.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { useQuery } from "@tanstack/react-query";
 import {
@@ -20,7 +22,13 @@ export function ForecastChart({ pid }: { pid: number }) {
   const trpc = useTRPC();
   const q = useQuery(trpc.forecasting.product.queryOptions({ pid }));
   if (q.error)
-    return <LoadError message="Could not load the product's forecast." onRetry={() => void q.refetch()} />;
+    return errorStatus(q.error) === 404 ? (
+      <p className="p-4 text-sm text-muted-foreground" role="alert" data-testid="forecast-not-found">
+        {errorMessage(q.error, `Product ${pid} not found`)}
+      </p>
+    ) : (
+      <LoadError message="Could not load the product's forecast." onRetry={() => void q.refetch()} />
+    );
   const d = q.data;
   if (!d) return <Card className="h-80 animate-pulse" />;
   const data = [

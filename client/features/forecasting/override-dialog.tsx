@@ -46,6 +46,14 @@ const SCOPE_KEY: Record<ForecastLevel, "pid" | "category_id" | "brand_id" | "ven
   vendor: "vendor_id",
 };
 
+/** "weeks.0.pct: must be at least -100" in the dialog's words: "Week 1 %: must be at least -100". */
+function overrideErrorText(text: string): string {
+  return text
+    .replace(/\bweeks\.(\d+)\.pct\b/g, (_, i) => `Week ${Number(i) + 1} %`)
+    .replace(/\bweeks\.(\d+)\.units\b/g, (_, i) => `Week ${Number(i) + 1} units`)
+    .replace(/\bweeks\.(\d+)\b/g, (_, i) => `Week ${Number(i) + 1}`);
+}
+
 export function OverrideDialog({
   target,
   onClose,
@@ -104,7 +112,7 @@ export function OverrideDialog({
         onClose();
         return client.invalidateQueries(trpc.forecasting.pathFilter());
       },
-      onError: (e) => setError(errorMessage(e, "Could not save the override")),
+      onError: (e) => setError(overrideErrorText(errorMessage(e, "Could not save the override"))),
     }),
   );
   const onPreview = async () => {
@@ -114,7 +122,7 @@ export function OverrideDialog({
     try {
       setPreview(await client.fetchQuery(trpc.forecasting.previewOverride.queryOptions(b)));
     } catch (e) {
-      setError(errorMessage(e, "Could not preview the override"));
+      setError(overrideErrorText(errorMessage(e, "Could not preview the override")));
     }
   };
   const onSave = () => {
@@ -184,7 +192,16 @@ export function OverrideDialog({
               ] as const
             ).map(([m, label]) => (
               <label key={m} className="flex items-center gap-2">
-                <input type="radio" name="mode" checked={mode === m} onChange={() => setMode(m)} />
+                <input
+                  type="radio"
+                  name="mode"
+                  checked={mode === m}
+                  onChange={() => {
+                    // A percentage is no number of units: the value starts again.
+                    if (m !== mode) setValue("");
+                    setMode(m);
+                  }}
+                />
                 {label}
               </label>
             ))}

@@ -386,13 +386,19 @@ export function ImportGrid({
         `${res.unmatched.length} unmatched`,
         `${res.refused.length} refused`,
       ];
-      toast.success(`Images: ${parts.join(", ")}`, {
-        description: [
-          res.unmatched.length ? `No row for: ${res.unmatched.slice(0, 5).join(", ")}` : "",
-          ...res.refused.slice(0, 5).map((r) => `${r.filename}: ${r.reason}`),
-        ]
-          .filter(Boolean)
-          .join("\n"),
+      // Green only when every file found its row; each problem on its own line.
+      const show = res.unmatched.length || res.refused.length ? toast.warning : toast.success;
+      show(`Images: ${parts.join(", ")}`, {
+        description: (
+          <ul className="list-disc space-y-0.5 pl-4">
+            {res.unmatched.length > 0 && <li>No row for: {res.unmatched.slice(0, 5).join(", ")}</li>}
+            {res.refused.slice(0, 5).map((r) => (
+              <li key={r.filename}>
+                {r.filename}: {r.reason}
+              </li>
+            ))}
+          </ul>
+        ),
         duration: 10_000,
       });
       await invalidateImport(queryClient, trpc, imp.id);

@@ -149,7 +149,9 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
         message?: string;
       };
       if (!res.ok) throw new Error(body.message ?? `Upload failed (${res.status})`);
-      toast.success(`${body.replaced} rows replaced, ${body.added} added, ${body.ignored} left as they were`);
+      toast.success(
+        `${body.replaced} ${body.replaced === 1 ? "row" : "rows"} replaced, ${body.added} added, ${body.ignored} left as ${body.ignored === 1 ? "it was" : "they were"}`,
+      );
       await invalidateImport(queryClient, trpc, imp.id);
     } catch (err) {
       toast.error((err as Error).message);
@@ -185,7 +187,7 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
           <CardTitle>{submitted ? "Submitted" : "Dry run"}</CardTitle>
           <CardDescription>
             {submitted
-              ? `Submitted ${imp.submitted_at ? new Date(imp.submitted_at).toLocaleString() : ""}. Rows with errors were not created.`
+              ? `Submitted ${imp.submitted_at ? new Date(imp.submitted_at).toLocaleString() : ""}.${(summary?.blocked ?? 0) > 0 ? " Rows with errors were not created." : ""}`
               : "Every row is checked again against today's catalogue; nothing is written."}
           </CardDescription>
         </CardHeader>
@@ -226,10 +228,14 @@ export function ReviewStep({ imp, editable }: { imp: ProductImport; editable: bo
             <div className="space-y-3" data-testid="dry-run-summary">
               <p className="text-sm">
                 <strong>{summary.would_create.toLocaleString("en-US")}</strong>{" "}
-                {submitted ? "products were created" : "products would be created"},{" "}
-                <strong>{summary.blocked.toLocaleString("en-US")}</strong> rows are blocked by errors,{" "}
-                <strong>{summary.with_warnings.toLocaleString("en-US")}</strong> have warnings only,{" "}
-                {summary.with_images.toLocaleString("en-US")} have images
+                {summary.would_create === 1 ? "product" : "products"}{" "}
+                {submitted ? (summary.would_create === 1 ? "was" : "were") : "would be"} created,{" "}
+                <strong>{summary.blocked.toLocaleString("en-US")}</strong>{" "}
+                {summary.blocked === 1 ? "row is" : "rows are"} blocked by errors,{" "}
+                <strong>{summary.with_warnings.toLocaleString("en-US")}</strong>{" "}
+                {summary.with_warnings === 1 ? "has" : "have"} warnings only,{" "}
+                {summary.with_images.toLocaleString("en-US")} {summary.with_images === 1 ? "has" : "have"}{" "}
+                images
                 {summary.deleted
                   ? `, ${summary.deleted.toLocaleString("en-US")} ${summary.deleted === 1 ? "was" : "were"} deleted`
                   : ""}

@@ -99,6 +99,22 @@ export function PurchaseOrderDetail({ number }: { number: string }) {
   return <Loaded po={po.data} />;
 }
 
+/**
+ * Shows a failed action's message; when the PO changed under the page (409: another tab ordered,
+ * received or saved it), reads it again so the page shows what it is now.
+ */
+function useActionError() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return (fallback: string) => (e: unknown) => {
+    toast.error(errorMessage(e, fallback));
+    if (errorStatus(e) === 409) {
+      void queryClient.invalidateQueries(trpc.purchasing.pathFilter());
+      void queryClient.invalidateQueries(trpc.metrics.pathFilter());
+    }
+  };
+}
+
 function BackLink() {
   return (
     <Button asChild variant="ghost" size="sm" className="print:hidden">
@@ -128,7 +144,7 @@ function Loaded({ po }: { po: PoDetail }) {
     void queryClient.invalidateQueries(trpc.purchasing.pathFilter());
     void queryClient.invalidateQueries(trpc.metrics.pathFilter());
   };
-  const onError = (fallback: string) => (e: unknown) => toast.error(errorMessage(e, fallback));
+  const onError = useActionError();
   const order = useMutation(
     trpc.purchasing.order.mutationOptions({
       onSuccess: (p) => {
@@ -336,6 +352,7 @@ function HeaderCard({
   onDirty: (dirty: boolean) => void;
 }) {
   const trpc = useTRPC();
+  const actionError = useActionError();
   const form = useForm<z.input<typeof headerForm>>({
     resolver: zodResolver(headerForm),
     defaultValues: { date_expected: po.date_expected, notes: po.notes ?? "" },
@@ -355,7 +372,7 @@ function HeaderCard({
         form.reset({ date_expected: r.po.date_expected, notes: r.po.notes ?? "" });
         onSaved();
       },
-      onError: (e) => toast.error(errorMessage(e, "Failed to save the purchase order")),
+      onError: actionError("Failed to save the purchase order"),
     }),
   );
   return (
@@ -468,7 +485,7 @@ function linesErrorText<R extends { index: number }>(
     const le = e[r.index];
     if (!le) continue;
     const label = name(r);
-    if (le.qty) parts.push(`${label}: quantity must be a whole number of 1 or more`);
+    if (le.qty) parts.push(`${label}: quantity must be a whole number from 1 to 10,000,000`);
     if (le.cost_each) parts.push(`${label}: cost must be 0 or more, with at most 4 decimals (or blank)`);
     if (le.pid) parts.push(`${label}: ${le.pid.message ?? "unknown product"}`);
   }
@@ -500,6 +517,7 @@ function LinesCard({
   onDirty: (dirty: boolean) => void;
 }) {
   const trpc = useTRPC();
+  const actionError = useActionError();
   const form = useForm<z.input<typeof linesForm>>({
     resolver: zodResolver(linesForm),
     defaultValues: linesDefaults(po),
@@ -525,7 +543,7 @@ function LinesCard({
         );
         onSaved(r.rounded);
       },
-      onError: (e) => toast.error(errorMessage(e, "Failed to save the lines")),
+      onError: actionError("Failed to save the lines"),
     }),
   );
   const roundedBy = new Map(rounded.filter((r) => r.rounding).map((r) => [r.pid, r.rounding]));
@@ -593,7 +611,13 @@ function LinesCard({
         id: "open",
         header: "Open",
         meta: { numeric: true },
-        cell: ({ row: { original: r } }) => formatNumber(editable ? formQty(r.index) : r.line!.open_qty),
+        // A closed or cancelled PO has nothing open any more (its rest is not coming).
+        cell: ({ row: { original: r } }) =>
+          editable
+            ? formatNumber(formQty(r.index))
+            : po.status === "closed" || po.status === "cancelled"
+              ? DASH
+              : formatNumber(r.line!.open_qty),
       },
       {
         id: "cost",
@@ -642,7 +666,7 @@ function LinesCard({
           ]
         : []),
     ],
-    [editable, rounded],
+    [editable, rounded, po.status],
   );
   const table = useReactTable({
     data,
@@ -747,6 +771,7 @@ const MAX_RECEIPT_QTY = 10_000_000;
 
 function ReceiveDialog({ po, onClose, onDone }: { po: PoDetail; onClose: () => void; onDone: () => void }) {
   const trpc = useTRPC();
+  const actionError = useActionError();
   const today = new Date().toISOString().slice(0, 10);
   const [date, setDate] = useState(today);
   const [qty, setQty] = useState<Record<number, string>>({});
@@ -772,7 +797,7 @@ function ReceiveDialog({ po, onClose, onDone }: { po: PoDetail; onClose: () => v
         onDone();
         onClose();
       },
-      onError: (e) => toast.error(errorMessage(e, "Failed to record the receipt")),
+      onError: actionError("Failed to record the receipt"),
     }),
   );
   return (
@@ -877,6 +902,7 @@ function ReasonDialog({
   onDone: () => void;
 }) {
   const trpc = useTRPC();
+  const actionError = useActionError();
   const [reason, setReason] = useState("");
   const options = {
     onSuccess: () => {
@@ -884,8 +910,7 @@ function ReasonDialog({
       onDone();
       onClose();
     },
-    onError: (e: unknown) =>
-      toast.error(errorMessage(e, kind === "close" ? "Failed to close" : "Failed to cancel")),
+    onError: actionError(kind === "close" ? "Failed to close" : "Failed to cancel"),
   };
   const close = useMutation(trpc.purchasing.close.mutationOptions(options));
   const cancel = useMutation(trpc.purchasing.cancel.mutationOptions(options));

@@ -97,7 +97,10 @@ const COLUMNS: ColumnDef<PoListItem>[] = [
     header: "Received",
     meta: { numeric: true },
     cell: ({ row }) =>
-      row.original.received_pct === null ? DASH : formatPercent(row.original.received_pct, 0),
+      // A draft has nothing to receive yet.
+      row.original.received_pct === null || row.original.status === "draft"
+        ? DASH
+        : formatPercent(row.original.received_pct, 0),
   },
   {
     id: "on_time",
@@ -278,7 +281,11 @@ export function PurchaseOrderList({
                 <TableEmptyRow
                   colSpan={COLUMNS.length}
                   message={
-                    filtered || search.q ? "No purchase orders match these filters" : "No purchase orders yet"
+                    (list.data?.total ?? 0) > 0
+                      ? "Nothing on this page: see the pages below"
+                      : filtered || search.q
+                        ? "No purchase orders match these filters"
+                        : "No purchase orders yet"
                   }
                 />
               ) : (
