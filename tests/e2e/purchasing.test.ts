@@ -77,6 +77,13 @@ describe("Purchasing in Chromium", () => {
     // Unsaved lines: the order cannot be sent as last saved without them.
     await page.getByTestId("unsaved-hint").waitFor();
     expect(await page.getByTestId("mark-ordered").isDisabled()).toBe(true);
+    // Leaving asks first; staying keeps the edit.
+    await page.getByRole("link", { name: "Purchase orders" }).first().click();
+    await page.getByRole("alertdialog").getByText("Leave without saving?").waitFor();
+    await page.getByRole("button", { name: "Stay" }).click();
+    await page.getByRole("alertdialog").waitFor({ state: "detached" });
+    expect(new URL(page.url()).pathname).toBe(`/purchase-orders/${po.number}`);
+    expect(await qtyInput.inputValue()).toBe(String(typed));
     // A blank cost is the product's cost, not an error.
     await page.getByLabel(`Cost of ${line.title}`).fill("");
     await page.getByTestId("save-lines").click();

@@ -2,8 +2,10 @@
 // permissions allow (docs/metrics.md §13). A draft's lines are a react-hook-form field array over
 // the schema the server takes; quantities come back re-rounded to the MOQ and case, shown per line.
 // The lines table is TanStack Table over the form's lines (a draft) or the stored ones.
+
 import { PageHeader } from "@client/components/page-header.tsx";
 import { Alert, AlertDescription, AlertTitle } from "@client/components/ui/alert.tsx";
+import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
 import { Badge } from "@client/components/ui/badge.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
@@ -37,7 +39,7 @@ import { cn } from "@client/lib/utils.ts";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { type PoDetail, type PoRounding, poUpdateInput } from "@shared/purchasing.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Link } from "@tanstack/react-router";
+import { Link, useBlocker } from "@tanstack/react-router";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { ArrowLeftIcon, DownloadIcon, PrinterIcon, Trash2Icon } from "lucide-react";
 import { useEffect, useMemo, useState } from "react";
@@ -140,6 +142,12 @@ function Loaded({ po }: { po: PoDetail }) {
   // Unsaved edits in the details or the lines: ordering now would send the PO as last saved.
   const [unsaved, setUnsaved] = useState({ header: false, lines: false });
   const dirty = unsaved.header || unsaved.lines;
+  // Leaving (a link, Back, a reload, closing the tab) with unsaved edits asks first.
+  const blocker = useBlocker({
+    shouldBlockFn: () => dirty,
+    enableBeforeUnload: () => dirty,
+    withResolver: true,
+  });
   const refresh = () => {
     void queryClient.invalidateQueries(trpc.purchasing.pathFilter());
     void queryClient.invalidateQueries(trpc.metrics.pathFilter());
@@ -159,6 +167,18 @@ function Loaded({ po }: { po: PoDetail }) {
 
   return (
     <div className="space-y-4" data-testid="po-detail">
+      <ConfirmDialog
+        open={blocker.status === "blocked"}
+        onOpenChange={(open) => {
+          if (!open && blocker.status === "blocked") blocker.reset();
+        }}
+        title="Leave without saving?"
+        description={`Your changes to ${po.number} are not saved. Leave the page and lose them, or stay to save them.`}
+        confirmLabel="Leave without saving"
+        cancelLabel="Stay"
+        variant="destructive"
+        onConfirm={() => blocker.status === "blocked" && blocker.proceed()}
+      />
       <BackLink />
       <PageHeader
         title={
