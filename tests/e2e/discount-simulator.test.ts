@@ -140,6 +140,8 @@ describe("Discount Simulator in Chromium", () => {
     await page.getByText('Promotion "Category sale" updated').waitFor();
     await expect.poll(() => promo.textContent()).toContain("30% off");
     await promo.getByRole("button", { name: "Cancel" }).click();
+    // Asked first.
+    await page.getByRole("alertdialog").getByRole("button", { name: "Cancel promotion" }).click();
     await expect.poll(() => promo.textContent()).toContain("Cancelled");
     // Cancelled: the Forecasting page no longer carries it.
     await page.goto(`/forecasting?q=${promoted!.pid}`);

@@ -134,6 +134,8 @@ describe("Forecasting in Chromium", () => {
     const listed = page.getByTestId("override-row").filter({ hasText: "Back to school" });
     await listed.getByText(category!.name).waitFor();
     await listed.getByRole("button", { name: /Remove override/ }).click();
+    // Asked first: the forecast of every product it covers changes.
+    await page.getByRole("alertdialog").getByRole("button", { name: "Remove override" }).click();
     await page.getByText(/Override removed from \d+ product/).waitFor();
     await page.getByRole("tab", { name: "Forecast" }).click();
     const restored = row(page, "product", product.id);
@@ -184,6 +186,7 @@ describe("Forecasting in Chromium", () => {
     const listed = page.getByTestId("override-row").filter({ hasText: "Bulk check" });
     await listed.getByText("2 products").first().waitFor();
     await listed.getByRole("button", { name: /Remove override/ }).click();
+    await page.getByRole("alertdialog").getByRole("button", { name: "Remove override" }).click();
     await page.getByText("Override removed from 2 products").waitFor();
   });
 

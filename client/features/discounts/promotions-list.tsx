@@ -1,6 +1,7 @@
 // Saved promotions: listed newest first, cancelled while they have not finished (create:promotions),
 // and for a started one its predicted against actual uplift, per product and in total.
 
+import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@client/components/ui/card.tsx";
 import { Input } from "@client/components/ui/input.tsx";
@@ -88,6 +89,8 @@ export function PromotionsList({ canSave }: { canSave: boolean }) {
   const queryClient = useQueryClient();
   const list = useQuery(trpc.discounts.promotions.queryOptions({ status: "all" }));
   const [open, setOpen] = useState<number | null>(null);
+  // Cancelling takes the promotion out of its products' forecast and orders: asked first.
+  const [cancelling, setCancelling] = useState<{ id: number; name: string } | null>(null);
   const cancel = useMutation(
     trpc.discounts.cancelPromotion.mutationOptions({
       onSuccess: (p) => {
@@ -102,6 +105,19 @@ export function PromotionsList({ canSave }: { canSave: boolean }) {
   );
   return (
     <Card data-testid="promotions">
+      <ConfirmDialog
+        open={cancelling !== null}
+        onOpenChange={(o) => !o && setCancelling(null)}
+        title={`Cancel the promotion "${cancelling?.name ?? ""}"?`}
+        description="Its products' forecast and reorder figures will no longer include it. A cancelled promotion cannot be planned again; save a new one instead."
+        confirmLabel="Cancel promotion"
+        cancelLabel="Keep it"
+        variant="destructive"
+        onConfirm={() => {
+          if (cancelling) cancel.mutate({ id: cancelling.id });
+          setCancelling(null);
+        }}
+      />
       <CardHeader>
         <CardTitle>Promotions</CardTitle>
         <CardDescription>
@@ -140,7 +156,7 @@ export function PromotionsList({ canSave }: { canSave: boolean }) {
                     onToggle={() => setOpen(open === p.id ? null : p.id)}
                     canCancel={canSave && (p.status === "planned" || p.status === "active")}
                     canEdit={canSave && p.editable}
-                    onCancel={() => cancel.mutate({ id: p.id })}
+                    onCancel={() => setCancelling({ id: p.id, name: p.name })}
                   />
                 ))}
               </tbody>

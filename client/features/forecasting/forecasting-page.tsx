@@ -1,8 +1,10 @@
 // The Forecasting page (docs/metrics.md "Forecasting page"): the grid of products (or categories,
 // brands, vendors) over the last 12 weeks of sales and the next 13 calendar weeks, a row's chart,
 // overrides (dialog with preview, list with remove) and the measured accuracy. View state in the URL.
+
 import { Blank } from "@client/components/blank.tsx";
 import { PageHeader } from "@client/components/page-header.tsx";
+import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
 import { Button } from "@client/components/ui/button.tsx";
 import { Card } from "@client/components/ui/card.tsx";
 import { canAccess } from "@client/features/auth/access.ts";
@@ -742,6 +744,8 @@ function OverridesTab() {
   const canEdit = canAccess(user, "update:forecasts");
   const [page, setPage] = useState(1);
   const list = useQuery(trpc.forecasting.overrides.queryOptions({ page, pageSize: 50 }));
+  // Removing changes the forecast (and the orders) of every product the override covers: asked first.
+  const [removing, setRemoving] = useState<{ id: number; name: string; products: number } | null>(null);
   const remove = useMutation(
     trpc.forecasting.deleteOverride.mutationOptions({
       onSuccess: (r) => {
@@ -758,6 +762,18 @@ function OverridesTab() {
   const items = list.data?.items ?? [];
   return (
     <Card className="gap-0 overflow-hidden py-0">
+      <ConfirmDialog
+        open={removing !== null}
+        onOpenChange={(open) => !open && setRemoving(null)}
+        title={`Remove the override of ${removing?.name ?? ""}?`}
+        description={`The forecast of its ${removing?.products ?? 0} product${removing?.products === 1 ? "" : "s"} goes back to the system's, and so do their reorder figures.`}
+        confirmLabel="Remove override"
+        variant="destructive"
+        onConfirm={() => {
+          if (removing) remove.mutate({ id: removing.id });
+          setRemoving(null);
+        }}
+      />
       <div className="overflow-x-auto">
         <table className="w-full text-sm" data-testid="override-list">
           <thead className="border-b text-xs text-muted-foreground">
@@ -811,7 +827,7 @@ function OverridesTab() {
                       size="sm"
                       variant="outline"
                       disabled={remove.isPending}
-                      onClick={() => remove.mutate({ id: g.id })}
+                      onClick={() => setRemoving({ id: g.id, name: g.scope_name, products: g.products })}
                       aria-label={`Remove override ${g.id}`}
                     >
                       Remove
