@@ -59,6 +59,12 @@ describe("Discount Simulator in Chromium", () => {
     await page.getByRole("button", { name: "Simulate" }).click();
     const results = page.getByTestId("results");
     await results.waitFor();
+    // The run is in the URL: a reload (or the link, sent on) runs it again.
+    await expect.poll(() => new URL(page.url()).searchParams.get("scenarios")).toBe("25,40");
+    expect(new URL(page.url()).searchParams.get("category_id")).toBe(String(category.id));
+    await page.reload();
+    await results.waitFor();
+    expect(await page.getByLabel("Scenario 2 discount %").inputValue()).toBe("40");
     // Both scenarios are lines beside the baseline, in the units chart and in the stock chart.
     for (const chart of ["chart-units", "chart-stock"]) {
       const legend = page.getByTestId(chart).locator(".recharts-legend-item-text");

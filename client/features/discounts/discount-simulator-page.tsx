@@ -26,8 +26,8 @@ import {
 } from "@shared/discounts.ts";
 import { hasPermission } from "@shared/permissions.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Link } from "@tanstack/react-router";
-import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { Link, useNavigate } from "@tanstack/react-router";
+import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { type ChartScenario, SCENARIO_COLORS, ScenarioCharts } from "./chart.tsx";
 import { discountErrorText } from "./error-text.ts";
@@ -40,7 +40,21 @@ export interface DiscountSimulatorSearch {
   vendor_id?: number;
   /** The Products page's filter (filterToParam): its products are the scope */
   filter?: string;
+  /** The last run's dates, scenarios ("25,40"; "p8.99" a target price) and products left out */
+  from?: string;
+  to?: string;
+  scenarios?: string;
+  exclude?: string;
 }
+
+const draftsOf = (param: string): ScenarioDraft[] =>
+  param
+    .split(",")
+    .map((s) =>
+      s.startsWith("p") ? { mode: "price" as const, value: s.slice(1) } : { mode: "pct" as const, value: s },
+    );
+const paramOf = (drafts: readonly ScenarioDraft[]) =>
+  drafts.map((d) => (d.mode === "price" ? `p${amount(d.value)}` : String(amount(d.value)))).join(",");
 
 type ScopeKind = "category" | "brand" | "vendor" | "products";
 
@@ -107,10 +121,13 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
     String(search.category_id ?? search.brand_id ?? search.vendor_id ?? ""),
   );
   const [pidsText, setPidsText] = useState(search.pids?.replace(/,/g, ", ") ?? "");
-  const [excludeText, setExcludeText] = useState("");
-  const [startsOn, setStartsOn] = useState(addDays(today(), 7));
-  const [endsOn, setEndsOn] = useState(addDays(today(), 20));
-  const [drafts, setDrafts] = useState<ScenarioDraft[]>([{ mode: "pct", value: "25" }]);
+  const [excludeText, setExcludeText] = useState(search.exclude?.replace(/,/g, ", ") ?? "");
+  const [startsOn, setStartsOn] = useState(search.from ?? addDays(today(), 7));
+  const [endsOn, setEndsOn] = useState(search.to ?? addDays(today(), 20));
+  const [drafts, setDrafts] = useState<ScenarioDraft[]>(
+    search.scenarios ? draftsOf(search.scenarios) : [{ mode: "pct", value: "25" }],
+  );
+  const navigate = useNavigate();
   // Each result with the inputs that gave it: a promotion saves those, not the form as edited since.
   const [results, setResults] = useState<RanScenario[]>([]);
   const [selected, setSelected] = useState(0);
@@ -194,6 +211,26 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
       }
       setResults(out);
       setSelected(0);
+      // The run in the URL: a link to it (or a reload) runs it again.
+      void navigate({
+        to: "/discount-simulator",
+        replace: true,
+        search: {
+          ...(kind === "products"
+            ? search.filter !== undefined && !pidsText.trim()
+              ? { filter: search.filter }
+              : { pids: (scope?.pids ?? []).join(",") }
+            : kind === "category"
+              ? { category_id: Number(scopeId) }
+              : kind === "brand"
+                ? { brand_id: Number(scopeId) }
+                : { vendor_id: Number(scopeId) }),
+          from: startsOn,
+          to: endsOn,
+          scenarios: paramOf(drafts),
+          ...(exclude.length ? { exclude: exclude.join(",") } : {}),
+        },
+      });
     } catch (err) {
       // The earlier results answered other inputs: they go with the error.
       setResults([]);
@@ -202,6 +239,15 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
       setRunning(false);
     }
   }
+
+  // A link holding a run (scenarios in the URL) runs it once its scope is known.
+  const autoRan = useRef(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, when the scope is ready
+  useEffect(() => {
+    if (autoRan.current || !search.scenarios || !scope) return;
+    autoRan.current = true;
+    void run();
+  }, [scope, search.scenarios]);
 
   const current = results[selected]?.result;
 

@@ -653,6 +653,13 @@ function GridRow({
                   : `MASE ${row.mase.toFixed(2)}`}
               </span>
             )}
+            {/* What the Bias sort orders by: positive forecasts too much, negative too little. */}
+            {row.bias != null && (
+              <span className="block text-xs text-muted-foreground" data-testid="bias">
+                bias {row.bias > 0 ? "+" : row.bias < 0 ? "−" : ""}
+                {pct(Math.abs(row.bias))} {row.bias > 0 ? "over" : row.bias < 0 ? "under" : ""}
+              </span>
+            )}
           </span>
         )}
       </td>

@@ -64,13 +64,19 @@ function describeChange(details: Record<string, unknown> | null): string {
     if (k === "lines" && Array.isArray(v)) {
       parts.push(
         v
-          .map((l: { pid?: number; qty?: unknown; removed?: boolean }) =>
-            l.removed
-              ? `removed ${l.pid}`
-              : Array.isArray(l.qty)
-                ? `${l.pid}: ${l.qty[0] ?? "new"} → ${l.qty[1]}`
-                : `${l.pid}: ${String(l.qty ?? "")}`,
-          )
+          .map((l: { pid?: number; qty?: unknown; cost_each?: unknown; removed?: boolean }) => {
+            if (l.removed) return `removed ${l.pid}`;
+            if (!Array.isArray(l.qty)) return `${l.pid}: ${String(l.qty ?? "")}`;
+            const what: string[] = [];
+            // A quantity shown only when it changed (or the line is new); a cost when it changed.
+            if (l.qty[0] === null) what.push(`new, ${l.qty[1]}`);
+            else if (l.qty[0] !== l.qty[1]) what.push(`${l.qty[0]} → ${l.qty[1]}`);
+            if (Array.isArray(l.cost_each) && l.qty[0] !== null && l.cost_each[0] !== l.cost_each[1])
+              what.push(
+                `cost ${formatMoney(Number(l.cost_each[0]))} → ${formatMoney(Number(l.cost_each[1]))}`,
+              );
+            return `${l.pid}: ${what.join(", ") || "unchanged"}`;
+          })
           .join(", "),
       );
     } else if (Array.isArray(v) && v.length === 2)
