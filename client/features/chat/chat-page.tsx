@@ -282,7 +282,10 @@ export function ChatPage({
                 </Button>
                 {room && <RoomIcon type={room.type} />}
                 <div className="min-w-0 flex-1">
-                  <h2 className="truncate text-sm font-semibold" data-testid="room-title">
+                  <h2
+                    className="line-clamp-2 text-sm font-semibold break-words sm:truncate"
+                    data-testid="room-title"
+                  >
                     {room?.name ?? "Room"}
                   </h2>
                   {room?.topic && <p className="truncate text-xs text-muted-foreground">{room.topic}</p>}
