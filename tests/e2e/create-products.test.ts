@@ -98,6 +98,16 @@ describe("Create Products in Chromium", () => {
     await page.getByRole("option", { name: /^Title \*/ }).click();
     await page.getByTestId("map-field-Notes").click();
     await page.getByRole("option", { name: /^Description/ }).click();
+    // A field takes one column: choosing Title for UPC moves it there, and back again.
+    await page.getByTestId("map-field-UPC").click();
+    await page.getByRole("option", { name: /^Title \*/ }).click();
+    await expect.poll(() => page.getByTestId("map-field-Description").textContent()).toBe("Not imported");
+    await page.getByText('Title moved from "Description" to "UPC"').waitFor();
+    await page.getByTestId("map-field-Description").click();
+    await page.getByRole("option", { name: /^Title \*/ }).click();
+    await page.getByTestId("map-field-UPC").click();
+    await page.getByRole("option", { name: /^Barcode/ }).click();
+    await expect.poll(() => page.getByTestId("map-field-UPC").textContent()).toBe("Barcode");
     await shot(page, "create-products-map");
     await page.getByTestId("save-mapping").click();
     await page.waitForURL(/step=edit/);

@@ -178,12 +178,22 @@ export function MappingStep({
                       <Select
                         value={mapping[header] ?? NOT_IMPORTED}
                         disabled={!editable}
-                        onValueChange={(v) =>
+                        onValueChange={(v) => {
+                          const field = v === NOT_IMPORTED ? null : (v as ImportFieldKey);
+                          // A field takes one column: choosing it here moves it from the other one.
+                          const from = field
+                            ? Object.entries(mapping).find(([h, f]) => h !== header && f === field)?.[0]
+                            : undefined;
                           setMapping((m) => ({
                             ...m,
-                            [header]: v === NOT_IMPORTED ? null : (v as ImportFieldKey),
-                          }))
-                        }
+                            ...(from ? { [from]: null } : {}),
+                            [header]: field,
+                          }));
+                          if (from)
+                            toast.info(
+                              `${IMPORT_FIELDS.find((f) => f.key === field)?.label ?? field} moved from "${from}" to "${header}"`,
+                            );
+                        }}
                       >
                         <SelectTrigger
                           className="w-full"
@@ -198,7 +208,9 @@ export function MappingStep({
                             <SelectItem key={f.key} value={f.key}>
                               {f.label}
                               {f.required ? " *" : ""}
-                              {mapped.has(f.key) && mapping[header] !== f.key ? " (already mapped)" : ""}
+                              {mapped.has(f.key) && mapping[header] !== f.key
+                                ? " (moves here from its column)"
+                                : ""}
                             </SelectItem>
                           ))}
                         </SelectContent>
