@@ -72,6 +72,18 @@ export function invalidateImport(queryClient: QueryClient, trpc: ReturnType<type
   ]);
 }
 
+/**
+ * The selection box and the row number stay at the left edge while the grid scrolls sideways (on a
+ * phone a cell being edited would otherwise leave no sign of its row).
+ */
+function pinned(columnId: string): string | false {
+  return columnId === "select"
+    ? "sticky left-0 z-[5]"
+    : columnId === "row_id"
+      ? "sticky left-[36px] z-[5] shadow-[1px_0_0_var(--border)]"
+      : false;
+}
+
 function Cell({
   row,
   field,
@@ -270,7 +282,11 @@ export function ImportGrid({
         id: "row_id",
         size: 56,
         header: "Row",
-        cell: ({ row }) => (row.original.row_id === null ? "" : row.original.row_id),
+        cell: ({ row }) => (
+          <span className="px-2 text-xs tabular-nums">
+            {row.original.row_id === null ? "" : row.original.row_id}
+          </span>
+        ),
       },
       {
         id: "status",
@@ -485,7 +501,11 @@ export function ImportGrid({
             <div style={{ width, minWidth: "100%" }}>
               <div className="sticky top-0 z-10 flex border-b bg-muted text-xs font-medium">
                 {table.getHeaderGroups()[0]!.headers.map((h) => (
-                  <div key={h.id} style={{ width: h.getSize() }} className="shrink-0 truncate px-2 py-2">
+                  <div
+                    key={h.id}
+                    style={{ width: h.getSize() }}
+                    className={cn("shrink-0 truncate px-2 py-2", pinned(h.column.id), "bg-muted")}
+                  >
                     {flexRender(h.column.columnDef.header, h.getContext())}
                   </div>
                 ))}
@@ -508,7 +528,11 @@ export function ImportGrid({
                         <div
                           key={c.id}
                           style={{ width: c.column.getSize() }}
-                          className="flex shrink-0 items-center border-r"
+                          className={cn(
+                            "flex shrink-0 items-center border-r",
+                            pinned(c.column.id),
+                            pinned(c.column.id) && "bg-background",
+                          )}
                         >
                           {flexRender(c.column.columnDef.cell, c.getContext())}
                         </div>
