@@ -198,5 +198,18 @@ describe("Forecasting in Chromium", () => {
     await page.getByTestId("forecast-row").first().waitFor();
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
     expect(width).toBeLessThanOrEqual(390);
+    // A product's chart shows 26 weeks of history on a phone (104 squeezed the forecast), more on a tap.
+    const [one] = await sql<{ pid: number }>(
+      "SELECT pid FROM product_forecasts WHERE weekly IS NOT NULL ORDER BY pid LIMIT 1",
+    );
+    await page.goto(`/forecasting?q=${one!.pid}&selected=${one!.pid}`);
+    const chart = page.getByTestId("forecast-chart");
+    await chart.waitFor();
+    expect(await chart.getByRole("button", { name: "26 weeks" }).getAttribute("aria-pressed")).toBe("true");
+    await chart.getByRole("button", { name: "2 years" }).click();
+    await expect
+      .poll(() => chart.getByRole("button", { name: "2 years" }).getAttribute("aria-pressed"))
+      .toBe("true");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   });
 });

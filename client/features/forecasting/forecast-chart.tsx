@@ -1,11 +1,16 @@
-// A product's chart: 104 weeks of sales with last year's overlaid, then the 13 forecast weeks —
-// system, final (overrides and saved promotions applied) and the promotion layer's units — with the 80 % prediction band from the backtest's errors.
+// A product's chart: up to 104 weeks of sales with last year's overlaid, then the 13 forecast
+// weeks — system, final (overrides and saved promotions applied) and the promotion layer's units —
+// with the 80 % prediction band from the backtest's errors. The history shown can be cut to 26 or
+// 52 weeks (26 on a phone by default, where 104 weeks squeezed the forecast into a strip).
 
+import { Button } from "@client/components/ui/button.tsx";
 import { Card } from "@client/components/ui/card.tsx";
 import { LoadError } from "@client/features/config/parts.tsx";
 import { errorMessage, errorStatus } from "@client/lib/errors.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
+import { useIsMobile } from "@client/lib/use-mobile.ts";
 import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
 import {
   Area,
   CartesianGrid,
@@ -18,9 +23,14 @@ import {
   YAxis,
 } from "recharts";
 
+const SPANS = [26, 52, 104] as const;
+
 export function ForecastChart({ pid }: { pid: number }) {
   const trpc = useTRPC();
   const q = useQuery(trpc.forecasting.product.queryOptions({ pid }));
+  const mobile = useIsMobile();
+  const [span, setSpan] = useState<(typeof SPANS)[number] | null>(null);
+  const weeks = span ?? (mobile ? 26 : 104);
   if (q.error)
     return errorStatus(q.error) === 404 ? (
       <p className="p-4 text-sm text-muted-foreground" role="alert" data-testid="forecast-not-found">
@@ -32,7 +42,7 @@ export function ForecastChart({ pid }: { pid: number }) {
   const d = q.data;
   if (!d) return <Card className="h-80 animate-pulse" />;
   const data = [
-    ...d.history.map((h) => ({ week: h.week_start, sales: h.units, lastYear: h.last_year })),
+    ...d.history.slice(-weeks).map((h) => ({ week: h.week_start, sales: h.units, lastYear: h.last_year })),
     ...d.forecast.map((f) => ({
       week: f.week_start,
       lastYear: f.last_year,
@@ -78,6 +88,22 @@ export function ForecastChart({ pid }: { pid: number }) {
           ))}
         </ul>
       )}
+      <div className="flex items-center gap-1 text-xs" role="group" aria-label="Weeks of history shown">
+        <span className="text-muted-foreground">History:</span>
+        {SPANS.map((s) => (
+          <Button
+            key={s}
+            type="button"
+            size="sm"
+            variant={weeks === s ? "secondary" : "ghost"}
+            className="h-6 px-2 text-xs"
+            aria-pressed={weeks === s}
+            onClick={() => setSpan(s)}
+          >
+            {s === 104 ? "2 years" : s === 52 ? "1 year" : "26 weeks"}
+          </Button>
+        ))}
+      </div>
       <div className="h-72">
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={data}>
