@@ -88,7 +88,8 @@ export function ForecastChart({ pid }: { pid: number }) {
           ))}
         </ul>
       )}
-      <div className="flex items-center gap-1 text-xs" role="group" aria-label="Weeks of history shown">
+      <fieldset className="flex items-center gap-1 text-xs">
+        <legend className="sr-only">Weeks of history shown</legend>
         <span className="text-muted-foreground">History:</span>
         {SPANS.map((s) => (
           <Button
@@ -103,7 +104,7 @@ export function ForecastChart({ pid }: { pid: number }) {
             {s === 104 ? "2 years" : s === 52 ? "1 year" : "26 weeks"}
           </Button>
         ))}
-      </div>
+      </fieldset>
       <div className="h-72">
         <ResponsiveContainer width="100%" height="100%">
           <ComposedChart data={data}>
