@@ -24,7 +24,9 @@ export const poNumberSchema = z
   .trim()
   .regex(/^A?\d{1,10}$/, { error: "must be a purchase-order number such as 40213 or A1042" });
 
-const qty = int({ min: 1, max: 10_000_000 });
+/** The most units one PO line (or one receipt of it) may hold. */
+export const MAX_LINE_QTY = 10_000_000;
+const qty = int({ min: 1, max: MAX_LINE_QTY });
 const optionalDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "must be a date YYYY-MM-DD" })

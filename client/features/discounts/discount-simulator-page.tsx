@@ -63,13 +63,12 @@ const TABLE_ROWS = 100;
 
 const today = () => new Date().toISOString().slice(0, 10);
 
+/** The entries of a product ID list ("1, 2; 3"), and whether one is a product ID. */
+const pidTokens = (text: string) => text.split(/[\s,;]+/).filter((t) => t !== "");
+const isPid = (t: string) => /^\d+$/.test(t) && Number(t) > 0 && Number(t) <= 2_147_483_647;
+
 /** What in a product ID list is not a product ID ("abc", "12.5"): named, not silently dropped. */
-function badPids(text: string): string[] {
-  return text
-    .split(/[\s,;]+/)
-    .map((t) => t.trim())
-    .filter((t) => t !== "" && !(/^\d+$/.test(t) && Number(t) > 0 && Number(t) <= 2_147_483_647));
-}
+const badPids = (text: string) => pidTokens(text).filter((t) => !isPid(t));
 
 /** A typed amount: "25", "25%", "1,5" (a decimal comma) or "$8.99". */
 function amount(text: string): number {
@@ -78,19 +77,8 @@ function amount(text: string): number {
 }
 
 function parsePids(text: string): number[] {
-  return [
-    ...new Set(
-      text
-        .split(/[\s,;]+/)
-        .map((t) => t.trim())
-        .filter((t) => /^\d+$/.test(t))
-        .map(Number)
-        .filter((n) => n > 0 && n <= 2_147_483_647),
-    ),
-  ];
+  return [...new Set(pidTokens(text).filter(isPid).map(Number))];
 }
-
-const errorMessage = discountErrorText;
 
 type BuildPromotion = (name: string, stopReordering: boolean) => PromotionInput | undefined;
 
@@ -234,7 +222,7 @@ export function DiscountSimulatorPage({ search }: { search: DiscountSimulatorSea
     } catch (err) {
       // The earlier results answered other inputs: they go with the error.
       setResults([]);
-      setFormError(errorMessage(err));
+      setFormError(discountErrorText(err));
     } finally {
       setRunning(false);
     }
@@ -868,7 +856,7 @@ function FilterScopeNote({
       {" — "}
       {result.error ? (
         <span className="text-destructive">
-          its products could not be loaded ({errorMessage(result.error)}).
+          its products could not be loaded ({discountErrorText(result.error)}).
         </span>
       ) : !d ? (
         "reading its products…"

@@ -37,7 +37,7 @@ import { useAuth } from "@client/lib/session.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { cn } from "@client/lib/utils.ts";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { type PoDetail, type PoRounding, poUpdateInput } from "@shared/purchasing.ts";
+import { MAX_LINE_QTY, type PoDetail, type PoRounding, poUpdateInput } from "@shared/purchasing.ts";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useBlocker } from "@tanstack/react-router";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
@@ -511,7 +511,8 @@ function linesErrorText<R extends { index: number }>(
     const le = e[r.index];
     if (!le) continue;
     const label = name(r);
-    if (le.qty) parts.push(`${label}: quantity must be a whole number from 1 to 10,000,000`);
+    if (le.qty)
+      parts.push(`${label}: quantity must be a whole number from 1 to ${formatNumber(MAX_LINE_QTY)}`);
     if (le.cost_each) parts.push(`${label}: cost must be 0 or more, with at most 4 decimals (or blank)`);
     if (le.pid) parts.push(`${label}: ${le.pid.message ?? "unknown product"}`);
   }
@@ -792,9 +793,6 @@ function LinesCard({
   );
 }
 
-/** The most units one receipt line takes (the server's limit for a quantity). */
-const MAX_RECEIPT_QTY = 10_000_000;
-
 function ReceiveDialog({ po, onClose, onDone }: { po: PoDetail; onClose: () => void; onDone: () => void }) {
   const trpc = useTRPC();
   const actionError = useActionError();
@@ -808,7 +806,7 @@ function ReceiveDialog({ po, onClose, onDone }: { po: PoDetail; onClose: () => v
     po.lines
       .filter((l) => {
         const v = entered(l.po_line_id);
-        return v !== "" && !(/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_RECEIPT_QTY);
+        return v !== "" && !(/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= MAX_LINE_QTY);
       })
       .map((l) => l.po_line_id),
   );
@@ -871,7 +869,7 @@ function ReceiveDialog({ po, onClose, onDone }: { po: PoDetail; onClose: () => v
         </div>
         {badIds.size > 0 && (
           <p className="text-sm text-destructive" role="alert" data-testid="receive-error">
-            Received quantities must be whole numbers from 1 to {formatNumber(MAX_RECEIPT_QTY)}:{" "}
+            Received quantities must be whole numbers from 1 to {formatNumber(MAX_LINE_QTY)}:{" "}
             {po.lines
               .filter((l) => badIds.has(l.po_line_id))
               .map((l) => `${l.title ?? l.pid} (${entered(l.po_line_id)})`)

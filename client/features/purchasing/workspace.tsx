@@ -54,6 +54,7 @@ import { ABC_CLASSES, PRODUCT_STATUSES, type ProductStatus, STATUS_LABELS } from
 import {
   type FacetOption,
   type FromSuggestionsInput,
+  MAX_LINE_QTY,
   type ReplenishmentLine,
   roundingText,
   roundToPack,
@@ -73,7 +74,6 @@ import { type PurchaseOrdersSearch, WORKSPACE_PAGE_SIZE, workspaceInputOf } from
 
 const ALL = "__all";
 /** The largest order quantity a line takes (the server's limit too). */
-const MAX_ORDER_QTY = 10_000_000;
 const pct = (v: number | null) => (v === null ? DASH : formatPercent(v, 0));
 const days = (v: number | null) => (v === null ? DASH : `${formatNumber(Math.round(v))} d`);
 
@@ -267,7 +267,7 @@ export function ReplenishmentWorkspace({
               <Input
                 type="number"
                 min={1}
-                max={MAX_ORDER_QTY}
+                max={MAX_LINE_QTY}
                 inputMode="numeric"
                 aria-label={`Order quantity of ${l.title}`}
                 aria-invalid={bad !== undefined || undefined}
@@ -278,7 +278,7 @@ export function ReplenishmentWorkspace({
                 onChange={(e) => {
                   const text = e.target.value;
                   const n = Number(text);
-                  const ok = text !== "" && Number.isInteger(n) && n >= 1 && n <= MAX_ORDER_QTY;
+                  const ok = text !== "" && Number.isInteger(n) && n >= 1 && n <= MAX_LINE_QTY;
                   setQty((m) => {
                     const next = new Map(m);
                     if (ok) next.set(l.pid, n);
@@ -295,7 +295,7 @@ export function ReplenishmentWorkspace({
               />
               {bad !== undefined ? (
                 <div className="text-xs text-destructive" role="alert" data-testid="qty-error">
-                  Whole number, 1 to {formatNumber(MAX_ORDER_QTY)}
+                  Whole number, 1 to {formatNumber(MAX_LINE_QTY)}
                 </div>
               ) : (
                 hint && <div className="text-xs text-muted-foreground">{hint}</div>

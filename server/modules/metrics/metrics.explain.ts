@@ -798,28 +798,20 @@ export function buildExplanation(input: ExplainInput): MetricsExplanation {
     } else if (F !== null && SS !== null) {
       const need = clean(F + SS - (m.on_hand + m.on_order));
       const head = `need = F(H) + SS − (on hand + on order) = ${num(F, 2)} + ${SS} − (${m.on_hand} + ${m.on_order}) = ${num(need, 2)}`;
-      if (need <= 0) {
-        computed = 0;
-        substituted = `${head} ≤ 0 → 0`;
-      } else {
+      const moq = Math.max(m.moq, 1);
+      const caseQty = Math.max(m.case_qty, 1);
+      const qtyFor = (n: number) => (n <= 0 ? 0 : Math.ceil(Math.max(ceil(n), moq) / caseQty) * caseQty);
+      computed = qtyFor(need);
+      if (need <= 0) substituted = `${head} ≤ 0 → 0`;
+      else {
         const up = ceil(need);
-        const moq = Math.max(m.moq, 1);
-        const q = Math.max(up, moq);
-        const caseQty = Math.max(m.case_qty, 1);
-        computed = Math.ceil(q / caseQty) * caseQty;
-        substituted = `${head} → ⌈${num(need, 2)}⌉ = ${up}, MOQ ${moq} → ${q}, case ${caseQty} → ${computed}`;
+        substituted = `${head} → ⌈${num(need, 2)}⌉ = ${up}, MOQ ${moq} → ${Math.max(up, moq)}, case ${caseQty} → ${computed}`;
       }
       // F(H) is stored with 2 decimals and the calculation rounds up the exact need: a need within
       // half a cent of a whole number (12.003 stored as 12.00) may round either way.
-      if (computed !== m.reorder_qty) {
-        const qtyFor = (n: number) =>
-          n <= 0
-            ? 0
-            : Math.ceil(Math.max(ceil(n), Math.max(m.moq, 1)) / Math.max(m.case_qty, 1)) *
-              Math.max(m.case_qty, 1);
-        if ([need - 0.005, need + 0.005].some((n) => qtyFor(clean(n)) === m.reorder_qty))
-          reorderWithinRounding = true;
-      }
+      reorderWithinRounding =
+        computed !== m.reorder_qty &&
+        [need - 0.005, need + 0.005].some((n) => qtyFor(clean(n)) === m.reorder_qty);
     }
     push({
       key: "reorder_qty",
