@@ -130,3 +130,44 @@ function centsOf(buf: Buffer, p: number): number {
   if (!Number.isSafeInteger(cents)) throw new Error("binary COPY: a numeric beyond ±2^53 cents");
   return sign === 0x4000 ? -cents : cents;
 }
+
+/** Days from 1970-01-01 to 2000-01-01, PostgreSQL's epoch of a binary date. */
+const PG_EPOCH_DAYS = 10_957;
+
+/**
+ * Writes `rows` rows of int4 columns as binary COPY input, in chunks of about 1 MB: `value(i, c)` is
+ * row i's column c, a whole number of 32 bits (a "date" column's value is its day since
+ * 1970-01-01). Binary input costs the database far less than CSV: no text to parse.
+ */
+export function* binaryCopyRows(
+  types: readonly ("int4" | "date")[],
+  rows: number,
+  value: (row: number, column: number) => number,
+): Generator<Buffer> {
+  const rowBytes = 2 + 8 * types.length;
+  const perChunk = Math.max(1, Math.floor((1 << 20) / rowBytes));
+  const header = Buffer.alloc(19);
+  SIGNATURE.copy(header);
+  yield header;
+  for (let first = 0; first < rows; first += perChunk) {
+    const last = Math.min(rows, first + perChunk);
+    const buf = Buffer.allocUnsafe((last - first) * rowBytes);
+    let o = 0;
+    for (let i = first; i < last; i++) {
+      buf.writeInt16BE(types.length, o);
+      o += 2;
+      for (let c = 0; c < types.length; c++) {
+        const v = value(i, c);
+        if (!Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31)
+          throw new Error(`binary COPY: ${v} is not a 32-bit whole number`);
+        buf.writeInt32BE(4, o);
+        buf.writeInt32BE(types[c] === "date" ? v - PG_EPOCH_DAYS : v, o + 4);
+        o += 8;
+      }
+    }
+    yield buf;
+  }
+  const trailer = Buffer.alloc(2);
+  trailer.writeInt16BE(-1);
+  yield trailer;
+}

@@ -50,11 +50,16 @@ export interface CopyCsvOptions {
   schema?: string;
   table: string;
   columns: readonly string[];
-  source: AsyncIterable<Buffer>;
+  source: AsyncIterable<Buffer> | Iterable<Buffer>;
   header: boolean;
   signal?: AbortSignal;
   /** Called after each chunk with the bytes consumed so far. */
   onProgress?: (bytes: number) => void;
+  /**
+   * The source is PostgreSQL's binary COPY format (binary-copy.ts, binaryCopyRows) instead of CSV:
+   * `header` must be false; an error names no line.
+   */
+  binary?: boolean;
 }
 
 /** A COPY that failed on a row: the database's message plus where in the input. */
@@ -81,9 +86,11 @@ function copySql(
   header: boolean,
   from: string,
   schema?: string,
+  binary = false,
 ): string {
   const cols = columns.map(quoteIdent).join(", ");
   const target = schema ? `${quoteIdent(schema)}.${quoteIdent(table)}` : quoteIdent(table);
+  if (binary) return `COPY ${target} (${cols}) FROM ${from} WITH (FORMAT binary)`;
   return `COPY ${target} (${cols}) FROM ${from} WITH (FORMAT csv, HEADER ${header ? "true" : "false"}, FORCE_NULL (${cols}))`;
 }
 
@@ -296,8 +303,8 @@ function openPostgres(url: string, max: number): Database {
             throw err;
           }
         },
-        async copyCsv({ schema, table, columns, source, header, signal, onProgress }) {
-          const stream = client.query(copyFrom(copySql(table, columns, header, "STDIN", schema)));
+        async copyCsv({ schema, table, columns, source, header, signal, onProgress, binary }) {
+          const stream = client.query(copyFrom(copySql(table, columns, header, "STDIN", schema, binary)));
           let bytes = 0;
           async function* counted() {
             for await (const chunk of source) {
@@ -394,7 +401,20 @@ function pgliteConnection(
         }
       });
     },
-    async copyCsv({ schema, table, columns, source, header, signal, onProgress }) {
+    async copyCsv({ schema, table, columns, source, header, signal, onProgress, binary }) {
+      if (binary) {
+        // Binary input cannot be cut at line ends: one Blob of the whole input.
+        const parts: Buffer[] = [];
+        for await (const chunk of source) {
+          if (signal?.aborted) throw signal.reason ?? new Error("aborted");
+          parts.push(chunk);
+        }
+        const res = await pg.query(copySql(table, columns, false, "'/dev/blob'", schema, true), [], {
+          blob: new Blob(parts as unknown as BlobPart[]),
+        });
+        onProgress?.(parts.reduce((n, p) => n + p.length, 0));
+        return res.affectedRows ?? 0;
+      }
       // PGlite reads COPY input from a Blob: feed it in chunks cut at line ends outside quotes,
       // so memory stays bounded whatever the file size.
       let rows = 0;
@@ -434,7 +454,7 @@ function pgliteConnection(
  * quotes (RFC 4180: a quote toggles quoting, "" inside quotes toggles twice), counting lines.
  */
 export async function* csvChunks(
-  source: AsyncIterable<Buffer>,
+  source: AsyncIterable<Buffer> | Iterable<Buffer>,
   size: number,
 ): AsyncGenerator<{ chunk: Buffer; lines: number }> {
   // `lines` counts every newline (as PostgreSQL's COPY numbers lines), quoted or not; chunks are

@@ -10,6 +10,7 @@ import type { CalcContext, CalcModule } from "../calculate.ts";
 import { orderLinesOf, passDay, passDayText } from "../order-lines-pass.ts";
 import { lineChunks } from "../series.ts";
 import { markPrepared, preparedFor, setLocal, utcDay, utcMidnight } from "./context.ts";
+import { StockRuns, walkStock } from "./stock-walk.ts";
 
 const DAY_MS = 86_400_000;
 const WORK_MEM = "128MB";
@@ -19,6 +20,26 @@ const WORK_MEM = "128MB";
  * they fill (STOCK_FIGURE_COLUMNS); module planning reads and writes them.
  */
 export const STOCK_FIGURES_TABLE = "sh_product";
+
+/**
+ * The temp table of the walk's per-product sums (stock-walk.ts, StockWalkFigures), which the
+ * figures below and module xyz read (ON COMMIT DROP).
+ */
+export const STOCK_WALK_TABLE = "sh_walk";
+const STOCK_WALK_COLUMNS = [
+  "pid",
+  "oos365",
+  "oos90",
+  "stock_days",
+  "sx90",
+  "out13",
+  "sw13",
+  "sww13",
+  "min13",
+  "out52",
+  "sx52",
+  "sxx52",
+] as const;
 
 /** The columns of STOCK_FIGURES_TABLE (besides pid), product_metrics' columns of the same names. */
 export const STOCK_FIGURE_COLUMNS = [
@@ -52,7 +73,7 @@ function bounded(ratio: string, limit: number): string {
 /** D0 and the first day of the last 365 days (YYYY-MM-DD), and the moment that day starts. */
 function windowOf(asOf: Date) {
   const windowStart = new Date(utcMidnight(asOf).getTime() - 364 * DAY_MS);
-  return { d0: utcDay(asOf), w: utcDay(windowStart), windowStart };
+  return { d0: utcDay(asOf), w: utcDay(windowStart) };
 }
 
 /**
@@ -99,14 +120,14 @@ function percentileCont(sorted: Int32Array, fraction: number): number {
 }
 
 /**
- * Bulk orders (§3), as CSV rows (pid, day, units) for sh_bulk: of the products that may have one
+ * Bulk orders (§3), (pid, pass day, units) for sh_bulk: of the products that may have one
  * (calc_bulk_candidates, left by module product_metrics), the sale lines (completed, quantity > 0)
  * of the last 90 days more than 10 × the product's median line and above its 99th percentile
  * (percentile_cont over those lines), when it has at least 20 of them. The lines come from the run's
  * pass over the order lines; without candidates (the module run without product_metrics) there are
  * none.
  */
-async function bulkOrders(ctx: CalcContext): Promise<string[]> {
+async function bulkOrders(ctx: CalcContext): Promise<{ pid: number; day: number; units: number }[]> {
   const { conn, asOf } = ctx;
   const [found] = await conn.query<{ found: boolean }>(
     "SELECT to_regclass('pg_temp.calc_bulk_candidates') IS NOT NULL AS found",
@@ -132,7 +153,7 @@ async function bulkOrders(ctx: CalcContext): Promise<string[]> {
       units[k]!.push(quantity[i]!);
     }
   }
-  const rows: string[] = [];
+  const rows: { pid: number; day: number; units: number }[] = [];
   for (const [k, c] of candidates.entries()) {
     const q = units[k]!;
     if (q.length < 20) continue;
@@ -140,7 +161,7 @@ async function bulkOrders(ctx: CalcContext): Promise<string[]> {
     const median = percentileCont(sorted, 0.5);
     const p99 = percentileCont(sorted, 0.99);
     for (let j = 0; j < q.length; j++)
-      if (q[j]! > 10 * median && q[j]! > p99) rows.push(`${c.pid},${passDayText(days[k]![j]!)},${q[j]}\n`);
+      if (q[j]! > 10 * median && q[j]! > p99) rows.push({ pid: c.pid, day: days[k]![j]!, units: q[j]! });
   }
   return rows;
 }
@@ -157,12 +178,12 @@ export const stockHistoryModule: CalcModule = {
   },
   async run(ctx) {
     const { conn, asOf } = ctx;
-    const { d0, w, windowStart } = windowOf(asOf);
+    const { d0, w } = windowOf(asOf);
 
-    // Grouping a year of order lines by product and day, and sorting the events for the window,
-    // spill to disk with the default 4MB: give this module's statements more memory. JIT off, as in
-    // the other modules: temp tables have no statistics and row guesses in the millions would make
-    // PostgreSQL compile the expressions. Both are put back at the end.
+    // Sorting the million runs for the primary key wants more than the default 4MB: give this
+    // module's statements more memory. JIT off, as in the other modules: temp tables have no
+    // statistics and row guesses in the millions would make PostgreSQL compile the expressions.
+    // Both are put back at the end.
     const restore = await setLocal(conn, { jit: "off", work_mem: WORK_MEM });
     await conn.exec("DROP TABLE IF EXISTS sh_life");
 
@@ -177,91 +198,89 @@ export const stockHistoryModule: CalcModule = {
        FROM product_metrics m
        JOIN sh_base b ON b.pid = m.pid`,
     );
-    // (Not analyzed: the planner's guess from its size, one row per product, is close; without the
-    // 0.05 s ANALYZE the INSERT below plans the same and the figures the same hash joins.)
 
-    // The runs, walking each product's rows in day order. Rows: units sold (kind 2) and received
-    // (kind 1, from sh_receipts) per product and UTC day over the last 365 days; a start row (kind 0) on the window
-    // start or the life start, whichever is later; and an end row (kind 3) on D0 + 1 carrying
-    // on_hand. Every event is on or after its product's life start (the earliest of them), and a
-    // day's closing stock only depends on the events after it, so older events are not needed:
-    // closing stock = on_hand + sold − received over the rows after this one (v is +sold,
-    // −received, or on_hand for the end row), and the run lasts until the day before the next row.
-    // Of the rows of one day only the last (sales, else receipts, else the start row) keeps a run;
-    // the others, and the end row, are followed by a row of the same day or of another product and
-    // are left out.
+    // The runs and the per-product sums of the walk (stock-walk.ts, §2), worked out in the app from
+    // the run's pass over the order lines: the statement that grouped a year of lines by product
+    // and day and walked them with a window cost the database ≈ 3.6 s of CPU on the 50k set, and
+    // the figures below read its million runs twice more (≈ 1.3 s, and module xyz ≈ 2 s).
     //
-    // Each row is one bigint key, pid << 12 | day offset from the window start << 2 | kind: the
-    // offsets (0 … 365) and kinds take 11 bits, so a product's keys lie within 2,047 of each other
-    // and 4,096 apart from the next product's. Key order is (pid, day, kind) order, and sorting on
-    // one bigint is about half the cost of sorting on (pid, day, kind); the window needs no
-    // PARTITION BY: "the rows after this one" are the keys 1 … 2,047 above it (RANGE), which never
-    // reach another product. Grouping the order lines by sorting them on the key (hash aggregation
-    // off for this statement) leaves each input in key order, so the rows merge into the window
-    // without another sort. (On the 50k-product set: 2.3 → 1.9 s of CPU for this SELECT.)
-    //
-    // The primary key is dropped before the insert and added back after it: one sort and build of
-    // the index (≈ 0.2 s for 1M runs) instead of an index insert per row (≈ 0.55 s). The table
-    // is locked by the TRUNCATE until the run commits either way, so no reader sees it without.
+    // The primary key is dropped before the runs are copied in and added back after: one sort and
+    // build of the index (≈ 0.3 s for 1M runs, which come in key order) instead of an index insert
+    // per row. The table is locked by the TRUNCATE until the run commits either way, so no reader
+    // sees it without.
     await conn.exec("TRUNCATE product_stock_history");
     await conn.exec("ALTER TABLE product_stock_history DROP CONSTRAINT product_stock_history_pkey");
-    const restoreAgg = await setLocal(conn, { enable_hashagg: "off" });
-    await conn.query(
-      `INSERT INTO product_stock_history (pid, valid_from, valid_to, stock, sold_first_day)
-       WITH events AS (
-         SELECT pid::int8 << 12 | (((order_date AT TIME ZONE 'UTC')::date - $1::date) << 2 | 2) AS key,
-           SUM(quantity)::int AS v
-         FROM order_lines
-         WHERE status = 'completed' AND order_date >= $3::timestamptz AND order_date <= $4::timestamptz
-         GROUP BY 1
-         UNION ALL
-         SELECT key, v FROM sh_receipts
-         UNION ALL
-         SELECT pid::int8 << 12 | (GREATEST(life_start - $1::date, 0) << 2), 0
-         FROM sh_life WHERE life_start <= $2::date
-         UNION ALL
-         SELECT pid::int8 << 12 | (($2::date + 1 - $1::date) << 2 | 3), on_hand FROM sh_life
-       ),
-       walk AS (
-         SELECT key, v, LEAD(key) OVER w AS next, SUM(v) OVER w AS stock
-         FROM events
-         WINDOW w AS (ORDER BY key RANGE BETWEEN 1 FOLLOWING AND 2047 FOLLOWING)
-       )
-       SELECT (key >> 12)::int, $1::date + ((key & 4095) >> 2)::int, $1::date + ((next & 4095) >> 2)::int - 1,
-         stock, CASE WHEN key & 3 = 2 THEN v ELSE 0 END
-       FROM walk
-       WHERE next >> 12 = key >> 12 AND next >> 2 > key >> 2`,
-      [w, d0, windowStart, asOf],
+    const bulk = await bulkOrders(ctx);
+    const products = await conn.query<{ pid: number; on_hand: number; life_start: number | null }>(
+      "SELECT pid, on_hand, life_start - '1970-01-01'::date AS life_start FROM sh_life ORDER BY pid",
     );
-    await restoreAgg();
+    const receipts = await conn.query<{ pid: number; day: number; units: number }>(
+      `SELECT (key >> 12)::int AS pid, $1::date - '1970-01-01'::date + ((key & 4095) >> 2)::int AS day, -v AS units
+       FROM sh_receipts`,
+      [w],
+    );
+    const runs = new StockRuns();
+    const figures = walkStock(
+      {
+        d0: passDay(asOf),
+        lines: await orderLinesOf(ctx),
+        products: products.map((p) => ({ pid: p.pid, onHand: p.on_hand, lifeStart: p.life_start })),
+        receipts,
+        bulk,
+      },
+      runs,
+    );
+    await conn.copyCsv({
+      table: "product_stock_history",
+      columns: ["pid", "valid_from", "valid_to", "stock", "sold_first_day"],
+      source: runs.binaryCopy(passDay(asOf) - 364),
+      header: false,
+      binary: true,
+    });
     await conn.exec(
       "ALTER TABLE product_stock_history ADD CONSTRAINT product_stock_history_pkey PRIMARY KEY (pid, valid_from)",
     );
+    await conn.exec(
+      `DROP TABLE IF EXISTS ${STOCK_WALK_TABLE};
+       CREATE TEMP TABLE ${STOCK_WALK_TABLE} (
+         pid int PRIMARY KEY, oos365 int8, oos90 int8, stock_days int8, sx90 int8,
+         out13 int, sw13 int8, sww13 int8, min13 int8, out52 int, sx52 int8, sxx52 int8
+       ) ON COMMIT DROP`,
+    );
+    const nul = (v: number | null) => (v === null ? "" : v);
+    await conn.copyCsv({
+      table: STOCK_WALK_TABLE,
+      columns: STOCK_WALK_COLUMNS,
+      source: lineChunks(
+        (function* () {
+          for (const f of figures)
+            yield `${f.pid},${nul(f.oos365)},${nul(f.oos90)},${nul(f.stockDays)},${nul(f.sx90)},${f.out13},${f.sw13},${f.sww13},${nul(f.min13)},${f.out52},${f.sx52},${f.sxx52}\n`;
+        })(),
+      ),
+      header: false,
+    });
+    await conn.exec(`ANALYZE ${STOCK_WALK_TABLE}`);
 
     // Per product: days out of stock (a run with stock ≤ 0 is out of stock on every day except its
     // first when that day had sales), stock-days, Σx of the daily units of the last 90 days (d̄),
-    // and σd from the weekly units of the last 13 weeks (CTEs wk … v below). Runs start on or after the life start and the window start, so only the 90-day figures
-    // need clipping. The ratios of §10 are taken from the stored (rounded) figures, so an
-    // explanation built from them adds up.
+    // and σd from the weekly units of the last 13 weeks: the walk's sums (sh_walk). The ratios of
+    // §10 are taken from the stored (rounded) figures, so an explanation built from them adds up.
     // Bulk orders (§3): of the products that may have one (calc_bulk_candidates, from module
     // product_metrics' pass), the sale lines of the last 90 days more than 10 × the product's median
     // line and above its 99th percentile, when it has at least 20 such lines (bulkOrders: only their
     // lines are kept, from the run's pass over the order lines). They stay in the sales figures and
-    // d̄ but are left out of σd (of their week's units).
+    // d̄ but are left out of σd (of their week's units); sh_bulk lists them for the explanation.
     await conn.exec(
       "DROP TABLE IF EXISTS sh_bulk; CREATE TEMP TABLE sh_bulk (pid int, day date, units int) ON COMMIT DROP",
     );
-    const bulk = await bulkOrders(ctx);
     if (bulk.length)
       await conn.copyCsv({
         table: "sh_bulk",
         columns: ["pid", "day", "units"],
-        source: lineChunks(bulk),
+        source: lineChunks(bulk.map((b) => `${b.pid},${passDayText(b.day)},${b.units}\n`)),
         header: false,
       });
     const d90 = "($1::date - 89)";
-    // σd's 13 weeks (§3): D0 − 90 … D0; a product's full weeks since its life start, at most 13.
-    const d91 = "($1::date - 90)";
     const weeksOfLife = "LEAST(13, GREATEST(0, ($1::date - l.life_start + 1) / 7))";
     const d365 = "($1::date - 364)";
     const days90 = `GREATEST($1::date - GREATEST(l.life_start, ${d90}) + 1, 0)`;
@@ -277,13 +296,7 @@ export const stockHistoryModule: CalcModule = {
     await conn.query(
       `CREATE TEMP TABLE ${STOCK_FIGURES_TABLE} ON COMMIT DROP AS
        WITH r AS (
-         SELECT pid,
-           SUM(valid_to - valid_from + 1 - (sold_first_day > 0)::int) FILTER (WHERE stock <= 0) AS oos365,
-           SUM(valid_to - GREATEST(valid_from, ${d90}) + 1 - (sold_first_day > 0 AND valid_from >= ${d90})::int)
-             FILTER (WHERE stock <= 0 AND valid_to >= ${d90}) AS oos90,
-           SUM(GREATEST(stock, 0)::int8 * (valid_to - valid_from + 1)) AS stock_days,
-           SUM(sold_first_day) FILTER (WHERE valid_from >= ${d90}) AS sx
-         FROM product_stock_history GROUP BY pid
+         SELECT pid, oos365, oos90, stock_days, sx90 AS sx, out13, sw13, sww13, min13 FROM ${STOCK_WALK_TABLE}
        ),
        f AS (
          SELECT l.pid, l.life_start, ${days90} - COALESCE(r.oos90, 0) AS n,
@@ -297,58 +310,24 @@ export const stockHistoryModule: CalcModule = {
          FROM sh_life l
          LEFT JOIN r ON r.pid = l.pid
        ),
-       -- σd on weekly buckets (§3): the 13 weeks of 7 days ending on D0 (k = 0 is D0 − 6 … D0; the
-       -- 13 reach back to D0 − 90), only the full weeks since the life start (nf of them). Per
-       -- product and week: the units sold (on the runs' first days) and the days out of stock (the
-       -- runs with stock ≤ 0 cut to each week, §2's rule, as module xyz counts them). Only runs
-       -- that sold something in the 13 weeks or were out of stock in them are read; a run out of
-       -- stock over several weeks gives a row per week.
-       wk AS (
-         SELECT h.pid, k.k,
-           SUM(h.sold_first_day) FILTER (WHERE h.valid_from >= $1::date - 7 * k.k - 6) AS x,
-           SUM(LEAST(h.valid_to, $1::date - 7 * k.k) - GREATEST(h.valid_from, $1::date - 7 * k.k - 6) + 1
-               - (h.sold_first_day > 0 AND h.valid_from >= $1::date - 7 * k.k - 6)::int)
-             FILTER (WHERE h.stock <= 0) AS oos
-         FROM product_stock_history h
-         CROSS JOIN LATERAL generate_series(
-           ($1::date - CASE WHEN h.stock <= 0 THEN h.valid_to ELSE h.valid_from END) / 7,
-           ($1::date - GREATEST(h.valid_from, ${d91})) / 7) AS k(k)
-         WHERE h.valid_to >= ${d91}
-           AND (h.stock <= 0 OR (h.sold_first_day <> 0 AND h.valid_from >= ${d91}))
-         GROUP BY h.pid, k.k
-       ),
-       -- The bulk orders' units per product and week: left out of their week's units.
-       bw AS (
-         SELECT pid, ($1::date - day) / 7 AS k, SUM(units) AS b FROM sh_bulk GROUP BY 1, 2
-       ),
-       -- Per product: the weeks of its nf that were out of stock (4 days or more), and Σw, Σw² of
-       -- the in-stock weeks' units (bulk orders left out; a week below 0, from corrections, counts
-       -- 0). Weeks without a row sold nothing and were in stock: they add 0 to both sums.
-       ws AS (
-         SELECT w.pid, count(*) FILTER (WHERE w.oos >= 4) AS out_weeks,
-           COALESCE(SUM(GREATEST(COALESCE(w.x, 0) - COALESCE(bw.b, 0), 0)) FILTER (WHERE COALESCE(w.oos, 0) < 4), 0)::numeric AS sw,
-           COALESCE(SUM(GREATEST(COALESCE(w.x, 0) - COALESCE(bw.b, 0), 0)::numeric ^ 2) FILTER (WHERE COALESCE(w.oos, 0) < 4), 0) AS sww
-         FROM wk w
-         JOIN sh_life l ON l.pid = w.pid
-         LEFT JOIN bw ON bw.pid = w.pid AND bw.k = w.k
-         WHERE w.k < ${weeksOfLife}
-         GROUP BY w.pid
-       ),
        -- The bulk orders listed, for the explanation.
        bk AS (
          SELECT pid, jsonb_agg(jsonb_build_object('day', to_char(day, 'YYYY-MM-DD'), 'units', units) ORDER BY day, units DESC) AS orders
          FROM sh_bulk GROUP BY pid
        ),
-       -- σd² = σ_week² ÷ 7 over the n in-stock weeks (§3); 0 when n < 2.
+       -- σd² = σ_week² ÷ 7 over the n in-stock weeks (§3); 0 when n < 2. Σw² is a numeric of the
+       -- scale PostgreSQL gives a sum of squares of whole numbers (numeric ^ 2): the scale of its
+       -- smallest term's square, so the quotients below carry the same digits.
        v AS (
          SELECT l.pid,
            CASE WHEN s.n >= 2 THEN GREATEST((s.sww - s.sw ^ 2 / s.n) / (s.n - 1), 0) / 7 ELSE 0 END AS var_d,
            CASE WHEN bk.pid IS NOT NULL THEN jsonb_build_object('bulk', bk.orders) END AS variability
          FROM sh_life l
-         LEFT JOIN ws ON ws.pid = l.pid
+         LEFT JOIN r ON r.pid = l.pid
          LEFT JOIN bk ON bk.pid = l.pid,
-         LATERAL (SELECT ${weeksOfLife} - COALESCE(ws.out_weeks, 0) AS n,
-           COALESCE(ws.sw, 0) AS sw, COALESCE(ws.sww, 0) AS sww) s
+         LATERAL (SELECT ${weeksOfLife} - COALESCE(r.out13, 0) AS n,
+           COALESCE(r.sw13, 0)::numeric AS sw,
+           CASE WHEN r.min13 IS NULL THEN 0 ELSE r.sww13::numeric + 0 * r.min13::numeric ^ 2 END AS sww) s
        )
        SELECT f.pid,
          f.life_start AS history_start,

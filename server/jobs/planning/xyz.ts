@@ -19,7 +19,7 @@
 import { loadGlobalSettingValues } from "../../modules/config/planning-parameters.ts";
 import type { CalcModule } from "../calculate.ts";
 import { setLocal, utcDay } from "./context.ts";
-import { STOCK_FIGURES_TABLE } from "./stock-history.ts";
+import { STOCK_FIGURES_TABLE, STOCK_WALK_TABLE } from "./stock-history.ts";
 
 /** Fewest in-stock weeks a class is given on. */
 export const XYZ_MIN_WEEKS = 4;
@@ -34,6 +34,22 @@ export const XYZ_TABLE = "xyz_product";
 /** The columns of XYZ_TABLE (besides pid), product_metrics' columns of the same names. */
 export const XYZ_COLUMNS = ["xyz_weeks", "xyz_cv", "xyz_class"] as const;
 
+/** The coefficient and class from `stats` (pid, n, sx, sxx); $2 and $3 the X and Y thresholds. */
+const CV_SQL = `cv AS (
+         SELECT pid, n,
+           CASE WHEN n >= ${XYZ_MIN_WEEKS} AND sx > 0
+             THEN sqrt(GREATEST((sxx - sx * sx / n) / (n - 1), 0)) / (sx / n) END AS cv
+         FROM stats
+       )
+       SELECT pid,
+         n::int AS xyz_weeks,
+         round(cv, 4)::numeric(12, 4) AS xyz_cv,
+         (CASE WHEN cv IS NULL THEN NULL
+               WHEN cv < $2::numeric THEN 'X'
+               WHEN cv < $3::numeric THEN 'Y'
+               ELSE 'Z' END)::char(1) AS xyz_class
+       FROM cv`;
+
 export const xyzModule: CalcModule = {
   name: "xyz",
   // Its figures reach product_metrics' XYZ columns through planning's one UPDATE (the table is
@@ -46,17 +62,39 @@ export const xyzModule: CalcModule = {
     const d0 = utcDay(asOf);
     // The life start: module stock_history ran in this transaction (CALC_MODULES' order) and left
     // it in its temp table, not yet in product_metrics (planning writes both); else as stored.
-    const [found] = await conn.query<{ sh: boolean }>(
-      `SELECT to_regclass('pg_temp.${STOCK_FIGURES_TABLE}') IS NOT NULL AS sh`,
+    const [found] = await conn.query<{ sh: boolean; walk: boolean }>(
+      `SELECT to_regclass('pg_temp.${STOCK_FIGURES_TABLE}') IS NOT NULL AS sh,
+         to_regclass('pg_temp.${STOCK_WALK_TABLE}') IS NOT NULL AS walk`,
     );
     const life = `${found?.sh ? STOCK_FIGURES_TABLE : "product_metrics"} m
       JOIN products p ON p.pid = m.pid AND p.kind = 'merchandise'`;
     await conn.exec(`DROP TABLE IF EXISTS ${XYZ_TABLE}`);
-    // Week of a day expression: (D0 − day) / 7; days before the 52 weeks are left out. The columns
-    // carry product_metrics' types (the casts an UPDATE would make), so planning stores the very
-    // same values.
-    await conn.query(
-      `CREATE TEMP TABLE ${XYZ_TABLE} ON COMMIT DROP AS
+    // The walk of module stock_history counted each product's weeks out of stock and summed its
+    // in-stock weeks' units (x and x², whole numbers) as below (stock-walk.ts): the sums are the
+    // same numerics, so only the coefficient is left to work out here.
+    if (found?.walk) {
+      await conn.query(
+        `CREATE TEMP TABLE ${XYZ_TABLE} ON COMMIT DROP AS
+         WITH per AS (
+           SELECT m.pid, LEAST(${WEEKS}, GREATEST(0, ($1::date - m.history_start + 1) / 7)) AS nf
+           FROM ${life}
+           WHERE m.history_start IS NOT NULL
+         ),
+         stats AS (
+           SELECT per.pid, per.nf - COALESCE(w.out52, 0) AS n,
+             COALESCE(w.sx52, 0)::numeric AS sx, COALESCE(w.sxx52, 0)::numeric AS sxx
+           FROM per
+           LEFT JOIN ${STOCK_WALK_TABLE} w ON w.pid = per.pid
+         ),
+         ${CV_SQL}`,
+        [d0, g.xyz_x_threshold, g.xyz_y_threshold],
+      );
+    } else {
+      // Week of a day expression: (D0 − day) / 7; days before the 52 weeks are left out. The columns
+      // carry product_metrics' types (the casts an UPDATE would make), so planning stores the very
+      // same values.
+      await conn.query(
+        `CREATE TEMP TABLE ${XYZ_TABLE} ON COMMIT DROP AS
        WITH per AS (
          SELECT m.pid, LEAST(${WEEKS}, GREATEST(0, ($1::date - m.history_start + 1) / 7)) AS nf
          FROM ${life}
@@ -97,22 +135,10 @@ export const xyzModule: CalcModule = {
          LEFT JOIN (SELECT pid, count(*) AS n FROM excluded GROUP BY pid) ex ON ex.pid = per.pid
          LEFT JOIN sums s ON s.pid = per.pid
        ),
-       cv AS (
-         SELECT pid, n,
-           CASE WHEN n >= ${XYZ_MIN_WEEKS} AND sx > 0
-             THEN sqrt(GREATEST((sxx - sx * sx / n) / (n - 1), 0)) / (sx / n) END AS cv
-         FROM stats
-       )
-       SELECT pid,
-         n::int AS xyz_weeks,
-         round(cv, 4)::numeric(12, 4) AS xyz_cv,
-         (CASE WHEN cv IS NULL THEN NULL
-               WHEN cv < $2::numeric THEN 'X'
-               WHEN cv < $3::numeric THEN 'Y'
-               ELSE 'Z' END)::char(1) AS xyz_class
-       FROM cv`,
-      [d0, g.xyz_x_threshold, g.xyz_y_threshold],
-    );
+       ${CV_SQL}`,
+        [d0, g.xyz_x_threshold, g.xyz_y_threshold],
+      );
+    }
     // Its rows are the products this module figured (CREATE TABLE AS reports no count on PGlite).
     const [count] = await conn.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${XYZ_TABLE}`);
     await restore();

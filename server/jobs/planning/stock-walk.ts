@@ -1,0 +1,307 @@
+// The stock walk of module stock_history (docs/metrics.md §2, §3, §9), in the app: each product's
+// closing stock reconstructed backwards from today's stock over the last 365 days, as sparse runs
+// (rows of product_stock_history), and the per-product sums the modules' figures are built from (days
+// out of stock, stock-days, the last 90 days' units, and the weekly units and days out of stock of
+// σd's 13 weeks and of XYZ's 52 weeks). The sales come from the run's pass over the order lines
+// (order-lines-pass.ts), so no order line is read here.
+//
+// The rule is the one the module's statement used to follow (kept in docs/metrics.md §2):
+//
+// - A product's rows are its days with completed order lines (their units summed, even to 0), its
+//   days with receipts, its start row (on the window start or its life start, whichever is later,
+//   when that is not after D0) and its end row on D0 + 1, which carries its stock on hand.
+// - Closing stock of a day = on hand + units sold − units received over the later days.
+// - Each day with a row starts a run that lasts until the day before the next row; the run's stock
+//   is that day's closing stock and its sold_first_day that day's units sold (0 without sales).
+// - A run with stock ≤ 0 is out of stock on every day but its first when that day had sales.
+//
+// Every sum here is of whole units or days: exact in doubles below 2^53, which is checked.
+import { binaryCopyRows } from "../../db/binary-copy.ts";
+import type { OrderLines } from "../order-lines-pass.ts";
+
+/** Days in the window: D0 − 364 … D0 (offset 0 … 364); the end row is on offset 365. */
+const DAYS = 365;
+const END = DAYS;
+/** XYZ's weeks (§9) and σd's (§3). */
+const WEEKS_52 = 52;
+const WEEKS_13 = 13;
+
+export interface StockWalkInput {
+  /** D0 as a pass day (days since 1970-01-01). */
+  d0: number;
+  /** The run's pass over the order lines (its completed lines of the window are the sales). */
+  lines: OrderLines;
+  /** Every product to walk, ascending by pid (runs come out in (pid, day) order). */
+  products: { pid: number; onHand: number; lifeStart: number | null }[];
+  /** Receipts of the window per product and day: units received (≥ 0 normally), by pid. */
+  receipts: { pid: number; day: number; units: number }[];
+  /** Bulk orders (§3) of the last 90 days: left out of σd's weekly units. */
+  bulk: { pid: number; day: number; units: number }[];
+}
+
+/** A product's sums; null where the statement's aggregate had no row to sum. */
+export interface StockWalkFigures {
+  pid: number;
+  /** Days out of stock in the 365 days (null: no run out of stock). */
+  oos365: number | null;
+  /** Days out of stock in the last 90 days (null: no run out of stock in them). */
+  oos90: number | null;
+  /** Σ max(stock, 0) × days over the runs (null: no run). */
+  stockDays: number | null;
+  /** Units sold on the runs' first days of the last 90 days (null: no run starting in them). */
+  sx90: number | null;
+  /** σd (§3): of the product's full weeks of the 13, those out of stock (4 days or more). */
+  out13: number;
+  /** σd: Σ and Σ² of the in-stock weeks' units (bulk orders left out, at least 0). */
+  sw13: number;
+  sww13: number;
+  /** σd: the smallest of those weekly terms (null: no in-stock week with a row). */
+  min13: number | null;
+  /** XYZ (§9): of the product's full weeks of the 52, those out of stock. */
+  out52: number;
+  /** XYZ: Σ and Σ² of the in-stock weeks' units (each at least 0). */
+  sx52: number;
+  sxx52: number;
+}
+
+/** The runs of a walk, in typed arrays that grow (a million on the 50k set, ≈ 16 bytes each). */
+export class StockRuns {
+  n = 0;
+  pid = new Int32Array(1 << 16);
+  /** First and last day, as offsets from the window's first day (D0 − 364). */
+  from = new Uint16Array(1 << 16);
+  to = new Uint16Array(1 << 16);
+  stock = new Float64Array(1 << 16);
+  sold = new Int32Array(1 << 16);
+
+  push(pid: number, from: number, to: number, stock: number, sold: number): void {
+    if (this.n === this.pid.length) this.grow();
+    const i = this.n++;
+    this.pid[i] = pid;
+    this.from[i] = from;
+    this.to[i] = to;
+    this.stock[i] = stock;
+    this.sold[i] = sold;
+  }
+
+  private grow(): void {
+    const twice = <T extends Int32Array | Uint16Array | Float64Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(2 * a.length);
+      b.set(a);
+      return b;
+    };
+    this.pid = twice(this.pid);
+    this.from = twice(this.from);
+    this.to = twice(this.to);
+    this.stock = twice(this.stock);
+    this.sold = twice(this.sold);
+  }
+
+  /**
+   * The runs as binary COPY input of product_stock_history (pid, valid_from, valid_to, stock,
+   * sold_first_day); `firstDay` is the window's first day (days since 1970-01-01).
+   */
+  binaryCopy(firstDay: number): Generator<Buffer> {
+    return binaryCopyRows(["int4", "date", "date", "int4", "int4"], this.n, (i, c) =>
+      c === 0
+        ? this.pid[i]!
+        : c === 1
+          ? firstDay + this.from[i]!
+          : c === 2
+            ? firstDay + this.to[i]!
+            : c === 3
+              ? this.stock[i]!
+              : this.sold[i]!,
+    );
+  }
+}
+
+/** The full weeks since the life start (SQL's integer division truncates toward zero). */
+function fullWeeks(d0: number, lifeStart: number | null, cap: number): number {
+  if (lifeStart === null) return 0;
+  return Math.min(cap, Math.max(0, Math.trunc((d0 - lifeStart + 1) / 7)));
+}
+
+function safe(value: number, pid: number): number {
+  if (!Number.isSafeInteger(value))
+    throw new Error(`The stock history of product ${pid} comes to more than 2^53`);
+  return value;
+}
+
+/**
+ * Walks every product: each run goes into `runs` in (pid, day) order; the answer is every product's
+ * sums.
+ */
+export function walkStock(input: StockWalkInput, runs: StockRuns): StockWalkFigures[] {
+  const { d0, lines, products } = input;
+  const w = d0 - (DAYS - 1);
+  const nIdx = lines.pids.length;
+
+  // The window's completed lines grouped by product (a counting sort): their day offset and units.
+  const count = new Int32Array(nIdx + 1);
+  for (const c of lines.chunks) {
+    const { product, day, done } = c;
+    for (let i = 0; i < c.n; i++) if (done[i] && day[i]! >= w) count[product[i]! + 1]!++;
+  }
+  for (let p = 0; p < nIdx; p++) count[p + 1]! += count[p]!;
+  const start = count.slice();
+  const lineDay = new Uint16Array(count[nIdx]!);
+  const lineUnits = new Int32Array(count[nIdx]!);
+  for (const c of lines.chunks) {
+    const { product, day, done, quantity } = c;
+    for (let i = 0; i < c.n; i++) {
+      if (!done[i] || day[i]! < w) continue;
+      const j = start[product[i]!]!++;
+      lineDay[j] = day[i]! - w;
+      lineUnits[j] = quantity[i]!;
+    }
+  }
+
+  // Receipts and bulk orders by pid (few: a list per product that has any).
+  const receiptsOf = new Map<number, { off: number; units: number }[]>();
+  for (const r of input.receipts) {
+    const off = r.day - w;
+    if (off < 0 || off >= DAYS) continue;
+    const list = receiptsOf.get(r.pid);
+    if (list) list.push({ off, units: r.units });
+    else receiptsOf.set(r.pid, [{ off, units: r.units }]);
+  }
+  const bulkOf = new Map<number, Float64Array>();
+  for (const b of input.bulk) {
+    const k = Math.trunc((d0 - b.day) / 7);
+    if (k < 0 || k >= WEEKS_13) continue;
+    const weeks = bulkOf.get(b.pid) ?? new Float64Array(WEEKS_13);
+    bulkOf.set(b.pid, weeks);
+    weeks[k]! += b.units;
+  }
+
+  // Per day of the product being walked: its units sold, received and whether it has a row. A
+  // day's cells belong to the product whose generation `seen` holds, so nothing is cleared.
+  const seen = new Int32Array(DAYS);
+  const hasSale = new Uint8Array(DAYS);
+  const sold = new Int32Array(DAYS);
+  const received = new Int32Array(DAYS);
+  const weekOut = new Int32Array(WEEKS_52);
+  const weekUnits = new Float64Array(WEEKS_52);
+  const weekRow13 = new Uint8Array(WEEKS_13);
+  const d90 = DAYS - 90; // offset of D0 − 89
+  const d91 = DAYS - 91; // offset of D0 − 90, σd's first day
+  const weekOf = (off: number) => Math.trunc((DAYS - 1 - off) / 7);
+
+  const figures: StockWalkFigures[] = [];
+  let gen = 0;
+  for (const { pid, onHand, lifeStart } of products) {
+    gen++;
+    let first = END;
+    const mark = (off: number) => {
+      if (seen[off] !== gen) {
+        seen[off] = gen;
+        sold[off] = 0;
+        received[off] = 0;
+        hasSale[off] = 0;
+      }
+      if (off < first) first = off;
+    };
+    const idx = lines.indexOf.get(pid);
+    if (idx !== undefined) {
+      for (let j = count[idx]!; j < count[idx + 1]!; j++) {
+        const off = lineDay[j]!;
+        mark(off);
+        hasSale[off] = 1;
+        sold[off]! += lineUnits[j]!;
+      }
+    }
+    for (const r of receiptsOf.get(pid) ?? []) {
+      mark(r.off);
+      received[r.off]! += r.units;
+    }
+    if (lifeStart !== null && lifeStart <= d0) mark(Math.max(lifeStart - w, 0));
+
+    weekOut.fill(0);
+    weekUnits.fill(0);
+    weekRow13.fill(0);
+    let oos365: number | null = null;
+    let oos90: number | null = null;
+    let stockDays: number | null = null;
+    let sx90: number | null = null;
+    // Backwards from the end row: `stock` is the sum of the later rows (on hand + sold − received).
+    let stock = onHand;
+    let next = END;
+    for (let off = DAYS - 1; off >= first; off--) {
+      if (seen[off] !== gen) continue;
+      const to = next - 1;
+      const s = hasSale[off] ? sold[off]! : 0;
+      runs.push(pid, off, to, stock, s);
+      const days = to - off + 1;
+      stockDays = (stockDays ?? 0) + Math.max(stock, 0) * days;
+      if (off >= d90) sx90 = (sx90 ?? 0) + s;
+      if (s !== 0 && off >= 1) {
+        const k = weekOf(off);
+        weekUnits[k]! += s;
+        if (k < WEEKS_13) weekRow13[k] = 1;
+      }
+      if (stock <= 0) {
+        const firstIn = s > 0 ? 1 : 0;
+        oos365 = (oos365 ?? 0) + days - firstIn;
+        if (to >= d90) oos90 = (oos90 ?? 0) + to - Math.max(off, d90) + 1 - (firstIn && off >= d90 ? 1 : 0);
+        // Days out of stock per week (the first day is in stock when it had sales).
+        for (let d = Math.max(off, 1); d <= to; d++) {
+          const k = weekOf(d);
+          if (d !== off || !firstIn) weekOut[k]!++;
+          if (k < WEEKS_13 && d >= d91) weekRow13[k] = 1;
+        }
+      }
+      stock += s - received[off]!;
+      next = off;
+    }
+
+    // σd's weeks (§3): the full weeks since the life start, at most 13.
+    const bulk = bulkOf.get(pid);
+    const wol = fullWeeks(d0, lifeStart, WEEKS_13);
+    let out13 = 0;
+    let sw13 = 0;
+    let sww13 = 0;
+    let min13: number | null = null;
+    for (let k = 0; k < wol; k++) {
+      if (!weekRow13[k]) continue;
+      if (weekOut[k]! >= 4) {
+        out13++;
+        continue;
+      }
+      const term = Math.max(weekUnits[k]! - (bulk?.[k] ?? 0), 0);
+      sw13 += term;
+      sww13 += term * term;
+      if (min13 === null || term < min13) min13 = term;
+    }
+    // XYZ's weeks (§9): the full weeks since the life start, at most 52.
+    const nf = fullWeeks(d0, lifeStart, WEEKS_52);
+    let out52 = 0;
+    let sx52 = 0;
+    let sxx52 = 0;
+    for (let k = 0; k < nf; k++) {
+      if (weekOut[k]! >= 4) {
+        out52++;
+        continue;
+      }
+      const x = Math.max(weekUnits[k]!, 0);
+      sx52 += x;
+      sxx52 += x * x;
+    }
+    if (stockDays !== null) safe(stockDays, pid);
+    figures.push({
+      pid,
+      oos365,
+      oos90,
+      stockDays,
+      sx90: sx90 === null ? null : safe(sx90, pid),
+      out13,
+      sw13: safe(sw13, pid),
+      sww13: safe(sww13, pid),
+      min13,
+      out52,
+      sx52: safe(sx52, pid),
+      sxx52: safe(sxx52, pid),
+    });
+  }
+  return figures;
+}
