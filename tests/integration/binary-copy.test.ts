@@ -3,7 +3,7 @@
 // UTC days and whole-cent amounts must be what the database's date conversion and numeric arithmetic
 // give.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readBinaryCopy } from "../../server/db/binary-copy.ts";
+import { binaryCopyRows, readBinaryCopy } from "../../server/db/binary-copy.ts";
 import type { SqlConnection } from "../../server/db/database.ts";
 import { RunShared, streamOrderLines } from "../../server/jobs/order-lines-pass.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
@@ -95,6 +95,34 @@ describe(`binary COPY of numerics and timestamps (${testBackend})`, () => {
     expect(pass.discounts.n).toBe(2);
     expect(Array.from(pass.discounts.line.subarray(0, 2))).toEqual([0, 2]);
     expect(Array.from(pass.discounts.cents.subarray(0, 2))).toEqual([97, 1]);
+  });
+
+  it("writes whole numbers and dates as binary COPY input the database reads back as they were", async () => {
+    await conn.exec("CREATE TEMP TABLE bin_in (a int, d date, b int)");
+    const day = (iso: string) => Date.parse(iso) / 86_400_000;
+    const rows = [
+      [1, day("2026-03-01"), 0],
+      [-2147483648, day("1999-12-31"), 2147483647],
+      [42, day("2000-01-01"), -7],
+    ];
+    const n = await conn.copyCsv({
+      table: "bin_in",
+      columns: ["a", "d", "b"],
+      source: binaryCopyRows(["int4", "date", "int4"], rows.length, (i, c) => rows[i]![c]!),
+      header: false,
+      binary: true,
+    });
+    expect(n).toBe(3);
+    const back = await conn.query<{ a: number; d: string; b: number }>(
+      "SELECT a, to_char(d, 'YYYY-MM-DD') AS d, b FROM bin_in ORDER BY a",
+    );
+    expect(back).toEqual([
+      { a: -2147483648, d: "1999-12-31", b: 2147483647 },
+      { a: 1, d: "2026-03-01", b: 0 },
+      { a: 42, d: "2000-01-01", b: -7 },
+    ]);
+    expect(() => [...binaryCopyRows(["int4"], 1, () => 2 ** 31)]).toThrow(/32-bit/);
+    expect(() => [...binaryCopyRows(["int4"], 1, () => 0.5)]).toThrow(/32-bit/);
   });
 
   it("keeps a run's pass for its modules until the last module that reads it has ended", async () => {
