@@ -192,38 +192,57 @@ export function walkStock(input: StockWalkInput, runs: StockRuns): StockWalkFigu
   let gen = 0;
   for (const { pid, onHand, lifeStart } of products) {
     gen++;
+    // The product's days with a row: their cells are reset on first sight (`seen`).
     let first = END;
-    const mark = (off: number) => {
+    const idx = lines.indexOf.get(pid);
+    if (idx !== undefined) {
+      for (let j = count[idx]!; j < count[idx + 1]!; j++) {
+        const off = lineDay[j]!;
+        if (seen[off] !== gen) {
+          seen[off] = gen;
+          sold[off] = 0;
+          received[off] = 0;
+          hasSale[off] = 0;
+          if (off < first) first = off;
+        }
+        hasSale[off] = 1;
+        sold[off]! += lineUnits[j]!;
+      }
+    }
+    const rs = receiptsOf.get(pid);
+    if (rs)
+      for (const r of rs) {
+        if (seen[r.off] !== gen) {
+          seen[r.off] = gen;
+          sold[r.off] = 0;
+          received[r.off] = 0;
+          hasSale[r.off] = 0;
+          if (r.off < first) first = r.off;
+        }
+        received[r.off]! += r.units;
+      }
+    if (lifeStart !== null && lifeStart <= d0) {
+      const off = Math.max(lifeStart - w, 0);
       if (seen[off] !== gen) {
         seen[off] = gen;
         sold[off] = 0;
         received[off] = 0;
         hasSale[off] = 0;
-      }
-      if (off < first) first = off;
-    };
-    const idx = lines.indexOf.get(pid);
-    if (idx !== undefined) {
-      for (let j = count[idx]!; j < count[idx + 1]!; j++) {
-        const off = lineDay[j]!;
-        mark(off);
-        hasSale[off] = 1;
-        sold[off]! += lineUnits[j]!;
+        if (off < first) first = off;
       }
     }
-    for (const r of receiptsOf.get(pid) ?? []) {
-      mark(r.off);
-      received[r.off]! += r.units;
-    }
-    if (lifeStart !== null && lifeStart <= d0) mark(Math.max(lifeStart - w, 0));
 
     weekOut.fill(0);
     weekUnits.fill(0);
     weekRow13.fill(0);
-    let oos365: number | null = null;
-    let oos90: number | null = null;
-    let stockDays: number | null = null;
-    let sx90: number | null = null;
+    let runsHere = 0;
+    let oos365 = 0;
+    let anyOos = 0;
+    let oos90 = 0;
+    let anyOos90 = 0;
+    let stockDays = 0;
+    let sx90 = 0;
+    let anySx90 = 0;
     // Backwards from the end row: `stock` is the sum of the later rows (on hand + sold − received).
     let stock = onHand;
     let next = END;
@@ -232,9 +251,13 @@ export function walkStock(input: StockWalkInput, runs: StockRuns): StockWalkFigu
       const to = next - 1;
       const s = hasSale[off] ? sold[off]! : 0;
       runs.push(pid, off, to, stock, s);
+      runsHere++;
       const days = to - off + 1;
-      stockDays = (stockDays ?? 0) + Math.max(stock, 0) * days;
-      if (off >= d90) sx90 = (sx90 ?? 0) + s;
+      if (stock > 0) stockDays += stock * days;
+      if (off >= d90) {
+        sx90 += s;
+        anySx90 = 1;
+      }
       if (s !== 0 && off >= 1) {
         const k = weekOf(off);
         weekUnits[k]! += s;
@@ -242,13 +265,21 @@ export function walkStock(input: StockWalkInput, runs: StockRuns): StockWalkFigu
       }
       if (stock <= 0) {
         const firstIn = s > 0 ? 1 : 0;
-        oos365 = (oos365 ?? 0) + days - firstIn;
-        if (to >= d90) oos90 = (oos90 ?? 0) + to - Math.max(off, d90) + 1 - (firstIn && off >= d90 ? 1 : 0);
-        // Days out of stock per week (the first day is in stock when it had sales).
-        for (let d = Math.max(off, 1); d <= to; d++) {
-          const k = weekOf(d);
-          if (d !== off || !firstIn) weekOut[k]!++;
-          if (k < WEEKS_13 && d >= d91) weekRow13[k] = 1;
+        oos365 += days - firstIn;
+        anyOos = 1;
+        if (to >= d90) {
+          oos90 += to - Math.max(off, d90) + 1 - (firstIn && off >= d90 ? 1 : 0);
+          anyOos90 = 1;
+        }
+        // Days out of stock per week (the first day is in stock when it had sales), week by week.
+        const a = Math.max(off, 1);
+        if (a <= to) {
+          for (let k = weekOf(to); k <= weekOf(a); k++) {
+            const weekLast = DAYS - 1 - 7 * k;
+            const out = Math.min(to, weekLast) - Math.max(a, weekLast - 6) + 1;
+            weekOut[k]! += out - (firstIn && a === off && off >= weekLast - 6 ? 1 : 0);
+            if (k < WEEKS_13) weekRow13[k] = 1;
+          }
         }
       }
       stock += s - received[off]!;
@@ -287,13 +318,12 @@ export function walkStock(input: StockWalkInput, runs: StockRuns): StockWalkFigu
       sx52 += x;
       sxx52 += x * x;
     }
-    if (stockDays !== null) safe(stockDays, pid);
     figures.push({
       pid,
-      oos365,
-      oos90,
-      stockDays,
-      sx90: sx90 === null ? null : safe(sx90, pid),
+      oos365: anyOos ? oos365 : null,
+      oos90: anyOos90 ? oos90 : null,
+      stockDays: runsHere ? safe(stockDays, pid) : null,
+      sx90: anySx90 ? safe(sx90, pid) : null,
       out13,
       sw13: safe(sw13, pid),
       sww13: safe(sww13, pid),
