@@ -3,7 +3,7 @@
 // UTC days and whole-cent amounts must be what the database's date conversion and numeric arithmetic
 // give.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { binaryCopyRows, readBinaryCopy } from "../../server/db/binary-copy.ts";
+import { readBinaryCopy } from "../../server/db/binary-copy.ts";
 import type { SqlConnection } from "../../server/db/database.ts";
 import { RunShared, streamOrderLines } from "../../server/jobs/order-lines-pass.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
@@ -97,32 +97,35 @@ describe(`binary COPY of numerics and timestamps (${testBackend})`, () => {
     expect(Array.from(pass.discounts.cents.subarray(0, 2))).toEqual([97, 1]);
   });
 
-  it("writes whole numbers and dates as binary COPY input the database reads back as they were", async () => {
-    await conn.exec("CREATE TEMP TABLE bin_in (a int, d date, b int)");
-    const day = (iso: string) => Date.parse(iso) / 86_400_000;
-    const rows = [
-      [1, day("2026-03-01"), 0],
-      [-2147483648, day("1999-12-31"), 2147483647],
-      [42, day("2000-01-01"), -7],
-    ];
+  it("takes binary COPY input (the stock walk's runs are written so) on both databases", async () => {
+    await conn.exec("CREATE TEMP TABLE bin_in (a int, d date)");
+    // Rows (int4, date as days since 2000-01-01), in two chunks cut inside a row.
+    const row = (a: number, d: number) => {
+      const b = Buffer.alloc(18);
+      b.writeInt16BE(2, 0);
+      b.writeInt32BE(4, 2);
+      b.writeInt32BE(a, 6);
+      b.writeInt32BE(4, 10);
+      b.writeInt32BE(d, 14);
+      return b;
+    };
+    const header = Buffer.alloc(19);
+    header.write("PGCOPY\n\xff\r\n\0", "latin1");
+    const trailer = Buffer.from([0xff, 0xff]);
+    const all = Buffer.concat([header, row(-2147483648, -1), row(7, 9556), trailer]);
     const n = await conn.copyCsv({
       table: "bin_in",
-      columns: ["a", "d", "b"],
-      source: binaryCopyRows(["int4", "date", "int4"], rows.length, (i, c) => rows[i]![c]!),
+      columns: ["a", "d"],
+      source: [all.subarray(0, 30), all.subarray(30)],
       header: false,
       binary: true,
     });
-    expect(n).toBe(3);
-    const back = await conn.query<{ a: number; d: string; b: number }>(
-      "SELECT a, to_char(d, 'YYYY-MM-DD') AS d, b FROM bin_in ORDER BY a",
-    );
+    expect(n).toBe(2);
+    const back = await conn.query("SELECT a, to_char(d, 'YYYY-MM-DD') AS d FROM bin_in ORDER BY a");
     expect(back).toEqual([
-      { a: -2147483648, d: "1999-12-31", b: 2147483647 },
-      { a: 1, d: "2026-03-01", b: 0 },
-      { a: 42, d: "2000-01-01", b: -7 },
+      { a: -2147483648, d: "1999-12-31" },
+      { a: 7, d: "2026-03-01" },
     ]);
-    expect(() => [...binaryCopyRows(["int4"], 1, () => 2 ** 31)]).toThrow(/32-bit/);
-    expect(() => [...binaryCopyRows(["int4"], 1, () => 0.5)]).toThrow(/32-bit/);
   });
 
   it("keeps a run's pass for its modules until the last module that reads it has ended", async () => {

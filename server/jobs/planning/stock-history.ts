@@ -10,7 +10,7 @@ import type { CalcContext, CalcModule } from "../calculate.ts";
 import { orderLinesOf, passDay, passDayText } from "../order-lines-pass.ts";
 import { lineChunks } from "../series.ts";
 import { markPrepared, preparedFor, setLocal, utcDay, utcMidnight } from "./context.ts";
-import { StockRuns, walkStock } from "./stock-walk.ts";
+import { type StockWalkFigures, walkStock } from "./stock-walk.ts";
 
 const DAY_MS = 86_400_000;
 const WORK_MEM = "128MB";
@@ -219,21 +219,18 @@ export const stockHistoryModule: CalcModule = {
        FROM sh_receipts`,
       [w],
     );
-    const runs = new StockRuns();
-    const figures = walkStock(
-      {
-        d0: passDay(asOf),
-        lines: await orderLinesOf(ctx),
-        products: products.map((p) => ({ pid: p.pid, onHand: p.on_hand, lifeStart: p.life_start })),
-        receipts,
-        bulk,
-      },
-      runs,
-    );
+    const figures: StockWalkFigures[] = [];
+    const walk = {
+      d0: passDay(asOf),
+      lines: await orderLinesOf(ctx),
+      products: products.map((p) => ({ pid: p.pid, onHand: p.on_hand, lifeStart: p.life_start })),
+      receipts,
+      bulk,
+    };
     await conn.copyCsv({
       table: "product_stock_history",
       columns: ["pid", "valid_from", "valid_to", "stock", "sold_first_day"],
-      source: runs.binaryCopy(passDay(asOf) - 364),
+      source: walkStock(walk, figures),
       header: false,
       binary: true,
     });

@@ -16,7 +16,6 @@
 // - A run with stock ≤ 0 is out of stock on every day but its first when that day had sales.
 //
 // Every sum here is of whole units or days: exact in doubles below 2^53, which is checked.
-import { binaryCopyRows } from "../../db/binary-copy.ts";
 import type { OrderLines } from "../order-lines-pass.ts";
 
 /** Days in the window: D0 − 364 … D0 (offset 0 … 364); the end row is on offset 365. */
@@ -64,55 +63,65 @@ export interface StockWalkFigures {
   sxx52: number;
 }
 
-/** The runs of a walk, in typed arrays that grow (a million on the 50k set, ≈ 16 bytes each). */
-export class StockRuns {
+/** Bytes of a run as binary COPY input: a field count and five int4 fields of 4 + 4 bytes. */
+const RUN_BYTES = 2 + 5 * 8;
+/** Days from 1970-01-01 to 2000-01-01, PostgreSQL's epoch of a binary date. */
+const PG_EPOCH_DAYS = 10_957;
+const CHUNK_RUNS = Math.floor((1 << 20) / RUN_BYTES);
+
+/** An int4 field of binary COPY input at offset o: its length (4) and value, big-endian. */
+function field(b: Buffer, o: number, v: number): void {
+  b[o] = 0;
+  b[o + 1] = 0;
+  b[o + 2] = 0;
+  b[o + 3] = 4;
+  b[o + 4] = v >>> 24;
+  b[o + 5] = (v >>> 16) & 255;
+  b[o + 6] = (v >>> 8) & 255;
+  b[o + 7] = v & 255;
+}
+
+/**
+ * The runs of a walk written as binary COPY input of product_stock_history (pid, valid_from,
+ * valid_to, stock, sold_first_day) as they come, in chunks of about 1 MB: the million runs of the 50k
+ * set are never all in memory.
+ */
+class RunWriter {
+  private buf = Buffer.allocUnsafe(CHUNK_RUNS * RUN_BYTES);
+  private o = 0;
+  /** Runs written so far. */
   n = 0;
-  pid = new Int32Array(1 << 16);
-  /** First and last day, as offsets from the window's first day (D0 − 364). */
-  from = new Uint16Array(1 << 16);
-  to = new Uint16Array(1 << 16);
-  stock = new Float64Array(1 << 16);
-  sold = new Int32Array(1 << 16);
+
+  /** `firstDay`: the window's first day (days since 1970-01-01), which offsets count from. */
+  constructor(private readonly firstDay: number) {}
 
   push(pid: number, from: number, to: number, stock: number, sold: number): void {
-    if (this.n === this.pid.length) this.grow();
-    const i = this.n++;
-    this.pid[i] = pid;
-    this.from[i] = from;
-    this.to[i] = to;
-    this.stock[i] = stock;
-    this.sold[i] = sold;
+    if (stock < -(2 ** 31) || stock >= 2 ** 31)
+      throw new Error(`The stock of product ${pid} comes to ${stock}, beyond a 32-bit whole number`);
+    const b = this.buf;
+    const o = this.o;
+    b[o] = 0;
+    b[o + 1] = 5;
+    field(b, o + 2, pid);
+    field(b, o + 10, this.firstDay + from - PG_EPOCH_DAYS);
+    field(b, o + 18, this.firstDay + to - PG_EPOCH_DAYS);
+    field(b, o + 26, stock);
+    field(b, o + 34, sold);
+    this.o = o + RUN_BYTES;
+    this.n++;
   }
 
-  private grow(): void {
-    const twice = <T extends Int32Array | Uint16Array | Float64Array>(a: T): T => {
-      const b = new (a.constructor as new (n: number) => T)(2 * a.length);
-      b.set(a);
-      return b;
-    };
-    this.pid = twice(this.pid);
-    this.from = twice(this.from);
-    this.to = twice(this.to);
-    this.stock = twice(this.stock);
-    this.sold = twice(this.sold);
+  /** Whether the chunk is (nearly) full: take() it before a product's runs may overflow it. */
+  get full(): boolean {
+    return this.o > this.buf.length - (DAYS + 1) * RUN_BYTES;
   }
 
-  /**
-   * The runs as binary COPY input of product_stock_history (pid, valid_from, valid_to, stock,
-   * sold_first_day); `firstDay` is the window's first day (days since 1970-01-01).
-   */
-  binaryCopy(firstDay: number): Generator<Buffer> {
-    return binaryCopyRows(["int4", "date", "date", "int4", "int4"], this.n, (i, c) =>
-      c === 0
-        ? this.pid[i]!
-        : c === 1
-          ? firstDay + this.from[i]!
-          : c === 2
-            ? firstDay + this.to[i]!
-            : c === 3
-              ? this.stock[i]!
-              : this.sold[i]!,
-    );
+  /** The chunk written so far; writing goes on in a new one. */
+  take(): Buffer {
+    const out = this.buf.subarray(0, this.o);
+    this.buf = Buffer.allocUnsafe(CHUNK_RUNS * RUN_BYTES);
+    this.o = 0;
+    return out;
   }
 }
 
@@ -129,10 +138,11 @@ function safe(value: number, pid: number): number {
 }
 
 /**
- * Walks every product: each run goes into `runs` in (pid, day) order; the answer is every product's
- * sums.
+ * Walks every product, yielding its runs in (pid, day) order as binary COPY input of
+ * product_stock_history, and adding each product's sums to `figures` as it goes (all of them once
+ * the last chunk is taken).
  */
-export function walkStock(input: StockWalkInput, runs: StockRuns): StockWalkFigures[] {
+export function* walkStock(input: StockWalkInput, figures: StockWalkFigures[]): Generator<Buffer> {
   const { d0, lines, products } = input;
   const w = d0 - (DAYS - 1);
   const nIdx = lines.pids.length;
@@ -185,12 +195,15 @@ export function walkStock(input: StockWalkInput, runs: StockRuns): StockWalkFigu
   const weekUnits = new Float64Array(WEEKS_52);
   const weekRow13 = new Uint8Array(WEEKS_13);
   const d90 = DAYS - 90; // offset of D0 − 89
-  const d91 = DAYS - 91; // offset of D0 − 90, σd's first day
   const weekOf = (off: number) => Math.trunc((DAYS - 1 - off) / 7);
 
-  const figures: StockWalkFigures[] = [];
+  const runs = new RunWriter(w);
+  const header = Buffer.alloc(19);
+  header.write("PGCOPY\n\xff\r\n\0", "latin1");
+  yield header;
   let gen = 0;
   for (const { pid, onHand, lifeStart } of products) {
+    if (runs.full) yield runs.take();
     gen++;
     // The product's days with a row: their cells are reset on first sight (`seen`).
     let first = END;
@@ -278,6 +291,7 @@ export function walkStock(input: StockWalkInput, runs: StockRuns): StockWalkFigu
             const weekLast = DAYS - 1 - 7 * k;
             const out = Math.min(to, weekLast) - Math.max(a, weekLast - 6) + 1;
             weekOut[k]! += out - (firstIn && a === off && off >= weekLast - 6 ? 1 : 0);
+            // (σd's 13 weeks start on D0 − 90: the week numbers below 13 are theirs.)
             if (k < WEEKS_13) weekRow13[k] = 1;
           }
         }
@@ -333,5 +347,8 @@ export function walkStock(input: StockWalkInput, runs: StockRuns): StockWalkFigu
       sxx52: safe(sxx52, pid),
     });
   }
-  return figures;
+  yield runs.take();
+  const trailer = Buffer.alloc(2);
+  trailer.writeInt16BE(-1);
+  yield trailer;
 }
