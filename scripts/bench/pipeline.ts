@@ -11,7 +11,9 @@
 // Prints rows/s per step, each calculation module's time and, as its LAST line, one JSON object:
 //   products, order_lines, floor_s, full_reset_s, ratio (full_reset_s / floor_s), peak_rss_mb,
 //   calc_s (the calculation phase: the modules' steps together), modules ({name: seconds}),
-//   ratio_core ((full_reset_s − the planning modules' seconds) / floor_s: the import and its core modules).
+//   ratio_core ((full_reset_s − the planning modules' seconds) / floor_s: the import and its core modules),
+//   and on Linux floor_cpu_s, full_reset_cpu_s (the machine's busy CPU seconds over each, the least
+//   over the rounds: steadier than wall time on a shared machine) and cpu_ratio.
 // --repeat N times (a) and (b) N times each in turns and reports the fastest of each, adding
 //   floor_range_s and full_reset_range_s: on a shared machine the fastest is the least disturbed.
 import { spawnSync } from "node:child_process";
@@ -138,14 +140,39 @@ const rowsOf: Record<string, number> = {};
 for (const def of IMPORTED_TABLES) rowsOf[def.table] = await recordCount(def.file);
 const totalRows = Object.values(rowsOf).reduce((a, b) => a + b, 0);
 const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * The machine's busy CPU seconds so far (user, nice, system, irq, softirq of every core, from
+ * /proc/stat): over a phase, the CPU it took in this process and the database's backends together,
+ * which varies far less with other work on the machine than its wall time. Null off Linux.
+ */
+function machineCpuS(): number | null {
+  try {
+    const [user, nice, system, , , irq, softirq] = fs
+      .readFileSync("/proc/stat", "utf8")
+      .split("\n", 1)[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    return (user! + nice! + system! + irq! + softirq!) / 100; // USER_HZ
+  } catch {
+    return null;
+  }
+}
+const cpuSince = (c0: number | null) => {
+  const c = machineCpuS();
+  return c0 === null || c === null ? null : c - c0;
+};
 const rate = (rows: number, s: number) =>
   `${Math.round(rows / Math.max(s, 1e-6)).toLocaleString("en-US")} rows/s`;
 
 // (a) The floor.
-async function runFloor(): Promise<number> {
+async function runFloor(): Promise<{ s: number; cpuS: number | null }> {
   console.log("\n(a) floor: raw COPY into plain tables + one per-product query");
   await client.query("DROP SCHEMA IF EXISTS bench_floor CASCADE; CREATE SCHEMA bench_floor");
   const floorStart = performance.now();
+  const cpu0 = machineCpuS();
   for (const def of IMPORTED_TABLES) {
     const fd = fs.openSync(path.join(dir, def.file), "r");
     const head = Buffer.alloc(4096);
@@ -185,9 +212,12 @@ async function runFloor(): Promise<number> {
     `  per-product query                                  ${((performance.now() - t0) / 1000).toFixed(2)} s`,
   );
   const floorS = (performance.now() - floorStart) / 1000;
+  const cpuS = cpuSince(cpu0);
   await client.query("DROP SCHEMA bench_floor CASCADE; DROP TABLE floor_result");
-  console.log(`  floor total ${floorS.toFixed(2)} s`);
-  return floorS;
+  console.log(
+    `  floor total ${floorS.toFixed(2)} s${cpuS === null ? "" : `, machine CPU ${cpuS.toFixed(2)} s`}`,
+  );
+  return { s: floorS, cpuS };
 }
 
 // (b) Our Full Reset, through the real job code, in this process.
@@ -203,6 +233,8 @@ await ops.init();
 
 interface ResetResult {
   resetS: number;
+  /** The machine's busy CPU seconds over the Full Reset (null off Linux). */
+  cpuS: number | null;
   moduleSeconds: Record<string, number>;
   calcS: number;
   planningS: number;
@@ -211,9 +243,11 @@ interface ResetResult {
 async function runReset(): Promise<ResetResult> {
   console.log(`\n(b) Full Reset through the job code${values.core ? " (--core: core modules only)" : ""}`);
   const t0 = performance.now();
+  const cpu0 = machineCpuS();
   const { run_id } = await ops.start("reset", null);
   await ops.idle();
   const resetS = (performance.now() - t0) / 1000;
+  const cpuS = cpuSince(cpu0);
   const run = await db.prisma.dataRun.findUniqueOrThrow({ where: { id: run_id } });
   const history = await db.prisma.importHistory.findFirstOrThrow({ where: { runId: run_id } });
   const calc = await db.prisma.calculateHistory.findFirst({ where: { runId: run_id } });
@@ -246,7 +280,7 @@ async function runReset(): Promise<ResetResult> {
       console.log(`  (beside the run, on the second connection: module ${name} in ${s.toFixed(2)} s)`);
   }
   console.log(
-    `  Full Reset total ${resetS.toFixed(2)} s (${rate(totalRows, resetS)} overall), status ${run.status}`,
+    `  Full Reset total ${resetS.toFixed(2)} s (${rate(totalRows, resetS)} overall)${cpuS === null ? "" : `, machine CPU ${cpuS.toFixed(2)} s`}, status ${run.status}`,
   );
   if (run.status !== "completed") {
     console.error(`Full Reset did not complete: ${run.error}`);
@@ -277,16 +311,16 @@ async function runReset(): Promise<ResetResult> {
   console.log(
     `    calculation phase ${calcS.toFixed(2)} s, of which planning modules ${planningS.toFixed(2)} s`,
   );
-  return { resetS, moduleSeconds, calcS, planningS };
+  return { resetS, cpuS, moduleSeconds, calcS, planningS };
 }
 
 // --repeat N: floor and Full Reset N times each, in turns; the figures are the fastest of each
 // (the least disturbed by other work on the machine), with the ranges beside them.
-const floors: number[] = [];
+const floorRuns: { s: number; cpuS: number | null }[] = [];
 const resets: ResetResult[] = [];
 for (let i = 0; i < repeat; i++) {
   if (repeat > 1) console.log(`\n=== round ${i + 1} of ${repeat}`);
-  floors.push(await runFloor());
+  floorRuns.push(await runFloor());
   resets.push(await runReset());
 }
 await client.end();
@@ -295,7 +329,13 @@ await ops.close();
 await bus.close();
 await db.close();
 if (!values.keep && !values.data) fs.rmSync(dir, { recursive: true, force: true });
+const floors = floorRuns.map((f) => f.s);
 const floorS = Math.min(...floors);
+// The least CPU each took over the rounds (the steadier comparison on a shared machine).
+const leastCpu = (xs: (number | null)[]) =>
+  xs.every((x) => x !== null) ? round2(Math.min(...(xs as number[]))) : null;
+const floorCpuS = leastCpu(floorRuns.map((f) => f.cpuS));
+const resetCpuS = leastCpu(resets.map((r) => r.cpuS));
 const best = resets.reduce((a, b) => (b.resetS < a.resetS ? b : a));
 const resetS = best.resetS;
 const range = (xs: number[]) => [round2(Math.min(...xs)), round2(Math.max(...xs))];
@@ -315,6 +355,9 @@ console.log(
     calc_s: round2(best.calcS),
     modules: Object.fromEntries(Object.entries(best.moduleSeconds).map(([n, s]) => [n, round2(s)])),
     ratio_core: round2((resetS - best.planningS) / floorS),
+    ...(floorCpuS !== null && resetCpuS !== null
+      ? { floor_cpu_s: floorCpuS, full_reset_cpu_s: resetCpuS, cpu_ratio: round2(resetCpuS / floorCpuS) }
+      : {}),
     ...(repeat > 1
       ? { floor_range_s: range(floors), full_reset_range_s: range(resets.map((r) => r.resetS)) }
       : {}),
