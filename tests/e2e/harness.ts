@@ -24,9 +24,11 @@ export interface E2E {
 
 /** `env` adds to (or overrides) the app's environment, e.g. SOURCE_DIR for the data pipeline. */
 export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
-  const dist = path.resolve("dist/client");
+  // E2E_CLIENT_DIST: another build of the client (e.g. `vite build --outDir …`), so that work on two
+  // screens at once need not share dist/.
+  const dist = path.resolve(process.env.E2E_CLIENT_DIST ?? "dist/client");
   if (!fs.existsSync(path.join(dist, "index.html"))) {
-    throw new Error("dist/client is missing: run `npm run build` before `npm run test:e2e`");
+    throw new Error(`${dist} is missing: run \`npm run build\` before \`npm run test:e2e\``);
   }
   const t = await startTestApp({ env: { CLIENT_DIST: dist, ...env } });
   // playwright gives every launch a fresh temporary profile (--user-data-dir) of its own.
