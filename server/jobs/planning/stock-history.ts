@@ -205,7 +205,7 @@ export const stockHistoryModule: CalcModule = {
     // the figures below read its million runs twice more (≈ 1.3 s, and module xyz ≈ 2 s).
     //
     // The primary key is dropped before the runs are copied in and added back after: one sort and
-    // build of the index (≈ 0.3 s for 1M runs, which come in key order) instead of an index insert
+    // build of the index (≈ 0.3 s for 1M runs) instead of an index insert
     // per row. The table is locked by the TRUNCATE until the run commits either way, so no reader
     // sees it without.
     await conn.exec("TRUNCATE product_stock_history");

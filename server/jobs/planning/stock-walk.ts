@@ -30,7 +30,7 @@ export interface StockWalkInput {
   d0: number;
   /** The run's pass over the order lines (its completed lines of the window are the sales). */
   lines: OrderLines;
-  /** Every product to walk, ascending by pid (runs come out in (pid, day) order). */
+  /** Every product to walk, ascending by pid (their runs come out in that order). */
   products: { pid: number; onHand: number; lifeStart: number | null }[];
   /** Receipts of the window per product and day: units received (≥ 0 normally), by pid. */
   receipts: { pid: number; day: number; units: number }[];
@@ -138,9 +138,9 @@ function safe(value: number, pid: number): number {
 }
 
 /**
- * Walks every product, yielding its runs in (pid, day) order as binary COPY input of
- * product_stock_history, and adding each product's sums to `figures` as it goes (all of them once
- * the last chunk is taken).
+ * Walks every product, yielding its runs as binary COPY input of product_stock_history in (pid,
+ * valid_from) order (products in the order given), and adding each product's sums to `figures` as it
+ * goes (all of them once the last chunk is taken).
  */
 export function* walkStock(input: StockWalkInput, figures: StockWalkFigures[]): Generator<Buffer> {
   const { d0, lines, products } = input;
@@ -194,6 +194,12 @@ export function* walkStock(input: StockWalkInput, figures: StockWalkFigures[]): 
   const weekOut = new Int32Array(WEEKS_52);
   const weekUnits = new Float64Array(WEEKS_52);
   const weekRow13 = new Uint8Array(WEEKS_13);
+  // The product's runs as walked (latest first), written out oldest first: the input then comes in
+  // the primary key's order (pid, valid_from), which the key's build finds already sorted.
+  const runFrom = new Int32Array(DAYS);
+  const runTo = new Int32Array(DAYS);
+  const runStock = new Float64Array(DAYS);
+  const runSold = new Int32Array(DAYS);
   const d90 = DAYS - 90; // offset of D0 − 89
   const weekOf = (off: number) => Math.trunc((DAYS - 1 - off) / 7);
 
@@ -263,7 +269,10 @@ export function* walkStock(input: StockWalkInput, figures: StockWalkFigures[]): 
       if (seen[off] !== gen) continue;
       const to = next - 1;
       const s = hasSale[off] ? sold[off]! : 0;
-      runs.push(pid, off, to, stock, s);
+      runFrom[runsHere] = off;
+      runTo[runsHere] = to;
+      runStock[runsHere] = stock;
+      runSold[runsHere] = s;
       runsHere++;
       const days = to - off + 1;
       if (stock > 0) stockDays += stock * days;
@@ -299,6 +308,8 @@ export function* walkStock(input: StockWalkInput, figures: StockWalkFigures[]): 
       stock += s - received[off]!;
       next = off;
     }
+
+    for (let r = runsHere - 1; r >= 0; r--) runs.push(pid, runFrom[r]!, runTo[r]!, runStock[r]!, runSold[r]!);
 
     // σd's weeks (§3): the full weeks since the life start, at most 13.
     const bulk = bulkOf.get(pid);
