@@ -1,10 +1,11 @@
 // Create Products in Chromium with the sample supplier file of docs/examples, over a small demo
 // data set: upload → map the supplier's columns → fix the bad barcode in the grid (and find it
 // there after a reload) → add an image from the library → dry run → submit → download the ZIP;
-// then the same import at 390 px wide.
+// then the same import at 390 px wide, and a workbook's sheet chosen from the upload card.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import ExcelJS from "exceljs";
 import { unzipSync } from "fflate";
 import type { Page } from "playwright-core";
 import sharp from "sharp";
@@ -254,5 +255,44 @@ describe("Create Products in Chromium", () => {
     await page.getByTestId(`import-row-${importId}`).waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot(page, "create-products-390-list");
+  });
+
+  it("lists an XLSX workbook's sheets on the upload card and reads the one chosen (390 px wide)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bo-e2e-sheets-"));
+    try {
+      const workbook = new ExcelJS.Workbook();
+      const notes = workbook.addWorksheet("Notes");
+      notes.addRow(["Note", "By"]);
+      notes.addRow(["Prices valid until June", "Sales"]);
+      const products = workbook.addWorksheet("Products");
+      products.addRow(["SKU", "Title", "Price"]);
+      products.addRow(["WB-1", "Workbook Pen Blue", "1.50"]);
+      products.addRow(["WB-2", "Workbook Pen Red", "1.60"]);
+      products.addRow(["WB-3", "Workbook Pen Green", "1.70"]);
+      const file = path.join(dir, "two-sheets.xlsx");
+      await workbook.xlsx.writeFile(file);
+
+      const { page } = await e.newPage({ width: 390, height: 844 });
+      await e.signIn(page, "creator");
+      await page.goto("/import");
+      await page.getByTestId("import-file-input").setInputFiles(file);
+      // The picker, labelled "Sheet", starts on the first sheet and offers both.
+      const picker = page.getByRole("combobox", { name: "Sheet" });
+      await expect.poll(() => picker.textContent()).toBe("Notes");
+      await picker.click();
+      const options = page.getByRole("option");
+      await expect.poll(() => options.allTextContents()).toEqual(["Notes", "Products"]);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await page.getByRole("option", { name: "Products" }).click();
+      await expect.poll(() => picker.textContent()).toBe("Products");
+      await shot(page, "create-products-390-sheet-picker");
+      await page.getByTestId("start-import").click();
+      await page.waitForURL(/step=map/);
+      await expect
+        .poll(() => page.getByTestId("file-facts").textContent())
+        .toContain("XLSX · sheet “Products” · 3 rows");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

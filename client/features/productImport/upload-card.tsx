@@ -5,15 +5,35 @@ import { Combobox } from "@client/components/ui/combobox.tsx";
 import { Input } from "@client/components/ui/input.tsx";
 import { Label } from "@client/components/ui/label.tsx";
 import { Progress } from "@client/components/ui/progress.tsx";
+import {
+  Select,
+  SelectContent,
+  SelectItem,
+  SelectTrigger,
+  SelectValue,
+} from "@client/components/ui/select.tsx";
 import { useTRPC } from "@client/lib/trpc.ts";
 import { cn } from "@client/lib/utils.ts";
 import type { ProductImport } from "@shared/product-import.ts";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { FileSpreadsheetIcon, Loader2Icon, UploadCloudIcon } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { useDropzone } from "react-dropzone";
 import { toast } from "sonner";
 import { type UploadProgress, uploadImportFile } from "./api.ts";
+import { looksLikeZip, readSheetNames, type WorkbookSheet } from "./sheet-names.ts";
+
+/**
+ * What the file says about its sheets: still being read, none (not a ZIP: a CSV), the workbook's
+ * sheets, or a ZIP whose sheets could not be read (the sheet's name is then typed).
+ */
+type SheetChoice =
+  | { kind: "reading" }
+  | { kind: "none" }
+  | { kind: "list"; sheets: WorkbookSheet[] }
+  | { kind: "typed" };
+
+const sheetLabel = (s: WorkbookSheet) => (s.hidden ? `${s.name} (hidden)` : s.name);
 
 export function UploadCard({ onUploaded }: { onUploaded: (imp: ProductImport) => void }) {
   const trpc = useTRPC();
@@ -23,8 +43,37 @@ export function UploadCard({ onUploaded }: { onUploaded: (imp: ProductImport) =>
   const [company, setCompany] = useState<string | null>(null);
   const [productType, setProductType] = useState("");
   const [sheet, setSheet] = useState("");
+  const [sheetChoice, setSheetChoice] = useState<SheetChoice>({ kind: "none" });
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const [error, setError] = useState<string | null>(null);
+
+  // A new file: read its sheets (a CSV has none) and choose the first visible one.
+  useEffect(() => {
+    setSheet("");
+    if (!file) {
+      setSheetChoice({ kind: "none" });
+      return;
+    }
+    let current = true;
+    setSheetChoice({ kind: "reading" });
+    file
+      .arrayBuffer()
+      .then((buffer) => {
+        if (!current) return;
+        const bytes = new Uint8Array(buffer);
+        const sheets = readSheetNames(bytes);
+        if (sheets) {
+          setSheetChoice({ kind: "list", sheets });
+          setSheet((sheets.find((s) => !s.hidden) ?? sheets[0])?.name ?? "");
+        } else setSheetChoice({ kind: looksLikeZip(bytes) ? "typed" : "none" });
+      })
+      .catch(() => {
+        if (current) setSheetChoice({ kind: "typed" });
+      });
+    return () => {
+      current = false;
+    };
+  }, [file]);
 
   const { getRootProps, getInputProps, isDragActive } = useDropzone({
     multiple: false,
@@ -44,7 +93,12 @@ export function UploadCard({ onUploaded }: { onUploaded: (imp: ProductImport) =>
     try {
       const imp = await uploadImportFile(
         file,
-        { company, product_type: productType.trim(), sheet: sheet.trim() || undefined },
+        {
+          company,
+          product_type: productType.trim(),
+          // A chosen sheet's name is sent exactly as the workbook spells it; a typed one trimmed.
+          sheet: (sheetChoice.kind === "typed" ? sheet.trim() : sheet) || undefined,
+        },
         setProgress,
       );
       await queryClient.invalidateQueries(trpc.productImport.list.pathFilter());
@@ -58,7 +112,6 @@ export function UploadCard({ onUploaded }: { onUploaded: (imp: ProductImport) =>
   }
 
   const busy = progress !== null;
-  const isXlsx = file ? /\.xlsx$/i.test(file.name) : false;
   return (
     <Card>
       <CardHeader>
@@ -118,11 +171,34 @@ export function UploadCard({ onUploaded }: { onUploaded: (imp: ProductImport) =>
               maxLength={200}
             />
           </div>
-          {isXlsx && (
+          {sheetChoice.kind === "list" && sheetChoice.sheets.length > 1 && (
+            <div className="min-w-0 space-y-1.5">
+              <Label htmlFor="import-sheet">Sheet</Label>
+              <Select value={sheet} onValueChange={setSheet} disabled={busy}>
+                <SelectTrigger id="import-sheet" data-testid="import-sheet" className="w-full min-w-0">
+                  <SelectValue />
+                </SelectTrigger>
+                <SelectContent>
+                  {sheetChoice.sheets.map((s) => (
+                    <SelectItem key={s.name} value={s.name}>
+                      {sheetLabel(s)}
+                    </SelectItem>
+                  ))}
+                </SelectContent>
+              </Select>
+            </div>
+          )}
+          {sheetChoice.kind === "list" && sheetChoice.sheets.length === 1 && sheetChoice.sheets[0] && (
+            <p className="min-w-0 break-words text-sm sm:self-end sm:py-2" data-testid="import-sheet">
+              <span className="font-medium">Sheet:</span> {sheetLabel(sheetChoice.sheets[0])}
+            </p>
+          )}
+          {sheetChoice.kind === "typed" && (
             <div className="space-y-1.5">
               <Label htmlFor="import-sheet">Sheet</Label>
               <Input
                 id="import-sheet"
+                data-testid="import-sheet"
                 value={sheet}
                 onChange={(e) => setSheet(e.target.value)}
                 placeholder="The first sheet"
@@ -146,7 +222,11 @@ export function UploadCard({ onUploaded }: { onUploaded: (imp: ProductImport) =>
             {error}
           </p>
         )}
-        <Button onClick={start} disabled={!file || busy} data-testid="start-import">
+        <Button
+          onClick={start}
+          disabled={!file || busy || sheetChoice.kind === "reading"}
+          data-testid="start-import"
+        >
           {busy ? <Loader2Icon className="size-4 animate-spin" /> : <UploadCloudIcon className="size-4" />}
           Upload and check
         </Button>
