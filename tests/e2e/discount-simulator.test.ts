@@ -1,12 +1,14 @@
 // The Discount Simulator in Chromium: simulate 25% off a category, compare it with 40% off on the
-// chart, save one as a promotion and find it in the list; a planner without create:promotions may
-// simulate but not save; the page fits a 390 px wide screen.
+// chart (axis titles, the promotion's weeks shaded), save one as a promotion and find it in the list
+// with its predicted revenue; a planner without create:promotions may simulate but not save; the
+// page fits a 390 px wide screen.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDemoData } from "../../scripts/lib/demo-data.ts";
+import { formatCurrency } from "../../shared/format.ts";
 import { type E2E, startE2E } from "./harness.ts";
 
 const SHOTS = process.env.E2E_SHOTS;
@@ -73,6 +75,35 @@ describe("Discount Simulator in Chromium", () => {
         .toEqual(["25% off", "40% off", "Baseline"]);
       expect(await page.getByTestId(chart).locator(".recharts-line").count()).toBe(3);
     }
+    // Each chart names its axes, and shades the run's days (the URL's from..to) as "Promotion".
+    const from = new URL(page.url()).searchParams.get("from")!;
+    const to = new URL(page.url()).searchParams.get("to")!;
+    const day = (d: string) =>
+      new Date(`${d}T00:00:00Z`).toLocaleDateString("en-US", {
+        month: "short",
+        day: "numeric",
+        year: "numeric",
+        timeZone: "UTC",
+      });
+    for (const [chart, yTitle] of [
+      ["chart-units", "Units per week"],
+      ["chart-stock", "Units in stock"],
+    ] as const) {
+      const fig = page.getByTestId(chart);
+      expect((await fig.locator(".recharts-label").allTextContents()).sort()).toEqual(
+        ["Promotion", "Week", yTitle].sort(),
+      );
+      expect(await fig.getByTestId("chart-promotion-key").textContent()).toBe(
+        `Promotion: ${day(from)} to ${day(to)}`,
+      );
+      // The band lies inside the plot, neither missing nor the whole width: the chart starts before
+      // the promotion and runs 4 weeks past its end.
+      const band = await fig.locator(".recharts-reference-area-rect").boundingBox();
+      const plot = await fig.locator(".recharts-cartesian-grid").boundingBox();
+      expect(band!.width).toBeGreaterThan(0);
+      expect(band!.x).toBeGreaterThan(plot!.x + 1);
+      expect(band!.x + band!.width).toBeLessThan(plot!.x + plot!.width - 1);
+    }
     // The totals: 25% off sells more units than the baseline.
     const totals = page.getByTestId("totals");
     const unitsRow = totals.locator("tr", { hasText: "Units" });
@@ -102,6 +133,19 @@ describe("Discount Simulator in Chromium", () => {
     await promo.waitFor();
     await expect.poll(() => promo.textContent()).toContain("Planned");
     expect(await promo.textContent()).toContain("25% off");
+    // Its details say what was predicted in money, from the rows it stored.
+    const [money] = await e.t.tdb.db.prisma.$queryRawUnsafe<{ predicted: number; baseline: number }[]>(
+      `SELECT round(sum(price * predicted_units::numeric), 2)::float8 AS predicted,
+         round(sum(base_price * baseline_units::numeric), 2)::float8 AS baseline FROM promotion_products`,
+    );
+    expect(money!.predicted).toBeGreaterThan(money!.baseline);
+    await promo.getByRole("button", { name: "Details" }).click();
+    const revenue = page.getByTestId("promotion-revenue");
+    await revenue.waitFor();
+    expect(await revenue.textContent()).toBe(
+      `Predicted revenue ${formatCurrency(money!.predicted)} at the promotional prices, against a baseline of ${formatCurrency(money!.baseline)} at the base prices (+${formatCurrency(Math.round((money!.predicted - money!.baseline) * 100) / 100)}).`,
+    );
+    await promo.getByRole("button", { name: "Hide" }).click();
     const saved = await e.t.tdb.db.prisma.$queryRawUnsafe<{ name: string; n: number }[]>(
       "SELECT p.name, (SELECT count(*)::int FROM promotion_products pp WHERE pp.promotion_id = p.id) AS n FROM promotions p",
     );

@@ -1,8 +1,9 @@
 // The Discount Simulator's REST and tRPC doors over a hand-made source (docs/metrics.md §16):
 // projections, break-even, price endings, the fallback to the global elasticity, stock-outs before
 // the next PO, the clearance search, promotions (create, edit until they start, cancel, predicted
-// against actual, kept by a Full Reset) and who may do what.
+// against actual in units and revenue, kept by a Full Reset) and who may do what.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PromotionDetail } from "../../server/modules/discounts/discounts.service.ts";
 import type { ClearanceResult, Promotion, SimulationResult } from "../../shared/discounts.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { testBackend } from "../helpers/db.ts";
@@ -306,6 +307,20 @@ describe(`Discount Simulator API (${testBackend})`, () => {
       });
       expect(created.products!.map((x) => x.pid)).toEqual([4, 5, 6]);
       expect(created.totals.scenario.units).toBeGreaterThan(created.totals.baseline.units);
+      // Predicted in money from its stored rows, for a planned promotion too: 10.00 − 25 % = 7.50,
+      // rounded down to the .x9 ending: 7.49 on each of the three, so the promotional revenue is
+      // 7.49 × the predicted units and the baseline 10.00 × the baseline units.
+      const detail = created as PromotionDetail;
+      expect(created.products!.map((x) => [x.price, x.base_price])).toEqual([
+        [7.49, 10],
+        [7.49, 10],
+        [7.49, 10],
+      ]);
+      const units = (f: "predicted_units" | "baseline_units") =>
+        created.products!.reduce((a, x) => a + x[f], 0);
+      expect(detail.predicted_revenue).toBeCloseTo(7.49 * units("predicted_units"), 2);
+      expect(detail.baseline_revenue).toBeCloseTo(10 * units("baseline_units"), 2);
+      expect(detail.predicted_revenue).toBeGreaterThan(detail.baseline_revenue!);
 
       const list = (await t.app.inject({ url: "/api/promotions", headers: admin })).json() as Promotion[];
       expect(list.map((x) => x.id)).toContain(created.id);
@@ -375,7 +390,7 @@ describe(`Discount Simulator API (${testBackend})`, () => {
       expect((await p.run("reset")).status).toBe("complete");
       const res = await t.app.inject({ url: `/api/promotions/${id}`, headers: admin });
       expect(res.statusCode).toBe(200);
-      const promo = res.json() as Promotion;
+      const promo = res.json() as PromotionDetail;
       expect(promo.status).toBe("finished");
       expect(promo.products![0]).toMatchObject({
         pid: 1,
@@ -384,13 +399,17 @@ describe(`Discount Simulator API (${testBackend})`, () => {
         actual_units: 280,
         actual_uplift: 1.4,
       });
+      // Revenue: 8.00 × 280 predicted, 10.00 × 200 baseline; sold 2 × 140 at 8.00 without a line
+      // discount, so 2,240.00 actual.
       expect(promo.actual).toEqual({
         baseline_units: 200,
         predicted_units: 280,
         actual_units: 280,
         predicted_uplift: 1.4,
         actual_uplift: 1.4,
+        actual_revenue: 2240,
       });
+      expect(promo).toMatchObject({ predicted_revenue: 2240, baseline_revenue: 2000 });
       const cancelFinished = await t.app.inject({
         method: "DELETE",
         url: `/api/promotions/${id}`,
@@ -405,6 +424,58 @@ describe(`Discount Simulator API (${testBackend})`, () => {
           ).json() as Promotion[]
         ).length,
       ).toBe(1);
+    });
+
+    it("answers a planned promotion's predicted and baseline revenue to the cent, on both doors, and null without products", async () => {
+      const starts = future(30);
+      const ends = future(43);
+      const [row] = await t.tdb.db.prisma.$queryRawUnsafe<{ id: number }[]>(
+        `INSERT INTO promotions (name, scope, discount_pct, starts_on, ends_on, totals)
+         VALUES ('Odd cents', '{"pids":[4,5]}', 20, $1::date, $2::date, '{}') RETURNING id`,
+        starts,
+        ends,
+      );
+      const id = row!.id;
+      await t.tdb.db.prisma.$executeRawUnsafe(
+        `INSERT INTO promotion_products (promotion_id, pid, price, base_price, baseline_units, predicted_units, uplift, elasticity, elasticity_source)
+         VALUES ($1, 4, 7.99, 10, 140, 196.5, 1.4036, 1.5, 'global'),
+                ($1, 5, 7.49, 9.99, 70.25, 101.333, 1.4425, 1.5, 'global')`,
+        id,
+      );
+      // Predicted: 7.99 × 196.5 = 1,570.035 plus 7.49 × 101.333 = 758.98417 → 2,329.01917 → 2,329.02.
+      // Baseline: 10 × 140 = 1,400 plus 9.99 × 70.25 = 701.7975 → 2,101.7975 → 2,101.80.
+      const rest = await t.app.inject({ url: `/api/promotions/${id}`, headers: admin });
+      expect(rest.statusCode, rest.body).toBe(200);
+      expect(rest.json()).toMatchObject({
+        status: "planned",
+        predicted_revenue: 2329.02,
+        baseline_revenue: 2101.8,
+        actual: null,
+      });
+      const trpc = await t.app.inject({
+        url: `/trpc/discounts.promotion?input=${encodeURIComponent(JSON.stringify({ json: { id } }))}`,
+        headers: admin,
+      });
+      expect(trpc.statusCode, trpc.body).toBe(200);
+      expect(trpc.json().result.data.json).toMatchObject({
+        predicted_revenue: 2329.02,
+        baseline_revenue: 2101.8,
+      });
+
+      // Nothing stored to sum: null, not $0.00.
+      const [empty] = await t.tdb.db.prisma.$queryRawUnsafe<{ id: number }[]>(
+        `INSERT INTO promotions (name, scope, discount_pct, starts_on, ends_on, totals)
+         VALUES ('No rows', '{"pids":[4]}', 20, $1::date, $2::date, '{}') RETURNING id`,
+        starts,
+        ends,
+      );
+      const none = await t.app.inject({ url: `/api/promotions/${empty!.id}`, headers: admin });
+      expect(none.json()).toMatchObject({ predicted_revenue: null, baseline_revenue: null });
+      // Taken out again: the tests after count promotions.
+      await t.tdb.db.prisma.$executeRawUnsafe("DELETE FROM promotions WHERE id = ANY($1::int[])", [
+        id,
+        empty!.id,
+      ]);
     });
   });
 

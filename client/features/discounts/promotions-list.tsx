@@ -1,5 +1,6 @@
-// Saved promotions: listed newest first, cancelled while they have not finished (create:promotions),
-// and for a started one its predicted against actual uplift, per product and in total.
+// Saved promotions: listed newest first, cancelled while they have not finished (create:promotions);
+// the details show what was predicted in money, and for a started one its predicted against actual
+// uplift (and revenue), per product and in total.
 
 import { ConfirmDialog } from "@client/components/ui/alert-dialog.tsx";
 import { Button } from "@client/components/ui/button.tsx";
@@ -7,7 +8,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@clie
 import { Input } from "@client/components/ui/input.tsx";
 import { Label } from "@client/components/ui/label.tsx";
 import { LoadingIndicator } from "@client/components/ui/loading-indicator.tsx";
-import { DASH, formatUnits } from "@client/features/products/format.ts";
+import { DASH, formatMoney, formatUnits } from "@client/features/products/format.ts";
 import { useTRPC } from "@client/lib/trpc.ts";
 import type { Promotion } from "@shared/discounts.ts";
 import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
@@ -33,6 +34,13 @@ function scopeText(p: Promotion): string {
 
 const uplift = (x: number | null | undefined) => (x == null ? DASH : `×${x.toFixed(2)}`);
 
+/** "(+$240.00)": predicted against baseline revenue; nothing when either is missing. */
+function revenueChange(predicted: number | null, baseline: number | null): string {
+  if (predicted == null || baseline == null) return "";
+  const d = Math.round((predicted - baseline) * 100) / 100;
+  return ` (${d < 0 ? "−" : "+"}${formatMoney(Math.abs(d))})`;
+}
+
 function PromotionDetail({ id }: { id: number }) {
   const trpc = useTRPC();
   const q = useQuery(trpc.discounts.promotion.queryOptions({ id }));
@@ -40,9 +48,24 @@ function PromotionDetail({ id }: { id: number }) {
   if (q.isError)
     return <p className="text-sm text-destructive">Failed to load the promotion. Please try refreshing.</p>;
   const p = q.data;
+  // What was predicted in money, from the prices and units stored when it was saved.
+  const revenue = (
+    <p data-testid="promotion-revenue">
+      Predicted revenue {formatMoney(p.predicted_revenue)} at the promotional prices, against a baseline of{" "}
+      {formatMoney(p.baseline_revenue)} at the base prices
+      {revenueChange(p.predicted_revenue, p.baseline_revenue)}
+      {p.actual
+        ? `; actual ${formatMoney(p.actual.actual_revenue)}${p.status === "active" ? " so far" : ""}`
+        : ""}
+      .
+    </p>
+  );
   if (!p.actual)
     return (
-      <p className="text-sm text-muted-foreground">Actual sales are shown once the promotion has started.</p>
+      <div className="grid gap-1 text-sm" data-testid="promotion-predicted">
+        {revenue}
+        <p className="text-muted-foreground">Actual sales are shown once the promotion has started.</p>
+      </div>
     );
   return (
     <div className="grid gap-2 text-sm" data-testid="promotion-actual">
@@ -54,6 +77,7 @@ function PromotionDetail({ id }: { id: number }) {
           : `${uplift(p.actual.actual_uplift)} (${formatUnits(p.actual.actual_units)} units)`}
         .
       </p>
+      {revenue}
       <div className="overflow-x-auto">
         <table className="w-full min-w-[36rem]">
           <thead>

@@ -388,21 +388,69 @@ export async function listPromotions(
   return rows.map((r) => toPromotion(r, today)).filter((p) => status === "all" || p.status === status);
 }
 
-/** One promotion with its products: predicted, and actual units once it has started. */
-export async function getPromotion(db: Database, id: number, now = new Date()): Promise<Promotion> {
+/**
+ * One promotion as `discounts.promotion` answers it: with its products, what was predicted in money
+ * (every status) and, once started, the actual units and revenue.
+ */
+export interface PromotionDetail extends Promotion {
+  /** Σ price × predicted_units (the promotional price), to the cent; null without product rows */
+  predicted_revenue: number | null;
+  /** Σ base_price × baseline_units (the price when saved), to the cent; null without product rows */
+  baseline_revenue: number | null;
+  actual?:
+    | (NonNullable<Promotion["actual"]> & {
+        /** Σ quantity × price − discount of the completed lines on its days so far, to the cent */
+        actual_revenue: number;
+      })
+    | null;
+}
+
+const cents = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * Σ a × b over the rows, to the cent; null when there is no row, or a row lacks a figure (a sum
+ * that left one out would read as a smaller prediction).
+ */
+function sumOfProducts<T>(rows: readonly T[], a: (r: T) => number | null, b: (r: T) => number | null) {
+  if (rows.length === 0) return null;
+  let total = 0;
+  for (const r of rows) {
+    const x = a(r);
+    const y = b(r);
+    if (x == null || y == null || !Number.isFinite(x) || !Number.isFinite(y)) return null;
+    total += x * y;
+  }
+  return cents(total);
+}
+
+/** One promotion with its products: predicted (units and revenue), and actual once it has started. */
+export async function getPromotion(db: Database, id: number, now = new Date()): Promise<PromotionDetail> {
   const today = todayUtc(now);
   const [row] = await q(db)<PromotionRow>(`${PROMOTION_SELECT} WHERE pr.id = $1`, id);
   if (!row) throw notFound(`Promotion ${id} not found`);
   const promotion = toPromotion(row, today);
   const started = promotion.status === "active" || promotion.status === "finished";
-  const products = await q(db)<Omit<PromotionProductRow, "actual_uplift"> & { actual_units: number | null }>(
+  // The actual units and revenue (docs/metrics.md: quantity × price − discount) of its days, read
+  // in one pass over each product's lines, and only once it has started.
+  const products = await q(db)<
+    Omit<PromotionProductRow, "actual_uplift"> & {
+      actual_units: number | null;
+      actual_revenue: number | null;
+    }
+  >(
     `SELECT pp.pid, COALESCE(p.title, '(product ' || pp.pid || ' no longer in the data)') AS title,
        pp.price::float8 AS price, pp.base_price::float8 AS base_price, pp.baseline_units, pp.predicted_units,
        pp.uplift, pp.elasticity, pp.elasticity_source,
-       CASE WHEN $2 THEN (SELECT COALESCE(SUM(l.quantity), 0)::float8 FROM order_lines l
-         WHERE l.pid = pp.pid AND l.status = 'completed'
-           AND l.order_date >= $3::date AND l.order_date < $4::date + 1) END AS actual_units
+       CASE WHEN $2::boolean THEN a.units END AS actual_units,
+       CASE WHEN $2::boolean THEN a.revenue END AS actual_revenue
      FROM promotion_products pp LEFT JOIN products p ON p.pid = pp.pid
+     LEFT JOIN LATERAL (
+       SELECT COALESCE(SUM(l.quantity), 0)::float8 AS units,
+         COALESCE(SUM(l.quantity * l.price - l.discount), 0)::float8 AS revenue
+       FROM order_lines l
+       WHERE $2::boolean AND l.pid = pp.pid AND l.status = 'completed'
+         AND l.order_date >= $3::date AND l.order_date < $4::date + 1
+     ) a ON true
      WHERE pp.promotion_id = $1 ORDER BY pp.pid`,
     id,
     started,
@@ -410,28 +458,42 @@ export async function getPromotion(db: Database, id: number, now = new Date()): 
     promotion.ends_on,
   );
   const finished = promotion.status === "finished";
-  promotion.products = products.map((p) => ({
+  promotion.products = products.map(({ actual_revenue: _revenue, ...p }) => ({
     ...p,
     actual_uplift:
       finished && p.actual_units !== null && p.baseline_units > 0
         ? Math.round((p.actual_units / p.baseline_units) * 10000) / 10000
         : null,
   }));
+  const detail: PromotionDetail = {
+    ...promotion,
+    predicted_revenue: sumOfProducts(
+      products,
+      (p) => p.price,
+      (p) => p.predicted_units,
+    ),
+    baseline_revenue: sumOfProducts(
+      products,
+      (p) => p.base_price,
+      (p) => p.baseline_units,
+    ),
+    actual: null,
+  };
   if (started) {
-    const sum = (f: (p: PromotionProductRow) => number) =>
-      products.reduce((a, p) => a + f(p as PromotionProductRow), 0);
+    const sum = (f: (p: (typeof products)[number]) => number) => products.reduce((a, p) => a + f(p), 0);
     const baseline = sum((p) => p.baseline_units);
     const predicted = sum((p) => p.predicted_units);
     const actual = sum((p) => p.actual_units ?? 0);
-    promotion.actual = {
+    detail.actual = {
       baseline_units: Math.round(baseline * 100) / 100,
       predicted_units: Math.round(predicted * 100) / 100,
       actual_units: actual,
       predicted_uplift: baseline > 0 ? Math.round((predicted / baseline) * 10000) / 10000 : null,
       actual_uplift: finished && baseline > 0 ? Math.round((actual / baseline) * 10000) / 10000 : null,
+      actual_revenue: cents(sum((p) => p.actual_revenue ?? 0)),
     };
-  } else promotion.actual = null;
-  return promotion;
+  }
+  return detail;
 }
 
 /** Simulates the promotion's scenario and writes it with its products, in one transaction. */
@@ -526,7 +588,7 @@ export async function createPromotion(
   input: PromotionInput,
   userId: number | null,
   now = new Date(),
-): Promise<Promotion> {
+): Promise<PromotionDetail> {
   const id = await savePromotion(db, input, userId, now);
   return getPromotion(db, id, now);
 }
@@ -536,7 +598,7 @@ export async function updatePromotion(
   id: number,
   input: PromotionInput,
   now = new Date(),
-): Promise<Promotion> {
+): Promise<PromotionDetail> {
   const current = await getPromotion(db, id, now);
   if (!current.editable)
     throw conflict(`Promotion ${id} is ${current.status}: only a planned promotion can be edited`);
@@ -545,7 +607,7 @@ export async function updatePromotion(
 }
 
 /** Cancels a promotion that has not finished (kept, marked cancelled: its prediction stays readable). */
-export async function cancelPromotion(db: Database, id: number, now = new Date()): Promise<Promotion> {
+export async function cancelPromotion(db: Database, id: number, now = new Date()): Promise<PromotionDetail> {
   const current = await getPromotion(db, id, now);
   if (current.status === "cancelled") throw conflict(`Promotion ${id} is already cancelled`);
   if (current.status === "finished") throw conflict(`Promotion ${id} has finished: it cannot be cancelled`);
