@@ -26,6 +26,21 @@ describe("chat archive in the browser", () => {
       _updatedAt: long.at(-1)!.ts,
     });
     docs.rocketchat_message!.push(...long);
+    // A room whose first message is late in the evening in Los Angeles, already the next day in UTC.
+    const late = [
+      { _id: "LATE1", msg: "Late stock count done", ts: new Date("2025-11-14T07:30:00Z") }, // 13 Nov 23:30 PST
+      { _id: "LATE2", msg: "Morning delivery in", ts: new Date("2025-11-15T18:00:00Z") }, // 15 Nov 10:00 PST
+    ].map((m) => ({ ...m, rid: "R_late", u: bob, _updatedAt: m.ts }));
+    docs.rocketchat_room!.push({
+      _id: "R_late",
+      t: "c",
+      name: "late-shift",
+      fname: "late-shift",
+      msgs: late.length,
+      lm: late.at(-1)!.ts,
+      _updatedAt: late.at(-1)!.ts,
+    });
+    docs.rocketchat_message!.push(...late);
     const dir = writeArchive(tempDir(), docs);
     e = await startE2E({ CHAT_SOURCE_DIR: dir, DEMO_DATA: "0" });
     await e.t.app.services.dataOps.start("chat", null);
@@ -171,6 +186,35 @@ describe("chat archive in the browser", () => {
     // Every message has a link of its own to copy.
     await hit.hover();
     await hit.getByTestId("copy-message-link").waitFor();
+  });
+
+  it("the calendar marks the reader's own days: a message at 23:30 in Los Angeles is on that day", async () => {
+    const { page } = await e.newPage({ timezoneId: "America/Los_Angeles" });
+    await e.signIn(page, "admin");
+    await page.goto("/chat?room=R_late");
+    await page.locator('[data-message-id="LATE2"]').waitFor();
+    await page.getByRole("button", { name: "Jump to date" }).click();
+    const calendar = page.getByTestId("date-jump");
+    // The calendar opens on the room's last month, November 2025, with its days loaded.
+    await calendar.getByText("Underlined days have messages.").waitFor();
+    const cell = (day: string) => calendar.locator(`[data-day="${day}"]`);
+    const state = async (day: string) => ({
+      underlined: ((await cell(day).getAttribute("class")) ?? "").split(/\s+/).includes("underline"),
+      pickable: !(await cell(day).locator("button").isDisabled()),
+    });
+    // 07:30 UTC on 14 November is 23:30 on the 13th here: the 13th is marked, the 14th is not.
+    expect(await state("2025-11-13")).toEqual({ underlined: true, pickable: true });
+    expect(await state("2025-11-14")).toEqual({ underlined: false, pickable: false });
+    expect(await state("2025-11-15")).toEqual({ underlined: true, pickable: true });
+    await cell("2025-11-13").locator("button").click();
+    await expect.poll(() => page.url()).toContain("date=2025-11-13");
+    const hit = page.locator('[data-message-id="LATE1"]');
+    await hit.waitFor();
+    expect(await hit.getAttribute("class")).toContain("ring-2");
+    expect(await hit.innerText()).toContain("Late stock count done");
+    expect(await hit.evaluate((el) => el.closest("section")!.getAttribute("aria-label"))).toMatch(
+      /November 13/,
+    );
   });
 
   it("a user without a linked chat user is told why nothing shows", async () => {

@@ -222,6 +222,103 @@ describe(`chat archive (${testBackend})`, () => {
     );
   });
 
+  it("the calendar's days are the reader's: a time zone's own days, across a daylight-saving change", async () => {
+    // A room beside the archive (removed again at the end): late evenings in Los Angeles are the
+    // next day in UTC. 2026-03-08 is the US change to summer time (02:00 PST -> 03:00 PDT), so
+    // that day in Los Angeles runs from 08:00 UTC to 07:00 UTC the next day: 23 hours.
+    const late: [string, string][] = [
+      ["TZ_a", "2026-03-02T06:30:00Z"], // 22:30 PST on 1 March
+      ["TZ_b", "2026-03-02T07:30:00Z"], // 23:30 PST on 1 March
+      ["TZ_c", "2026-03-02T08:30:00Z"], // 00:30 PST on 2 March
+      ["TZ_d", "2026-03-08T07:30:00Z"], // 23:30 PST on 7 March
+      ["TZ_e", "2026-03-09T06:30:00Z"], // 23:30 PDT on 8 March
+      ["TZ_f", "2026-03-09T07:30:00Z"], // 00:30 PDT on 9 March (with PST's -8 it would be the 8th)
+    ];
+    const exec = (q: string, ...p: unknown[]) => t.tdb.db.prisma.$executeRawUnsafe(q, ...p);
+    await exec("INSERT INTO chat_rooms (id, type, name, fname) VALUES ('R_tz', 'c', 'late', 'late')");
+    try {
+      for (const [id, ts] of late)
+        await exec(
+          "INSERT INTO chat_messages (id, rid, ts, msg, username) VALUES ($1, 'R_tz', $2::timestamptz, $3, 'alice')",
+          id,
+          ts,
+          `late ${id}`,
+        );
+      const days = async (query: string, status = 200) =>
+        json("admin", `/chat-api/rooms/R_tz/days?${query}`, status);
+      const la = `tz=${encodeURIComponent("America/Los_Angeles")}`;
+
+      // The month in Los Angeles: both late messages of 2 March UTC are on 1 March there.
+      expect((await days(`from=2026-03-01&to=2026-03-31&${la}`)).days).toEqual([
+        "2026-03-01",
+        "2026-03-02",
+        "2026-03-07",
+        "2026-03-08",
+        "2026-03-09",
+      ]);
+      // Without tz (or with UTC) the days are UTC's, as before.
+      const utc = ["2026-03-02", "2026-03-08", "2026-03-09"];
+      expect((await days("from=2026-03-01&to=2026-03-31")).days).toEqual(utc);
+      expect((await days("from=2026-03-01&to=2026-03-31&tz=UTC")).days).toEqual(utc);
+      expect((await days("from=2026-03-01&to=2026-03-01")).days).toEqual([]);
+
+      // from and to are days there: 1 March in Los Angeles is 08:00 UTC on the 1st to 08:00 on the 2nd.
+      expect((await days(`from=2026-03-01&to=2026-03-01&${la}`)).days).toEqual(["2026-03-01"]);
+      expect((await days(`from=2026-03-02&to=2026-03-02&${la}`)).days).toEqual(["2026-03-02"]);
+      expect((await days(`from=2026-03-02&to=2026-03-06&${la}`)).days).toEqual(["2026-03-02"]);
+      // Across the change: 8 March ends at 07:00 UTC (00:30 PDT on the 9th is not in it), and
+      // 23:30 PST on the 7th is the 7th although it is 8 March in UTC.
+      expect((await days(`from=2026-03-08&to=2026-03-08&${la}`)).days).toEqual(["2026-03-08"]);
+      expect((await days(`from=2026-03-09&to=2026-03-09&${la}`)).days).toEqual(["2026-03-09"]);
+      expect((await days(`from=2026-03-07&to=2026-03-07&${la}`)).days).toEqual(["2026-03-07"]);
+      // A zone's name in any case; a zone with no summer time (Honolulu, UTC-10 all year): 08:30
+      // UTC on 2 March is 22:30 on the 1st there, 07:30 UTC on 9 March 21:30 on the 8th.
+      expect((await days("from=2026-03-01&to=2026-03-02&tz=america/los_angeles")).days).toEqual([
+        "2026-03-01",
+        "2026-03-02",
+      ]);
+      expect((await days("from=2026-03-01&to=2026-03-09&tz=Pacific/Honolulu")).days).toEqual([
+        "2026-03-01",
+        "2026-03-07",
+        "2026-03-08",
+      ]);
+
+      // An unknown zone is a 400 naming tz, never a 500; so is a POSIX rule PostgreSQL would take.
+      for (const bad of ["Mars/Olympus_Mons", "FOO3", "UTC+3", ""])
+        expect(
+          (await days(`from=2026-03-01&to=2026-03-31&tz=${encodeURIComponent(bad)}`, 400)).message,
+          bad,
+        ).toMatch(/^tz: /);
+
+      // tRPC answers the same, and names the field.
+      const trpc = async (input: Record<string, string>) => {
+        const res = await call(
+          "admin",
+          `/trpc/chat.days?input=${encodeURIComponent(JSON.stringify({ json: { rid: "R_tz", ...input } }))}`,
+        );
+        return { status: res.status, body: await res.json() };
+      };
+      const ok = await trpc({ from: "2026-03-01", to: "2026-03-09", tz: "America/Los_Angeles" });
+      expect(ok.status).toBe(200);
+      expect(ok.body.result.data.json).toEqual([
+        "2026-03-01",
+        "2026-03-02",
+        "2026-03-07",
+        "2026-03-08",
+        "2026-03-09",
+      ]);
+      const plain = await trpc({ from: "2026-03-01", to: "2026-03-09" });
+      expect(plain.body.result.data.json).toEqual(utc);
+      const bad = await trpc({ from: "2026-03-01", to: "2026-03-09", tz: "Mars/Olympus_Mons" });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.json.data).toMatchObject({ code: "BAD_REQUEST", field: "tz" });
+      expect(bad.body.error.json.message).toMatch(/unknown time zone: Mars\/Olympus_Mons/);
+    } finally {
+      await exec("DELETE FROM chat_messages WHERE rid = 'R_tz'");
+      await exec("DELETE FROM chat_rooms WHERE id = 'R_tz'");
+    }
+  });
+
   it("re-imports incrementally: unchanged documents skipped, changed updated, vanished removed", async () => {
     const idsBefore = await t.tdb.db.prisma.chatUser.findMany({ select: { id: true, mongoId: true } });
     const again = await runImport();

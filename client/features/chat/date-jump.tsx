@@ -10,7 +10,14 @@ import "react-day-picker/style.css";
 const iso = (d: Date) =>
   `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 
-/** Jump to a date: a calendar whose days with messages are marked (and the only ones to pick). */
+/** The reader's IANA time zone: the calendar's days are theirs, as are the message pane's. */
+const zone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/**
+ * Jump to a date: a calendar whose days with messages are marked (and the only ones to pick). The
+ * days are the reader's local days (the server is told the time zone), so a message at 23:30 in
+ * Los Angeles marks that day, not the next UTC one; a picked day opens at its local midnight.
+ */
 export function DateJump({
   rid,
   last,
@@ -27,7 +34,7 @@ export function DateJump({
   const from = new Date(month.getFullYear(), month.getMonth(), 1);
   const to = new Date(month.getFullYear(), month.getMonth() + 1, 0);
   const days = useQuery({
-    ...trpc.chat.days.queryOptions({ rid, from: iso(from), to: iso(to) }),
+    ...trpc.chat.days.queryOptions({ rid, from: iso(from), to: iso(to), tz: zone() }),
     enabled: open,
   });
   const withMessages = new Set(days.data ?? []);

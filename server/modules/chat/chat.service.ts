@@ -428,19 +428,61 @@ export async function getThread(db: Database, viewer: Viewer, tmid: string): Pro
   return { room, root: rootMessage!, replies: rest };
 }
 
-/** Which days of [from, to] have messages in the room (the jump-to-date calendar). */
+/** Time zones the database was found to know, by the name asked for in lower case (`knownZone`). */
+const ZONES = new Map<string, string>();
+
+/**
+ * The database's name for an IANA time zone, or a 400 naming `field`. Both must know it: Node's ICU
+ * (Intl) decides what a time zone is (so a POSIX string such as "FOO3", which PostgreSQL would take
+ * as three hours west of UTC, is refused), and the database, which does the arithmetic, must have it
+ * in its own tz data (looked up in pg_timezone_names, never tried: an unknown zone is no database
+ * error, so never a 500).
+ */
+async function knownZone(db: Database, tz: string, field = "tz"): Promise<string> {
+  const cached = ZONES.get(tz.toLowerCase());
+  if (cached) return cached;
+  const unknown = () =>
+    badRequest(`unknown time zone: ${tz} (give an IANA name such as Europe/Berlin)`, field);
+  let canonical: string;
+  try {
+    canonical = new Intl.DateTimeFormat("en-US", { timeZone: tz }).resolvedOptions().timeZone;
+  } catch {
+    throw unknown();
+  }
+  // The name as given first (Asia/Calcutta stays Asia/Calcutta), then ICU's canonical one.
+  const [row] = await sql<{ name: string }>(
+    db,
+    `SELECT name FROM pg_timezone_names WHERE lower(name) IN (lower($1), lower($2))
+     ORDER BY (name = $1) DESC, (lower(name) = lower($1)) DESC, name LIMIT 1`,
+    [tz, canonical],
+  );
+  if (!row) throw unknown();
+  if (ZONES.size < 2000) ZONES.set(tz.toLowerCase(), row.name);
+  return row.name;
+}
+
+/**
+ * Which days of [from, to] have messages in the room (the jump-to-date calendar). The days are
+ * those of the time zone `tz` (IANA, default UTC), the reader's: from and to are days there, a day
+ * runs from its midnight there to the next (23 or 25 hours across a daylight-saving change), and a
+ * message at 07:30 UTC on 2 March is on 1 March in Los Angeles.
+ */
 export async function listMessageDays(
   db: Database,
   viewer: Viewer,
-  input: { rid: string; from: string; to: string },
+  input: { rid: string; from: string; to: string; tz?: string | undefined },
 ): Promise<string[]> {
+  const zone = input.tz === undefined ? "UTC" : await knownZone(db, input.tz);
   const access = await accessOf(db, viewer);
   await readableRoom(db, access, input.rid);
   const rows = await sql<{ day: string }>(
     db,
-    `SELECT DISTINCT to_char(m.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day FROM chat_messages m
-     WHERE m.rid = $1 AND m.ts >= $2::date AND m.ts < $3::date + 1 AND ${TIMELINE} ORDER BY 1`,
-    [input.rid, input.from, input.to],
+    `SELECT DISTINCT to_char(m.ts AT TIME ZONE $4::text, 'YYYY-MM-DD') AS day FROM chat_messages m
+     WHERE m.rid = $1
+       AND m.ts >= $2::date::timestamp AT TIME ZONE $4::text
+       AND m.ts < ($3::date + 1)::timestamp AT TIME ZONE $4::text
+       AND ${TIMELINE} ORDER BY 1`,
+    [input.rid, input.from, input.to, zone],
   );
   return rows.map((r) => r.day);
 }
