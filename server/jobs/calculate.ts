@@ -18,12 +18,6 @@ export interface CalcContext {
    * absent when a module runs on its own, which then does that work itself.
    */
   shared?: RunShared;
-  /**
-   * Set on the run's connection of a Full Reset whose second connection runs modules (`beside`):
-   * those stream the pass over the order lines from the start, so a module here that would be the
-   * first to wait for it (product_metrics, at the head of the chain) does its own statement instead.
-   */
-  passBeside?: boolean;
 }
 
 export interface CalcModule {
@@ -97,9 +91,8 @@ const SALES_COLUMNS = [
 ] as const;
 
 /**
- * calc_sales by one grouped statement over the order lines: what salesFigures does when the run's
- * pass over the order lines is being streamed on the other connection of a Full Reset (waiting for
- * it would hold up the whole chain of modules behind this one), or when there is no run.
+ * calc_sales by one grouped statement over the order lines: what salesFigures does when the module
+ * runs without a run (no pass over the order lines to share).
  */
 async function salesFiguresSql(conn: SqlConnection, asOf: Date): Promise<void> {
   // The sales aggregate goes into a temp table first: CREATE TABLE AS may use a parallel plan,
@@ -171,7 +164,7 @@ async function salesFiguresSql(conn: SqlConnection, asOf: Date): Promise<void> {
  */
 async function salesFigures(ctx: CalcContext): Promise<void> {
   const { conn, asOf } = ctx;
-  if (!ctx.shared || ctx.passBeside) return salesFiguresSql(conn, asOf);
+  if (!ctx.shared) return salesFiguresSql(conn, asOf);
   const lines = await orderLinesOf(ctx);
   const n = lines.pids.length;
   const d0 = passDay(asOf);

@@ -590,8 +590,6 @@ export class DataOps {
           tx,
           modules.filter((m) => !away(m)).flatMap((m) => m.tables),
         );
-        // The second connection's modules stream the pass over the order lines from the start.
-        const passBeside = modules.some(away);
         // What follows this connection's last module (its tables' indexes, the run's figures): done
         // as soon as that module ends, while the second connection may still run its last ones.
         const finishHere = async () => {
@@ -623,9 +621,7 @@ export class DataOps {
             check?.();
             return away(module)
               ? beside!.moduleDone(module.name)
-              : module
-                  .run({ conn: tx, asOf, shared, passBeside })
-                  .finally(() => shared.moduleDone(module.name));
+              : module.run({ conn: tx, asOf, shared }).finally(() => shared.moduleDone(module.name));
           });
           if (i === lastHere) await finishHere();
         }
