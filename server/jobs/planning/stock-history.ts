@@ -211,19 +211,19 @@ export const stockHistoryModule: CalcModule = {
     await conn.exec("TRUNCATE product_stock_history");
     await conn.exec("ALTER TABLE product_stock_history DROP CONSTRAINT product_stock_history_pkey");
     const bulk = await bulkOrders(ctx);
-    const products = await conn.query<{ pid: number; on_hand: number; life_start: number | null }>(
-      "SELECT pid, on_hand, life_start - '1970-01-01'::date AS life_start FROM sh_life ORDER BY pid",
+    const products = await conn.query<{ pid: number; onHand: number; lifeStart: number | null }>(
+      `SELECT pid, on_hand AS "onHand", life_start - '1970-01-01'::date AS "lifeStart" FROM sh_life ORDER BY pid`,
     );
     const receipts = await conn.query<{ pid: number; day: number; units: number }>(
       `SELECT (key >> 12)::int AS pid, $1::date - '1970-01-01'::date + ((key & 4095) >> 2)::int AS day, -v AS units
-       FROM sh_receipts`,
+       FROM sh_receipts ORDER BY key`,
       [w],
     );
     const figures: StockWalkFigures[] = [];
     const walk = {
       d0: passDay(asOf),
       lines: await orderLinesOf(ctx),
-      products: products.map((p) => ({ pid: p.pid, onHand: p.on_hand, lifeStart: p.life_start })),
+      products,
       receipts,
       bulk,
     };

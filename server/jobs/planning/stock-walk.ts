@@ -32,7 +32,10 @@ export interface StockWalkInput {
   lines: OrderLines;
   /** Every product to walk, ascending by pid (their runs come out in that order). */
   products: { pid: number; onHand: number; lifeStart: number | null }[];
-  /** Receipts of the window per product and day: units received (≥ 0 normally), by pid. */
+  /**
+   * Receipts per product and day: units received (≥ 0 normally), in ascending pid order (as the
+   * products); days outside the window are left out.
+   */
   receipts: { pid: number; day: number; units: number }[];
   /** Bulk orders (§3) of the last 90 days: left out of σd's weekly units. */
   bulk: { pid: number; day: number; units: number }[];
@@ -168,14 +171,12 @@ export function* walkStock(input: StockWalkInput, figures: StockWalkFigures[]): 
   }
 
   // Receipts and bulk orders by pid (few: a list per product that has any).
-  const receiptsOf = new Map<number, { off: number; units: number }[]>();
-  for (const r of input.receipts) {
-    const off = r.day - w;
-    if (off < 0 || off >= DAYS) continue;
-    const list = receiptsOf.get(r.pid);
-    if (list) list.push({ off, units: r.units });
-    else receiptsOf.set(r.pid, [{ off, units: r.units }]);
-  }
+  // Receipts are read alongside the products, both in pid order.
+  const receipts = input.receipts;
+  for (let i = 1; i < receipts.length; i++)
+    if (receipts[i]!.pid < receipts[i - 1]!.pid)
+      throw new Error("walkStock: receipts must come in pid order");
+  let nextReceipt = 0;
   const bulkOf = new Map<number, Float64Array>();
   for (const b of input.bulk) {
     const k = Math.trunc((d0 - b.day) / 7);
@@ -228,18 +229,20 @@ export function* walkStock(input: StockWalkInput, figures: StockWalkFigures[]): 
         sold[off]! += lineUnits[j]!;
       }
     }
-    const rs = receiptsOf.get(pid);
-    if (rs)
-      for (const r of rs) {
-        if (seen[r.off] !== gen) {
-          seen[r.off] = gen;
-          sold[r.off] = 0;
-          received[r.off] = 0;
-          hasSale[r.off] = 0;
-          if (r.off < first) first = r.off;
-        }
-        received[r.off]! += r.units;
+    while (nextReceipt < receipts.length && receipts[nextReceipt]!.pid < pid) nextReceipt++;
+    for (; nextReceipt < receipts.length && receipts[nextReceipt]!.pid === pid; nextReceipt++) {
+      const r = receipts[nextReceipt]!;
+      const off = r.day - w;
+      if (off < 0 || off >= DAYS) continue;
+      if (seen[off] !== gen) {
+        seen[off] = gen;
+        sold[off] = 0;
+        received[off] = 0;
+        hasSale[off] = 0;
+        if (off < first) first = off;
       }
+      received[off]! += r.units;
+    }
     if (lifeStart !== null && lifeStart <= d0) {
       const off = Math.max(lifeStart - w, 0);
       if (seen[off] !== gen) {
