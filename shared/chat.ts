@@ -59,7 +59,16 @@ export type SearchInput = z.infer<typeof SearchInputSchema>;
 
 const isoDay = z.string().regex(/^\d{4}-\d\d-\d\d$/, "must be a date (YYYY-MM-DD)");
 
-export const DaysInputSchema = z.object({ rid: id, from: isoDay, to: isoDay });
+/**
+ * chat.days and GET /chat-api/rooms/:rid/days: `tz` is the reader's IANA time zone whose days the
+ * calendar shows (default UTC; the server answers 400 naming tz for a zone it does not know).
+ */
+export const DaysInputSchema = z.object({
+  rid: id,
+  from: isoDay,
+  to: isoDay,
+  tz: z.string().trim().min(1, "is required").max(64, "is too long").optional(),
+});
 
 export const ExportInputSchema = z.object({
   format: z.enum(["jsonl", "html"]).default("jsonl"),

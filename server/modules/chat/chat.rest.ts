@@ -4,6 +4,7 @@ import { z } from "zod";
 import {
   type ChatMessage,
   type ChatRoom,
+  DaysInputSchema,
   ExportInputSchema,
   MessagesInputSchema,
   RoomsInputSchema,
@@ -12,7 +13,6 @@ import {
 } from "../../../shared/chat.ts";
 import { parseBody } from "../../http/validate.ts";
 import type { AppServices } from "../../services.ts";
-import { DaysQuerySchema } from "./chat.router.ts";
 import {
   exportRoomMessages,
   getChatAccess,
@@ -74,7 +74,7 @@ export async function chatRestRoutes(app: FastifyInstance, services: AppServices
       days: await listMessageDays(
         db,
         req.user!,
-        parseBody(DaysQuerySchema, { ...(req.query as object), rid }),
+        parseBody(DaysInputSchema, { ...(req.query as object), rid }),
       ),
     };
   });

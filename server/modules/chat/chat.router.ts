@@ -20,14 +20,6 @@ import {
 
 const chatProcedure = permissionProcedure("access:chat");
 
-/**
- * chat.days and GET /chat-api/rooms/:rid/days: the shared input plus `tz`, the reader's IANA time
- * zone whose days the calendar shows (default UTC; an unknown zone is a 400 naming tz).
- */
-export const DaysQuerySchema = DaysInputSchema.extend({
-  tz: z.string().trim().min(1, "is required").max(64, "is too long").optional(),
-});
-
 export const chatRouter = router({
   /** The chat-user selector of the user form; any signed-in user (see docs/api.md "Chat users"). */
   users: authedProcedure.query(({ ctx }) => listChatUsers(ctx.db)),
@@ -41,7 +33,7 @@ export const chatRouter = router({
     .input(ThreadInputSchema)
     .query(({ ctx, input }) => getThread(ctx.db, ctx.user, input.tmid)),
   days: chatProcedure
-    .input(DaysQuerySchema)
+    .input(DaysInputSchema)
     .query(({ ctx, input }) => listMessageDays(ctx.db, ctx.user, input)),
   search: chatProcedure
     .input(SearchInputSchema)
