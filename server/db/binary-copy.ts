@@ -14,6 +14,19 @@ export type BinaryColumn = "int4" | "int8" | "float8" | "text" | "cents" | "time
 export type BinaryValue = number | string | null;
 
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
+
+/** Days from 1970-01-01 to 2000-01-01: a binary date counts its days from PostgreSQL's epoch. */
+export const PG_EPOCH_DAYS = 10_957;
+
+/** The start of binary COPY input: the signature, no flags, no header extension. */
+export function binaryCopyHeader(): Buffer {
+  const header = Buffer.alloc(SIGNATURE.length + 8);
+  SIGNATURE.copy(header);
+  return header;
+}
+
+/** The end of binary COPY input: a field count of −1. */
+export const binaryCopyTrailer = (): Buffer => Buffer.from([0xff, 0xff]);
 const TWO_32 = 4_294_967_296;
 
 /**

@@ -8,12 +8,10 @@
 // module of the run that reads them (CalcModule.readsOrderLines) has ended, on either connection of
 // a Full Reset (RunShared.moduleDone); a module that runs without a run's context (a test, a
 // benchmark of one module) streams them itself, with the same figures.
-import { centsAt, int4At, int8At, readBinaryRows } from "../db/binary-copy.ts";
+import { centsAt, int4At, int8At, PG_EPOCH_DAYS, readBinaryRows } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
 
 const DAY_US = 86_400_000_000;
-/** 2000-01-01 in days since 1970-01-01. */
-const EPOCH_2000 = 10_957;
 
 const DAY_MS = 86_400_000;
 /** Pids below this are looked up in a flat array (4 bytes each) rather than a Map. */
@@ -153,7 +151,7 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
       const j = chunk.n++;
       chunk.product[j] = i;
       // UTC day: microseconds since 2000-01-01 → days since 1970-01-01 (10,957 days apart).
-      chunk.day[j] = Math.floor(int8At(buf, at[1]!) / DAY_US) + EPOCH_2000;
+      chunk.day[j] = Math.floor(int8At(buf, at[1]!) / DAY_US) + PG_EPOCH_DAYS;
       chunk.done[j] = int4At(buf, at[2]!);
       const q = int4At(buf, at[3]!);
       chunk.quantity[j] = q;

@@ -16,6 +16,7 @@
 // - A run with stock ≤ 0 is out of stock on every day but its first when that day had sales.
 //
 // Every sum here is of whole units or days: exact in doubles below 2^53, which is checked.
+import { binaryCopyHeader, binaryCopyTrailer, PG_EPOCH_DAYS } from "../../db/binary-copy.ts";
 import type { OrderLines } from "../order-lines-pass.ts";
 
 /** Days in the window: D0 − 364 … D0 (offset 0 … 364); the end row is on offset 365. */
@@ -68,8 +69,6 @@ export interface StockWalkFigures {
 
 /** Bytes of a run as binary COPY input: a field count and five int4 fields of 4 + 4 bytes. */
 const RUN_BYTES = 2 + 5 * 8;
-/** Days from 1970-01-01 to 2000-01-01, PostgreSQL's epoch of a binary date. */
-const PG_EPOCH_DAYS = 10_957;
 const CHUNK_RUNS = Math.floor((1 << 20) / RUN_BYTES);
 
 /** An int4 field of binary COPY input at offset o: its length (4) and value, big-endian. */
@@ -205,26 +204,28 @@ export function* walkStock(input: StockWalkInput, figures: StockWalkFigures[]): 
   const weekOf = (off: number) => Math.trunc((DAYS - 1 - off) / 7);
 
   const runs = new RunWriter(w);
-  const header = Buffer.alloc(19);
-  header.write("PGCOPY\n\xff\r\n\0", "latin1");
-  yield header;
+  yield binaryCopyHeader();
   let gen = 0;
+  let first = END;
+  /** Marks a day of the product being walked as having a row: its cells are reset on first sight. */
+  const row = (off: number) => {
+    if (seen[off] !== gen) {
+      seen[off] = gen;
+      sold[off] = 0;
+      received[off] = 0;
+      hasSale[off] = 0;
+      if (off < first) first = off;
+    }
+  };
   for (const { pid, onHand, lifeStart } of products) {
     if (runs.full) yield runs.take();
     gen++;
-    // The product's days with a row: their cells are reset on first sight (`seen`).
-    let first = END;
+    first = END;
     const idx = lines.indexOf.get(pid);
     if (idx !== undefined) {
       for (let j = count[idx]!; j < count[idx + 1]!; j++) {
         const off = lineDay[j]!;
-        if (seen[off] !== gen) {
-          seen[off] = gen;
-          sold[off] = 0;
-          received[off] = 0;
-          hasSale[off] = 0;
-          if (off < first) first = off;
-        }
+        row(off);
         hasSale[off] = 1;
         sold[off]! += lineUnits[j]!;
       }
@@ -234,24 +235,12 @@ export function* walkStock(input: StockWalkInput, figures: StockWalkFigures[]): 
       const r = receipts[nextReceipt]!;
       const off = r.day - w;
       if (off < 0 || off >= DAYS) continue;
-      if (seen[off] !== gen) {
-        seen[off] = gen;
-        sold[off] = 0;
-        received[off] = 0;
-        hasSale[off] = 0;
-        if (off < first) first = off;
-      }
+      row(off);
       received[off]! += r.units;
     }
     if (lifeStart !== null && lifeStart <= d0) {
       const off = Math.max(lifeStart - w, 0);
-      if (seen[off] !== gen) {
-        seen[off] = gen;
-        sold[off] = 0;
-        received[off] = 0;
-        hasSale[off] = 0;
-        if (off < first) first = off;
-      }
+      row(off);
     }
 
     weekOut.fill(0);
@@ -362,7 +351,5 @@ export function* walkStock(input: StockWalkInput, figures: StockWalkFigures[]): 
     });
   }
   yield runs.take();
-  const trailer = Buffer.alloc(2);
-  trailer.writeInt16BE(-1);
-  yield trailer;
+  yield binaryCopyTrailer();
 }

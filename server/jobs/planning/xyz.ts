@@ -68,6 +68,12 @@ export const xyzModule: CalcModule = {
     );
     const life = `${found?.sh ? STOCK_FIGURES_TABLE : "product_metrics"} m
       JOIN products p ON p.pid = m.pid AND p.kind = 'merchandise'`;
+    // The full weeks since the life start (at most 52) of every product that has one.
+    const per = `WITH per AS (
+         SELECT m.pid, LEAST(${WEEKS}, GREATEST(0, ($1::date - m.history_start + 1) / 7)) AS nf
+         FROM ${life}
+         WHERE m.history_start IS NOT NULL
+       ),`;
     await conn.exec(`DROP TABLE IF EXISTS ${XYZ_TABLE}`);
     // The walk of module stock_history counted each product's weeks out of stock and summed its
     // in-stock weeks' units (x and x², whole numbers) as below (stock-walk.ts): the sums are the
@@ -75,11 +81,7 @@ export const xyzModule: CalcModule = {
     if (found?.walk) {
       await conn.query(
         `CREATE TEMP TABLE ${XYZ_TABLE} ON COMMIT DROP AS
-         WITH per AS (
-           SELECT m.pid, LEAST(${WEEKS}, GREATEST(0, ($1::date - m.history_start + 1) / 7)) AS nf
-           FROM ${life}
-           WHERE m.history_start IS NOT NULL
-         ),
+         ${per}
          stats AS (
            SELECT per.pid, per.nf - COALESCE(w.out52, 0) AS n,
              COALESCE(w.sx52, 0)::numeric AS sx, COALESCE(w.sxx52, 0)::numeric AS sxx
@@ -95,11 +97,7 @@ export const xyzModule: CalcModule = {
       // same values.
       await conn.query(
         `CREATE TEMP TABLE ${XYZ_TABLE} ON COMMIT DROP AS
-       WITH per AS (
-         SELECT m.pid, LEAST(${WEEKS}, GREATEST(0, ($1::date - m.history_start + 1) / 7)) AS nf
-         FROM ${life}
-         WHERE m.history_start IS NOT NULL
-       ),
+       ${per}
        -- Days out of stock per product and week, from the runs with stock ≤ 0 cut to each week.
        oos AS (
          SELECT h.pid, k.k,
