@@ -620,7 +620,7 @@ export class DataOps {
           await steps.run(`Calculate ${module.name}`, () => {
             check?.();
             return away(module)
-              ? beside!.moduleDone(module.name)
+              ? beside!.moduleDone(module.name, tx)
               : module.run({ conn: tx, asOf, shared }).finally(() => shared.moduleDone(module.name));
           });
           if (i === lastHere) await finishHere();

@@ -53,6 +53,11 @@ export interface OrderLines {
   /** Lines in all. */
   lines: number;
   /**
+   * Lines of the table (any status, any day) whose pid is not among the products: the pass reads
+   * every line's pid, so it answers the load's reference check (order_lines → products) too.
+   */
+  unknownPids: number;
+  /**
    * The lines with a discount (a few percent of them): their number in stream order (chunk ×
    * CHUNK + row), ascending, and the discount in cents. A line's shelf price × quantity is its
    * amount plus its discount.
@@ -63,6 +68,8 @@ export interface OrderLines {
 /** A run's shared state between its calculation modules (CalcContext.shared). */
 export class RunShared {
   private lines = new Map<number, Promise<OrderLines>>();
+  /** From the first pass that ended: whether every order line's pid was among the products. */
+  private pidsKnown: boolean | null = null;
   /** The run's modules that read the pass and have not ended yet (null: kept to the end). */
   private readers: Set<string> | null;
 
@@ -78,10 +85,23 @@ export class RunShared {
     if (!p) {
       p = streamOrderLines(conn, asOf);
       // A failed pass is not kept: the next module that asks streams again (and fails on its own).
-      p.catch(() => this.lines.delete(key));
+      p.then(
+        (l) => {
+          this.pidsKnown ??= l.unknownPids === 0;
+        },
+        () => this.lines.delete(key),
+      );
       this.lines.set(key, p);
     }
     return p;
+  }
+
+  /**
+   * Whether every line of the order lines the run reads names a known product: true or false once
+   * a pass has ended (kept after its arrays are dropped), null before (or when none streamed).
+   */
+  everyLinePidKnown(): boolean | null {
+    return this.pidsKnown;
   }
 
   /** Says that a module of the run ended (or failed): after the last reader, the arrays go. */
@@ -111,7 +131,11 @@ function newChunk(): LineChunk {
   };
 }
 
-/** Streams every completed and returned line up to asOf (its product, UTC day, status, quantity, amount). */
+/**
+ * Streams every completed and returned line up to asOf (its product, UTC day, status, quantity,
+ * amount). The other lines (cancelled, later than asOf) come too, for their pid only: a pid not
+ * among the products is counted (unknownPids) wherever it is.
+ */
 export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise<OrderLines> {
   const products = await conn.query<{ pid: number }>("SELECT pid FROM products ORDER BY pid");
   const pids = Int32Array.from(products, (p) => p.pid);
@@ -127,6 +151,7 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
   let chunk = newChunk();
   chunks.push(chunk);
   let lines = 0;
+  let unknownPids = 0;
   let discounts = { n: 0, line: new Int32Array(1 << 14), cents: new Float64Array(1 << 14) };
   // The columns as stored (the day and the amount are worked out here: in the statement, the date
   // conversion and the numeric arithmetic cost the database about as much as the rest of it),
@@ -134,16 +159,23 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
   await readBinaryRows(
     conn.copyOut(
       `COPY (
-         SELECT pid, order_date, (status = 'completed')::int4, quantity, price, discount
+         SELECT pid, order_date,
+                CASE WHEN order_date > '${asOf.toISOString()}'::timestamptz THEN 2
+                     WHEN status = 'completed' THEN 1 WHEN status = 'returned' THEN 0 ELSE 2 END,
+                quantity, price, discount
          FROM order_lines
-         WHERE status IN ('completed', 'returned') AND order_date <= '${asOf.toISOString()}'::timestamptz
        ) TO STDOUT (FORMAT binary)`,
     ),
     6,
     (buf, at) => {
       const pid = int4At(buf, at[0]!);
       const i = flat ? (pid >= 0 && pid <= maxPid ? flat[pid]! : -1) : (indexOf.get(pid) ?? -1);
-      if (i < 0) return; // (a line's product is always imported)
+      if (i < 0) {
+        unknownPids++;
+        return;
+      }
+      const done = int4At(buf, at[2]!);
+      if (done === 2) return; // cancelled, or after asOf
       if (chunk.n === CHUNK) {
         chunk = newChunk();
         chunks.push(chunk);
@@ -152,7 +184,7 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
       chunk.product[j] = i;
       // UTC day: microseconds since 2000-01-01 → days since 1970-01-01 (10,957 days apart).
       chunk.day[j] = Math.floor(int8At(buf, at[1]!) / DAY_US) + PG_EPOCH_DAYS;
-      chunk.done[j] = int4At(buf, at[2]!);
+      chunk.done[j] = done;
       const q = int4At(buf, at[3]!);
       chunk.quantity[j] = q;
       // Whole cents, exact below 2^53 (as the database's int8 would be below 2^63).
@@ -175,5 +207,5 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
       lines++;
     },
   );
-  return { pids, indexOf, chunks, lines, discounts };
+  return { pids, indexOf, chunks, lines, unknownPids, discounts };
 }

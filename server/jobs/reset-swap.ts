@@ -396,11 +396,13 @@ export class BesideLoader {
   readonly timings = { load: 0, references: 0, indexes: 0 };
 
   /**
-   * Plain indexes of the other new tables (buildLater), built here after this table's own, or by
-   * the run's connection once it has nothing left but to wait for this one (indexed's helper):
-   * whoever takes one first builds it.
+   * The indexes still to build: this table's (its keys first), queued as soon as it is loaded, and
+   * the plain indexes of the other new tables (buildLater). Built here once this connection's
+   * modules are done, or by the run's connection whenever it would only wait for this one (for a
+   * module run here: moduleDone's helper; at the end: indexed's helper): whoever takes one first
+   * builds it.
    */
-  private readonly laterIndexes: string[] = [];
+  private readonly laterIndexes: IndexStatement[] = [];
   /** Woken when an index is next added to the shared queue (nextQueued). */
   private queued: { promise: Promise<void>; wake: () => void } | null = null;
   /** Per module run here: its rows, once it is done and its new tables are complete. */
@@ -452,6 +454,18 @@ export class BesideLoader {
         let begun = performance.now();
         await validateFresh(conn, def);
         this.attach.push(...(await completionOf(conn, def)));
+        // Its indexes, keys first (a duplicate shows as early as it can), to the front of the
+        // shared queue: the run's connection builds them whenever it would only wait for a module
+        // run here, and this one builds what is left once its modules are done. A constraint that is
+        // not a plain key would lock readers out: it waits for the swap.
+        const statements = (await indexStatements(conn, def.table)).sort(
+          (x, y) => Number(y.attach !== null) - Number(x.attach !== null),
+        );
+        for (const s of statements) if (!s.build.startsWith("CREATE ")) this.attach.push(s.build);
+        this.queue(
+          "front",
+          statements.filter((s) => s.build.startsWith("CREATE ")),
+        );
         await Promise.race([this.others, abortion(this.stop.signal)]);
         // The modules first: the run's connection waits for their tables, not for the checks. A
         // module that fails may have tripped over bad data the checks below would name (a
@@ -473,38 +487,25 @@ export class BesideLoader {
             modules.shared?.moduleDone(m.name);
           }
         }
-        // Keys first: a duplicate shows as early as it can. This table's plain indexes (not unique:
-        // they check nothing) go to the front of the shared queue now: the run's connection, once it
-        // has nothing left but to wait (indexed's helper), builds them while this one checks the
-        // references and builds the keys.
-        const statements = (await indexStatements(conn, def.table)).sort(
-          (x, y) => Number(y.attach !== null) - Number(x.attach !== null),
-        );
-        const plain = statements.filter((x) => x.attach === null && x.build.startsWith("CREATE INDEX "));
-        this.queue(
-          "front",
-          plain.map((x) => x.build),
-        );
+        // The references to and from it. The run's pass over the order lines (order-lines-pass.ts)
+        // looked up every line's pid among the new products: when it found them all, the
+        // order_lines → products check is answered already (a pid it missed sends the run through
+        // staging here, which names the line).
+        const pidsKnown = modules.shared?.everyLinePidKnown() === true;
         begun = performance.now();
-        await checkFreshReferences(conn, (from, to) => from === def || to === def);
+        await checkFreshReferences(
+          conn,
+          (from, to) =>
+            (from === def || to === def) &&
+            !(pidsKnown && from.file === "order_lines.csv" && to.file === "products.csv"),
+        );
         this.timings.references = seconds(begun);
+        // Then the indexes the run's connection has not taken (all the other tables' plain ones are
+        // queued by now: `others` resolved). CREATE INDEX lets that connection go on reading.
         begun = performance.now();
-        for (const s of statements) {
-          if (plain.includes(s)) continue;
+        for (let s = this.laterIndexes.shift(); s; s = this.laterIndexes.shift()) {
           if (this.stop.signal.aborted) throw new Error("index builds stopped");
-          // A constraint that is not a plain key would lock readers out: it waits for the swap.
-          if (!s.build.startsWith("CREATE ")) {
-            this.attach.push(s.build);
-            continue;
-          }
-          await orRetry(`index ${def.table}`, () => conn.exec(s.build));
-          if (s.attach) this.attach.push(s.attach);
-        }
-        // Then the other tables' plain indexes, handed over while they loaded (all of them by now:
-        // `others` resolved). CREATE INDEX lets the run's connection go on reading those tables.
-        for (let build = this.laterIndexes.shift(); build; build = this.laterIndexes.shift()) {
-          if (this.stop.signal.aborted) throw new Error("index builds stopped");
-          await conn.exec(build);
+          await this.build(conn, s);
         }
         this.timings.indexes = seconds(begun);
         if (moduleFailure) throw moduleFailure;
@@ -564,12 +565,17 @@ export class BesideLoader {
     };
     const ended = until.then(mark, mark);
     while (!settled && !this.stop.signal.aborted) {
-      const build = this.laterIndexes.shift();
-      // Nothing queued yet: wait for the next index handed over (this table's own plain ones come
-      // once its modules are done), or for the end.
-      if (!build) await Promise.race([ended, this.nextQueued()]);
-      else await conn.exec(build);
+      const next = this.laterIndexes.shift();
+      // Nothing queued yet: wait for the next index handed over, or for the end.
+      if (!next) await Promise.race([ended, this.nextQueued()]);
+      else await this.build(conn, next);
     }
+  }
+
+  /** Builds an index of the queue on `conn`; a key's constraint is attached in the swap. */
+  private async build(conn: SqlConnection, s: IndexStatement): Promise<void> {
+    await orRetry(`index ${this.def.table}`, () => conn.exec(s.build));
+    if (s.attach) this.attach.push(s.attach);
   }
 
   /**
@@ -587,7 +593,7 @@ export class BesideLoader {
     return this.queued.promise;
   }
 
-  private queue(position: "front" | "back", builds: string[]): void {
+  private queue(position: "front" | "back", builds: IndexStatement[]): void {
     if (!builds.length) return;
     if (position === "front") this.laterIndexes.unshift(...builds);
     else this.laterIndexes.push(...builds);
@@ -601,7 +607,7 @@ export class BesideLoader {
    * indexes: off the run's connection, which meanwhile goes on with the next file.
    */
   buildLater(build: string): void {
-    this.queue("back", [build]);
+    this.queue("back", [{ build, attach: null }]);
   }
 
   /** Whether module `name` runs here. */
@@ -616,8 +622,11 @@ export class BesideLoader {
    * dropping a live table now would hold its readers (the Forecasting page, the dashboards) for the
    * rest of the calculation.
    */
-  async moduleDone(name: string): Promise<number> {
-    return this.moduleRuns.get(name)!.promise;
+  async moduleDone(name: string, helper?: SqlConnection): Promise<number> {
+    const run = this.moduleRuns.get(name)!.promise;
+    // Meanwhile the run's connection, which would only wait, builds queued indexes.
+    if (helper) await this.help(helper, run);
+    return run;
   }
 
   /** Stops the work: the COPY ends at its next chunk, the statement in progress is interrupted. */

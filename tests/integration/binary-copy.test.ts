@@ -95,6 +95,17 @@ describe(`binary COPY of numerics and timestamps (${testBackend})`, () => {
     expect(pass.discounts.n).toBe(2);
     expect(Array.from(pass.discounts.line.subarray(0, 2))).toEqual([0, 2]);
     expect(Array.from(pass.discounts.cents.subarray(0, 2))).toEqual([97, 1]);
+    expect(pass.unknownPids).toBe(0);
+    // A pid that is not among the products is counted wherever its line is (a cancelled line, a line
+    // after the as-of day, a completed one): the pass answers the import's reference check.
+    await conn.exec(`
+      INSERT INTO order_lines (id, order_number, pid, order_date, quantity, price, discount, status) VALUES
+        (6, 'F', 9, '2026-02-01 12:00:00+00', 1, 1.00, 0, 'cancelled'),
+        (7, 'G', 8, '2026-03-05 12:00:00+00', 1, 1.00, 0, 'completed'),
+        (8, 'H', 7, '2026-02-01 12:00:00+00', 1, 1.00, 0, 'returned');`);
+    const again = await streamOrderLines(conn, new Date("2026-03-01T23:59:59Z"));
+    expect(again.unknownPids).toBe(3);
+    expect(again.lines).toBe(3);
   });
 
   it("takes binary COPY input (the stock walk's runs are written so) on both databases", async () => {

@@ -360,6 +360,32 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
           ).join(""),
         'order_lines.csv line 8, column status: "refunded" is not one of completed, cancelled, returned',
       ],
+      [
+        // Beside the run on PostgreSQL, where the run's pass over the order lines answers the
+        // reference check: the unknown pid is on a cancelled line, which no calculation sums.
+        "an unknown reference on a cancelled line in a large file",
+        "order_lines.csv",
+        (t) =>
+          t.replace("6,SO-5,1001,", "6,SO-5,9999,") +
+          Array.from(
+            { length: 20 },
+            (_, i) => `${100 + i},SO-${100 + i},1001,2026-01-02T10:00:00Z,1,1.50,,completed\n`,
+          ).join(""),
+        "order_lines.csv line 7, column pid: 9999 does not match any pid in products.csv",
+      ],
+      [
+        // …and on a line dated after the day the run calculates as of.
+        "an unknown reference on a future line in a large file",
+        "order_lines.csv",
+        (t) =>
+          t +
+          Array.from(
+            { length: 20 },
+            (_, i) => `${100 + i},SO-${100 + i},1001,2026-01-02T10:00:00Z,1,1.50,,completed\n`,
+          ).join("") +
+          "200,SO-200,9999,2099-01-02T10:00:00Z,1,1.50,,completed\n",
+        "order_lines.csv line 30, column pid: 9999 does not match any pid in products.csv",
+      ],
     ];
     for (const [label, file, edit, message] of cases) {
       it(label, async () => {

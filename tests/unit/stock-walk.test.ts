@@ -27,6 +27,7 @@ function passOf(
     indexOf: new Map(pids.map((p, i) => [p, i])),
     chunks: [chunk],
     lines: n,
+    unknownPids: 0,
     discounts: { n: 0, line: new Int32Array(0), cents: new Float64Array(0) },
   };
 }
