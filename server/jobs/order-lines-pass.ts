@@ -58,11 +58,75 @@ export interface OrderLines {
    */
   unknownPids: number;
   /**
+   * Orders per UTC day (days since 1970-01-01): the distinct order numbers with a completed line
+   * that day, told apart by a 64-bit hash of the number (DayOrders).
+   */
+  ordersByDay: Map<number, number>;
+  /**
    * The lines with a discount (a few percent of them): their number in stream order (chunk ×
    * CHUNK + row), ascending, and the discount in cents. A line's shelf price × quantity is its
    * amount plus its discount.
    */
   discounts: { n: number; line: Int32Array; cents: Float64Array };
+}
+
+/**
+ * The distinct (day, order number) pairs of the completed lines, each order number by its 64-bit
+ * hash (PostgreSQL's hashtextextended, seed 0): an open-addressing set in typed arrays (≈ 13 bytes
+ * a slot; 1.3M orders over two years take 2M slots), counting each day's pairs as they come. Two
+ * different order numbers of one day would have to share all 64 bits to be counted once: for a day
+ * of 10,000 orders the chance is about 3 in 10^12. (Counted by the database instead, a hashed
+ * DISTINCT over the 2.8M completed lines of the large demo set took 1.7–2.6 s of its CPU; strings
+ * for 1.3M order numbers would cost the app a few hundred MB.)
+ */
+export class DayOrders {
+  private bits: number;
+  private used: Uint8Array;
+  private day: Int32Array;
+  private hi: Int32Array;
+  private lo: Int32Array;
+  private size = 0;
+  readonly perDay = new Map<number, number>();
+
+  constructor(bits = 16) {
+    this.bits = bits;
+    this.used = new Uint8Array(1 << bits);
+    this.day = new Int32Array(1 << bits);
+    this.hi = new Int32Array(1 << bits);
+    this.lo = new Int32Array(1 << bits);
+  }
+
+  /** Adds order (hi, lo) on `day`; counts it for the day the first time the pair is seen. */
+  add(day: number, hi: number, lo: number): void {
+    if (!this.insert(day, hi, lo)) return;
+    this.perDay.set(day, (this.perDay.get(day) ?? 0) + 1);
+    if (++this.size * 4 > this.used.length * 3) this.grow();
+  }
+
+  private insert(day: number, hi: number, lo: number): boolean {
+    const mask = this.used.length - 1;
+    // The hash is uniform already; the day is mixed in so one order's days spread too.
+    let i = (lo ^ Math.imul(day, 0x9e3779b1)) & mask;
+    while (this.used[i]) {
+      if (this.lo[i] === lo && this.hi[i] === hi && this.day[i] === day) return false;
+      i = (i + 1) & mask;
+    }
+    this.used[i] = 1;
+    this.day[i] = day;
+    this.hi[i] = hi;
+    this.lo[i] = lo;
+    return true;
+  }
+
+  private grow(): void {
+    const { used, day, hi, lo } = this;
+    this.bits++;
+    this.used = new Uint8Array(1 << this.bits);
+    this.day = new Int32Array(1 << this.bits);
+    this.hi = new Int32Array(1 << this.bits);
+    this.lo = new Int32Array(1 << this.bits);
+    for (let i = 0; i < used.length; i++) if (used[i]) this.insert(day[i]!, hi[i]!, lo[i]!);
+  }
 }
 
 /** A run's shared state between its calculation modules (CalcContext.shared). */
@@ -133,7 +197,7 @@ function newChunk(): LineChunk {
 
 /**
  * Streams every completed and returned line up to asOf (its product, UTC day, status, quantity,
- * amount). The other lines (cancelled, later than asOf) come too, for their pid only: a pid not
+ * amount; the orders of each day). The other lines (cancelled, later than asOf) come too, for their pid only: a pid not
  * among the products is counted (unknownPids) wherever it is.
  */
 export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise<OrderLines> {
@@ -152,6 +216,7 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
   chunks.push(chunk);
   let lines = 0;
   let unknownPids = 0;
+  const orders = new DayOrders();
   let discounts = { n: 0, line: new Int32Array(1 << 14), cents: new Float64Array(1 << 14) };
   // The columns as stored (the day and the amount are worked out here: in the statement, the date
   // conversion and the numeric arithmetic cost the database about as much as the rest of it),
@@ -162,11 +227,11 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
          SELECT pid, order_date,
                 CASE WHEN order_date > '${asOf.toISOString()}'::timestamptz THEN 2
                      WHEN status = 'completed' THEN 1 WHEN status = 'returned' THEN 0 ELSE 2 END,
-                quantity, price, discount
+                quantity, price, discount, hashtextextended(order_number, 0)
          FROM order_lines
        ) TO STDOUT (FORMAT binary)`,
     ),
-    6,
+    7,
     (buf, at) => {
       const pid = int4At(buf, at[0]!);
       const i = flat ? (pid >= 0 && pid <= maxPid ? flat[pid]! : -1) : (indexOf.get(pid) ?? -1);
@@ -183,8 +248,10 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
       const j = chunk.n++;
       chunk.product[j] = i;
       // UTC day: microseconds since 2000-01-01 → days since 1970-01-01 (10,957 days apart).
-      chunk.day[j] = Math.floor(int8At(buf, at[1]!) / DAY_US) + PG_EPOCH_DAYS;
+      const d = Math.floor(int8At(buf, at[1]!) / DAY_US) + PG_EPOCH_DAYS;
+      chunk.day[j] = d;
       chunk.done[j] = done;
+      if (done === 1) orders.add(d, int4At(buf, at[6]!), int4At(buf, at[6]! + 4));
       const q = int4At(buf, at[3]!);
       chunk.quantity[j] = q;
       // Whole cents, exact below 2^53 (as the database's int8 would be below 2^63).
@@ -207,5 +274,5 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
       lines++;
     },
   );
-  return { pids, indexOf, chunks, lines, unknownPids, discounts };
+  return { pids, indexOf, chunks, lines, unknownPids, ordersByDay: orders.perDay, discounts };
 }

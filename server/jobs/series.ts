@@ -128,7 +128,7 @@ export const salesSeriesModule: CalcModule = {
   async run(ctx) {
     const { conn, asOf } = ctx;
     await conn.exec("TRUNCATE sales_daily, product_sales_weekly");
-    const { start, first } = salesWindow(asOf);
+    const { start } = salesWindow(asOf);
     const days = SALES_SERIES_DAYS;
     // The product detail's weekly series: the DETAIL_SERIES_WEEKS calendar weeks (Monday to Sunday,
     // UTC) before the as-of day's week. They reach further back than the daily window (three years
@@ -299,20 +299,10 @@ export const salesSeriesModule: CalcModule = {
           add(categoryCells, (d * nCategories + setFlat[s]!) * MEASURES, done, q, amount, cost);
       }
     }
-    // Orders per day: distinct order numbers with a completed line (an order's lines share its day).
-    // Counted by the database (1.3M distinct order numbers over two years would cost the app a few
-    // hundred MB as strings): one hashed pass, on the second connection of a Full Reset, which has
-    // room for it.
+    // Orders per day: distinct order numbers with a completed line (an order's lines share its
+    // day), counted by the pass as it read them.
     const orders = new Int32Array(days);
-    for (const o of await conn.query<{ d: number; n: number }>(
-      `SELECT d, count(*)::int AS n FROM (
-         SELECT DISTINCT ((order_date AT TIME ZONE 'UTC')::date - $3::date)::int AS d, order_number FROM order_lines
-         WHERE status = 'completed' AND order_date >= $1::timestamptz AND order_date <= $2::timestamptz
-       ) o GROUP BY d`,
-      [start, asOf, first],
-    )) {
-      if (o.d >= 0 && o.d < days) orders[o.d] = o.n;
-    }
+    for (let d = 0; d < days; d++) orders[d] = pass.ordersByDay.get(firstDay + d) ?? 0;
 
     // The rows, as CSV for COPY: a total row for every day with a line, and a row per brand, vendor
     // and category for each day it sold or had a return (merchandise).

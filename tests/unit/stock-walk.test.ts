@@ -28,6 +28,7 @@ function passOf(
     chunks: [chunk],
     lines: n,
     unknownPids: 0,
+    ordersByDay: new Map(),
     discounts: { n: 0, line: new Int32Array(0), cents: new Float64Array(0) },
   };
 }
