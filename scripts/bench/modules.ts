@@ -69,10 +69,10 @@ const appCpu = () => {
 for (let round = 0; round < Number(values.repeat); round++) {
   await conn.exec("BEGIN");
   try {
-    // The memory a run's connection has (data-ops.ts, RUN_SESSION_SETTINGS): with the default 4MB
-    // the sorts and hashes of the larger statements spill to disk, which a run's do not.
+    // The memory a run's connection has, and no JIT (data-ops.ts, RUN_SESSION_SETTINGS): with the
+    // default 4MB the sorts and hashes of the larger statements spill to disk, which a run's do not.
     await conn.exec(
-      "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL work_mem = '128MB'; SET LOCAL maintenance_work_mem = '256MB'",
+      "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL work_mem = '128MB'; SET LOCAL maintenance_work_mem = '256MB'; SET LOCAL jit = off",
     );
     await snapshotSettings(conn);
     // As in a run, the modules share one pass over the order lines (the first that reads it, the
