@@ -369,8 +369,8 @@ export async function largestTable(source: DataSource): Promise<TableDef> {
 }
 
 /**
- * One new table loaded on a connection of its own (PostgreSQL), beside the run's: COPY and
- * ANALYZE (then `loaded()` answers its rows), then its CHECK constraint (validateFresh) and, once
+ * One new table loaded on a connection of its own (PostgreSQL), beside the run's: COPY (then
+ * `loaded()` answers its rows), ANALYZE, then its CHECK constraint (validateFresh) and, once
  * the run's connection has loaded the other files (`othersLoaded()`), the references to and from
  * it, then its indexes (then `indexed()` answers). The run's connection meanwhile loads the other files and, once
  * `loaded()` answered, checks the other references and runs the calculations on the new tables. Every statement that takes a lock excluding readers
@@ -444,12 +444,17 @@ export class BesideLoader {
         },
         timeZone,
       );
-      await analyzeFresh(conn, def);
       this.timings.load = seconds(started);
       return rows;
     })();
     this.done = this.loadedRows
       .then(async () => {
+        // Its statistics: after `loaded()`, so the calculation starts without waiting for them (its
+        // first reader of the table, the pass over the order lines, is a plain scan), and before
+        // any of its indexes is queued (ANALYZE waits for a CREATE INDEX's lock, which the run's
+        // connection keeps to its end).
+        await analyzeFresh(conn, def);
+        this.timings.load = seconds(started);
         // Its checks, and its references (to and from it) once the other tables are there.
         let begun = performance.now();
         await validateFresh(conn, def);
