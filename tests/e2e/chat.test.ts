@@ -217,6 +217,35 @@ describe("chat archive in the browser", () => {
     );
   });
 
+  it("a browser time zone the server does not know: the calendar shows UTC days and says so", async () => {
+    const { page } = await e.newPage({ timezoneId: "America/Los_Angeles" });
+    // The browser's zone reaches the server as one it does not know (as an old or unusual setting
+    // would): it answers 400 naming tz.
+    await page.route(/\/trpc\/[^?]*chat\.days/, (route) =>
+      route.continue({
+        url: route
+          .request()
+          .url()
+          .replace(/America(%2F|\/)Los_Angeles/g, "Mars$1Olympus"),
+      }),
+    );
+    await e.signIn(page, "admin");
+    await page.goto("/chat?room=R_late");
+    await page.locator('[data-message-id="LATE2"]').waitFor();
+    await page.getByRole("button", { name: "Jump to date" }).click();
+    const calendar = page.getByTestId("date-jump");
+    await calendar.getByText("Underlined days have messages.").waitFor();
+    expect(await calendar.getByTestId("date-jump-utc").innerText()).toContain(
+      "Days in UTC: the server does not know this browser's time zone (America/Los_Angeles).",
+    );
+    // 07:30 UTC on 14 November is on the 14th in UTC.
+    const underlined = async (day: string) =>
+      ((await calendar.locator(`[data-day="${day}"]`).getAttribute("class")) ?? "")
+        .split(/\s+/)
+        .includes("underline");
+    expect(await underlined("2025-11-14")).toBe(true);
+  });
+
   it("a user without a linked chat user is told why nothing shows", async () => {
     const { page } = await e.newPage();
     await e.signIn(page, "nolink");

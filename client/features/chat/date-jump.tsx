@@ -3,7 +3,7 @@ import { Popover, PopoverContent, PopoverTrigger } from "@client/components/ui/p
 import { useTRPC } from "@client/lib/trpc.ts";
 import { useQuery } from "@tanstack/react-query";
 import { CalendarIcon } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { DayPicker } from "react-day-picker";
 import "react-day-picker/style.css";
 
@@ -33,10 +33,19 @@ export function DateJump({
   const [month, setMonth] = useState(() => (last ? new Date(last) : new Date()));
   const from = new Date(month.getFullYear(), month.getMonth(), 1);
   const to = new Date(month.getFullYear(), month.getMonth() + 1, 0);
+  // A zone the server does not know (an old or unusual browser setting) is answered 400 naming tz:
+  // the calendar then shows UTC days, and says so, rather than an empty month.
+  const [utc, setUtc] = useState(false);
+  const tz = utc ? undefined : zone();
   const days = useQuery({
-    ...trpc.chat.days.queryOptions({ rid, from: iso(from), to: iso(to), tz: zone() }),
+    ...trpc.chat.days.queryOptions({ rid, from: iso(from), to: iso(to), tz }),
     enabled: open,
+    retry: false,
   });
+  const tzRefused = !utc && days.error?.data?.httpStatus === 400 && /\btz\b/.test(days.error.message);
+  useEffect(() => {
+    if (tzRefused) setUtc(true);
+  }, [tzRefused]);
   const withMessages = new Set(days.data ?? []);
   return (
     <Popover open={open} onOpenChange={setOpen}>
@@ -60,12 +69,19 @@ export function DateJump({
           }}
         />
         <p className="px-2 pb-1 text-xs text-muted-foreground">
-          {days.isPending
+          {days.isPending || tzRefused
             ? "Loading..."
-            : withMessages.size
-              ? "Underlined days have messages."
-              : "No messages this month."}
+            : days.error
+              ? `Could not load the days with messages: ${days.error.message}`
+              : withMessages.size
+                ? "Underlined days have messages."
+                : "No messages this month."}
         </p>
+        {utc && (
+          <p className="px-2 pb-1 text-xs text-muted-foreground" data-testid="date-jump-utc">
+            Days in UTC: the server does not know this browser's time zone ({zone()}).
+          </p>
+        )}
       </PopoverContent>
     </Popover>
   );
