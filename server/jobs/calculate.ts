@@ -339,16 +339,17 @@ export const productMetricsModule: CalcModule = {
 
 /**
  * In this order on one connection. On a Full Reset's second connection (CalcModule.beside) forecast,
- * sales_series and product_search run in this order too: product_search, which nothing else reads,
- * comes last, so sales_series (which analytics_figures reads) is ready sooner and the run's
- * connection finishes its own work (analytics_figures, its indexes) while product_search runs.
+ * sales_series and product_search run in this order too. Nothing the run computes reads
+ * sales_series' or product_search's tables, so they come last: the run's connection does all of
+ * its own work (analytics_figures, its indexes) before it waits for them, building the order lines'
+ * indexes meanwhile, rather than wait for sales_series in the middle of its chain.
  */
 export const CALC_MODULES: readonly CalcModule[] = [
   productMetricsModule,
   ...PLANNING_MODULES,
   stockSeriesModule,
-  salesSeriesModule,
   analyticsFiguresModule,
+  salesSeriesModule,
   productSearchModule,
 ];
 
