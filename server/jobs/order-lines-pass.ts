@@ -197,8 +197,8 @@ function newChunk(): LineChunk {
 
 /**
  * Streams every completed and returned line up to asOf (its product, UTC day, status, quantity,
- * amount; the orders of each day). The other lines (cancelled, later than asOf) come too, for their pid only: a pid not
- * among the products is counted (unknownPids) wherever it is.
+ * amount; the orders of each day). The other lines (cancelled, later than asOf) come too, for their
+ * pid only: a pid not among the products is counted (unknownPids) wherever it is.
  */
 export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise<OrderLines> {
   const products = await conn.query<{ pid: number }>("SELECT pid FROM products ORDER BY pid");
