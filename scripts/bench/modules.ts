@@ -13,6 +13,7 @@ import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { openDatabase } from "../../server/db/database.ts";
 import { CALC_MODULES } from "../../server/jobs/calculate.ts";
+import { RUN_SESSION_SETTINGS } from "../../server/jobs/data-ops.ts";
 import { RunShared } from "../../server/jobs/order-lines-pass.ts";
 import { snapshotSettings } from "../../server/jobs/planning/context.ts";
 
@@ -69,11 +70,9 @@ const appCpu = () => {
 for (let round = 0; round < Number(values.repeat); round++) {
   await conn.exec("BEGIN");
   try {
-    // The memory a run's connection has, and no JIT (data-ops.ts, RUN_SESSION_SETTINGS): with the
-    // default 4MB the sorts and hashes of the larger statements spill to disk, which a run's do not.
-    await conn.exec(
-      "SET LOCAL max_parallel_workers_per_gather = 0; SET LOCAL work_mem = '128MB'; SET LOCAL maintenance_work_mem = '256MB'; SET LOCAL jit = off",
-    );
+    // A run's session (its memory, no JIT): with the default 4MB the sorts and hashes of the larger
+    // statements spill to disk, which a run's do not. (Undone by the rollback.)
+    await conn.exec(`${RUN_SESSION_SETTINGS}; SET max_parallel_workers_per_gather = 0`);
     await snapshotSettings(conn);
     // As in a run, the modules share one pass over the order lines (the first that reads it, the
     // forecast, streams it: its figures include the pass's).

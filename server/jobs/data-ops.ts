@@ -49,11 +49,12 @@ import { IMPORTED_TABLES } from "./tables.ts";
 
 const DATA_OPS_LOCK_KEY = 72_707_370;
 
-/** The run's session: UTC dates, and memory for big sorts, hash aggregates and index builds. */
-// No JIT: a run's statements are many and each runs once, so compiling their expressions costs
-// more than it saves (`bench:modules`, every module: 16.5–16.8 s of database CPU with it, 16.1–16.2 s
-// without).
-const RUN_SESSION_SETTINGS =
+/**
+ * The run's session: UTC dates, memory for big sorts, hash aggregates and index builds, and no JIT
+ * (a run's statements each run once, so compiling their expressions costs more than it saves:
+ * `bench:modules`, every module, 16.5–16.8 s of database CPU with it, 16.1–16.2 s without).
+ */
+export const RUN_SESSION_SETTINGS =
   "SET TIME ZONE 'UTC'; SET work_mem = '128MB'; SET maintenance_work_mem = '256MB'; SET jit = off";
 
 const LABEL: Record<RunType, string> = { update: "Full update", reset: "Full reset", chat: "Chat import" };

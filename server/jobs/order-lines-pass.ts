@@ -80,7 +80,6 @@ export interface OrderLines {
  * for 1.3M order numbers would cost the app a few hundred MB.)
  */
 export class DayOrders {
-  private bits: number;
   private used: Uint8Array;
   private day: Int32Array;
   private hi: Int32Array;
@@ -89,7 +88,6 @@ export class DayOrders {
   readonly perDay = new Map<number, number>();
 
   constructor(bits = 16) {
-    this.bits = bits;
     this.used = new Uint8Array(1 << bits);
     this.day = new Int32Array(1 << bits);
     this.hi = new Int32Array(1 << bits);
@@ -120,11 +118,11 @@ export class DayOrders {
 
   private grow(): void {
     const { used, day, hi, lo } = this;
-    this.bits++;
-    this.used = new Uint8Array(1 << this.bits);
-    this.day = new Int32Array(1 << this.bits);
-    this.hi = new Int32Array(1 << this.bits);
-    this.lo = new Int32Array(1 << this.bits);
+    const slots = 2 * used.length;
+    this.used = new Uint8Array(slots);
+    this.day = new Int32Array(slots);
+    this.hi = new Int32Array(slots);
+    this.lo = new Int32Array(slots);
     for (let i = 0; i < used.length; i++) if (used[i]) this.insert(day[i]!, hi[i]!, lo[i]!);
   }
 }

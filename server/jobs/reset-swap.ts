@@ -579,8 +579,8 @@ export class BesideLoader {
 
   /** Builds an index of the queue on `conn`; a key's constraint is attached in the swap. */
   private async build(conn: SqlConnection, s: IndexStatement): Promise<void> {
-    const table = / ON (\S+) USING /.exec(s.build)?.[1] ?? this.def.table;
-    await orRetry(`index on ${table}`, () => conn.exec(s.build));
+    // (A duplicate key's message names the index and the key.)
+    await orRetry("index build", () => conn.exec(s.build));
     if (s.attach) this.attach.push(s.attach);
   }
 

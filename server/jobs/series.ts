@@ -19,10 +19,9 @@ export const SALES_SERIES_DAYS = 731;
 /** Week ends of the stock-value series: D0, D0 − 7, … (53 of them, a year and a week). */
 export const STOCK_SERIES_WEEKS = 53;
 
-/** The first day of the daily series and the moment it starts. */
-function salesWindow(asOf: Date) {
-  const start = new Date(utcMidnight(asOf).getTime() - (SALES_SERIES_DAYS - 1) * DAY_MS);
-  return { start, first: utcDay(start) };
+/** The moment the daily series starts: its first day's UTC midnight. */
+function salesStart(asOf: Date): Date {
+  return new Date(utcMidnight(asOf).getTime() - (SALES_SERIES_DAYS - 1) * DAY_MS);
 }
 
 /**
@@ -128,7 +127,7 @@ export const salesSeriesModule: CalcModule = {
   async run(ctx) {
     const { conn, asOf } = ctx;
     await conn.exec("TRUNCATE sales_daily, product_sales_weekly");
-    const { start } = salesWindow(asOf);
+    const start = salesStart(asOf);
     const days = SALES_SERIES_DAYS;
     // The product detail's weekly series: the DETAIL_SERIES_WEEKS calendar weeks (Monday to Sunday,
     // UTC) before the as-of day's week. They reach further back than the daily window (three years

@@ -1,6 +1,7 @@
 // The Chat Archive in Chromium: an admin and a linked non-admin read a room, a thread, search with
 // from: and jump to the hit, jump to a date; markup in a message stays text; a room outside the
 // non-admin's set cannot be opened by URL.
+import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleArchive, tempDir, writeArchive } from "../helpers/chat-archive.ts";
 import { type E2E, startE2E } from "./harness.ts";
@@ -188,18 +189,26 @@ describe("chat archive in the browser", () => {
     await hit.getByTestId("copy-message-link").waitFor();
   });
 
-  it("the calendar marks the reader's own days: a message at 23:30 in Los Angeles is on that day", async () => {
-    const { page } = await e.newPage({ timezoneId: "America/Los_Angeles" });
+  /** Signs in, opens room R_late and its jump-to-date calendar with its days loaded. */
+  async function openLateRoomCalendar(page: Page): Promise<Locator> {
     await e.signIn(page, "admin");
     await page.goto("/chat?room=R_late");
     await page.locator('[data-message-id="LATE2"]').waitFor();
     await page.getByRole("button", { name: "Jump to date" }).click();
     const calendar = page.getByTestId("date-jump");
-    // The calendar opens on the room's last month, November 2025, with its days loaded.
     await calendar.getByText("Underlined days have messages.").waitFor();
+    return calendar;
+  }
+  const isUnderlined = async (cell: Locator) =>
+    ((await cell.getAttribute("class")) ?? "").split(/\s+/).includes("underline");
+
+  it("the calendar marks the reader's own days: a message at 23:30 in Los Angeles is on that day", async () => {
+    const { page } = await e.newPage({ timezoneId: "America/Los_Angeles" });
+    // The calendar opens on the room's last month, November 2025, with its days loaded.
+    const calendar = await openLateRoomCalendar(page);
     const cell = (day: string) => calendar.locator(`[data-day="${day}"]`);
     const state = async (day: string) => ({
-      underlined: ((await cell(day).getAttribute("class")) ?? "").split(/\s+/).includes("underline"),
+      underlined: await isUnderlined(cell(day)),
       pickable: !(await cell(day).locator("button").isDisabled()),
     });
     // 07:30 UTC on 14 November is 23:30 on the 13th here: the 13th is marked, the 14th is not.
@@ -229,21 +238,12 @@ describe("chat archive in the browser", () => {
           .replace(/America(%2F|\/)Los_Angeles/g, "Mars$1Olympus"),
       }),
     );
-    await e.signIn(page, "admin");
-    await page.goto("/chat?room=R_late");
-    await page.locator('[data-message-id="LATE2"]').waitFor();
-    await page.getByRole("button", { name: "Jump to date" }).click();
-    const calendar = page.getByTestId("date-jump");
-    await calendar.getByText("Underlined days have messages.").waitFor();
+    const calendar = await openLateRoomCalendar(page);
     expect(await calendar.getByTestId("date-jump-utc").innerText()).toContain(
       "Days in UTC: the server does not know this browser's time zone (America/Los_Angeles).",
     );
     // 07:30 UTC on 14 November is on the 14th in UTC.
-    const underlined = async (day: string) =>
-      ((await calendar.locator(`[data-day="${day}"]`).getAttribute("class")) ?? "")
-        .split(/\s+/)
-        .includes("underline");
-    expect(await underlined("2025-11-14")).toBe(true);
+    expect(await isUnderlined(calendar.locator('[data-day="2025-11-14"]'))).toBe(true);
   });
 
   it("a user without a linked chat user is told why nothing shows", async () => {

@@ -272,6 +272,12 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
   });
 
   describe("a bad file fails the run, names file, line and column, and changes nothing", () => {
+    // Twenty more order lines, which make order_lines.csv the largest file: a Full Reset on
+    // PostgreSQL then loads it beside the run.
+    const MORE_LINES = Array.from(
+      { length: 20 },
+      (_, i) => `${100 + i},SO-${100 + i},1001,2026-01-02T10:00:00Z,1,1.50,,completed\n`,
+    ).join("");
     const cases: [string, string, (t: string) => string, string][] = [
       [
         "a bad number",
@@ -351,12 +357,7 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
         // its values there, while the calculations already run.
         "an unknown status in a large file",
         "order_lines.csv",
-        (t) =>
-          t.replace("returned", "refunded") +
-          Array.from(
-            { length: 20 },
-            (_, i) => `${100 + i},SO-${100 + i},1001,2026-01-02T10:00:00Z,1,1.50,,completed\n`,
-          ).join(""),
+        (t) => t.replace("returned", "refunded") + MORE_LINES,
         'order_lines.csv line 8, column status: "refunded" is not one of completed, cancelled, returned',
       ],
       [
@@ -364,25 +365,14 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
         // reference check: the unknown pid is on a cancelled line, which no calculation sums.
         "an unknown reference on a cancelled line in a large file",
         "order_lines.csv",
-        (t) =>
-          t.replace("6,SO-5,1001,", "6,SO-5,9999,") +
-          Array.from(
-            { length: 20 },
-            (_, i) => `${100 + i},SO-${100 + i},1001,2026-01-02T10:00:00Z,1,1.50,,completed\n`,
-          ).join(""),
+        (t) => t.replace("6,SO-5,1001,", "6,SO-5,9999,") + MORE_LINES,
         "order_lines.csv line 7, column pid: 9999 does not match any pid in products.csv",
       ],
       [
         // …and on a line dated after the day the run calculates as of.
         "an unknown reference on a future line in a large file",
         "order_lines.csv",
-        (t) =>
-          t +
-          Array.from(
-            { length: 20 },
-            (_, i) => `${100 + i},SO-${100 + i},1001,2026-01-02T10:00:00Z,1,1.50,,completed\n`,
-          ).join("") +
-          "200,SO-200,9999,2099-01-02T10:00:00Z,1,1.50,,completed\n",
+        (t) => t + MORE_LINES + "200,SO-200,9999,2099-01-02T10:00:00Z,1,1.50,,completed\n",
         "order_lines.csv line 30, column pid: 9999 does not match any pid in products.csv",
       ],
     ];
