@@ -68,7 +68,7 @@ export function DateJump({
             onPick(iso(d));
           }}
         />
-        <p className="px-2 pb-1 text-xs text-muted-foreground">
+        <p className="max-w-64 px-2 pb-1 text-xs text-muted-foreground">
           {days.isPending || tzRefused
             ? "Loading..."
             : days.error
@@ -78,7 +78,7 @@ export function DateJump({
                 : "No messages this month."}
         </p>
         {utc && (
-          <p className="px-2 pb-1 text-xs text-muted-foreground" data-testid="date-jump-utc">
+          <p className="max-w-64 px-2 pb-1 text-xs text-muted-foreground" data-testid="date-jump-utc">
             Days in UTC: the server does not know this browser's time zone ({zone()}).
           </p>
         )}
