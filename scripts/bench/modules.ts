@@ -8,12 +8,13 @@
 // every statement's CPU is the backend's own; `app` is this process's own CPU over the module (the
 // modules that add lines up in the app, e.g. sales_series, spend it there). `--only` prints only the
 // named modules (the others still run: later modules read earlier ones' tables). The last line is a
-// JSON object.
+// JSON object. With --statements, each statement (COPYs in and out too) of the printed modules that
+// took 0.1 s of the backend's CPU or more is listed under its module.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { openDatabase } from "../../server/db/database.ts";
 import { CALC_MODULES } from "../../server/jobs/calculate.ts";
-import { RUN_SESSION_SETTINGS } from "../../server/jobs/data-ops.ts";
+import { dropPlainIndexes, RUN_SESSION_SETTINGS } from "../../server/jobs/data-ops.ts";
 import { RunShared } from "../../server/jobs/order-lines-pass.ts";
 import { snapshotSettings } from "../../server/jobs/planning/context.ts";
 
@@ -56,12 +57,23 @@ function timed<A extends unknown[], R>(fn: (...a: A) => Promise<R>) {
     return r;
   };
 }
+/** A COPY out, timed from its start to its last chunk. */
+async function* timedCopyOut(sql: string): AsyncGenerator<Buffer> {
+  const cpu0 = cpuOf(pid);
+  yield* raw.copyOut(sql);
+  const cpu = cpuOf(pid) - cpu0;
+  if (values.statements && cpu >= 0.1 && (!only || only.has(current)))
+    console.log(`    ${cpu.toFixed(2).padStart(6)} s  ${sql.replace(/\s+/g, " ").slice(0, 150)}`);
+}
 const conn = {
   ...raw,
   query: timed(raw.query.bind(raw)),
   exec: timed(raw.exec.bind(raw)),
   execute: timed(raw.execute.bind(raw)),
+  copyOut: timedCopyOut,
 } as typeof raw;
+const timedCopyIn = timed((_label: string, o: Parameters<typeof raw.copyCsv>[0]) => raw.copyCsv(o));
+conn.copyCsv = (o) => timedCopyIn(`COPY ${o.table} FROM STDIN${o.binary ? " (FORMAT binary)" : " (csv)"}`, o);
 const best: Record<string, { wall: number; cpu: number; app: number }> = {};
 const appCpu = () => {
   const u = process.cpuUsage();
@@ -73,6 +85,12 @@ for (let round = 0; round < Number(values.repeat); round++) {
     // A run's session (its memory, no JIT): with the default 4MB the sorts and hashes of the larger
     // statements spill to disk, which a run's do not. (Undone by the rollback.)
     await conn.exec(`${RUN_SESSION_SETTINGS}; SET max_parallel_workers_per_gather = 0`);
+    // As in a run, the modules' tables lose their plain indexes while they are refilled (a run
+    // builds them once at its end; the second connection's modules fill new tables without them).
+    await dropPlainIndexes(
+      raw,
+      CALC_MODULES.flatMap((m) => m.tables),
+    );
     await snapshotSettings(conn);
     // As in a run, the modules share one pass over the order lines (the first that reads it, the
     // forecast, streams it: its figures include the pass's).

@@ -1073,7 +1073,7 @@ export class DataOps {
  * rather than maintained row by row through every INSERT and UPDATE. Answers the statements that
  * build them again, exactly as they were.
  */
-async function dropPlainIndexes(tx: SqlConnection, tables: readonly string[]): Promise<string[]> {
+export async function dropPlainIndexes(tx: SqlConnection, tables: readonly string[]): Promise<string[]> {
   const rows = await tx.query<{ name: string; definition: string }>(
     `SELECT format('%I.%I', n.nspname, i.relname) AS name, pg_get_indexdef(x.indexrelid) AS definition
      FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_namespace n ON n.oid = i.relnamespace

@@ -10,6 +10,7 @@
 // benchmark of one module) streams them itself, with the same figures.
 import { centsAt, int4At, int8At, PG_EPOCH_DAYS, readBinaryRows } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
+import type { StockRuns } from "./planning/stock-walk.ts";
 
 const DAY_US = 86_400_000_000;
 
@@ -130,6 +131,8 @@ export class DayOrders {
 /** A run's shared state between its calculation modules (CalcContext.shared). */
 export class RunShared {
   private lines = new Map<number, Promise<OrderLines>>();
+  /** Module stock_history's runs, as it wrote them to product_stock_history, for stock_series. */
+  private stockRuns: { asOf: number; runs: StockRuns } | null = null;
   /** From the first pass that ended: whether every order line's pid was among the products. */
   private pidsKnown: boolean | null = null;
   /** The run's modules that read the pass and have not ended yet (null: kept to the end). */
@@ -164,6 +167,22 @@ export class RunShared {
    */
   everyLinePidKnown(): boolean | null {
     return this.pidsKnown;
+  }
+
+  /**
+   * Keeps the runs module stock_history wrote to product_stock_history as of asOf (replacing any kept
+   * before), for module stock_series, which runs later in the same transaction: no module between
+   * them writes that table.
+   */
+  keepStockRuns(asOf: Date, runs: StockRuns): void {
+    this.stockRuns = { asOf: asOf.getTime(), runs };
+  }
+
+  /** The runs kept as of asOf, once: they are dropped as they are handed over. */
+  takeStockRuns(asOf: Date): StockRuns | null {
+    const kept = this.stockRuns;
+    this.stockRuns = null;
+    return kept?.asOf === asOf.getTime() ? kept.runs : null;
   }
 
   /** Says that a module of the run ended (or failed): after the last reader, the arrays go. */

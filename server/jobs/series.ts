@@ -419,7 +419,8 @@ export const ROOT_SETS_SQL = (p: string) => `
 export const stockSeriesModule: CalcModule = {
   name: "stock_series",
   tables: ["stock_value_weekly"],
-  async run({ conn, asOf }) {
+  async run(ctx) {
+    const { conn, asOf } = ctx;
     const restore = await setLocal(conn, { jit: "off", work_mem: "64MB" });
     await conn.exec("TRUNCATE stock_value_weekly");
     const d0 = utcDay(asOf);
@@ -461,21 +462,36 @@ export const stockSeriesModule: CalcModule = {
         aliveA[w]! += sign;
       }
     };
-    await readBinaryCopy(
-      conn.copyOut(
-        `COPY (SELECT pid, valid_from - (DATE '${d0}' - 364), valid_to - (DATE '${d0}' - 364), stock
-         FROM product_stock_history) TO STDOUT (FORMAT binary)`,
-      ),
-      ["int4", "int4", "int4", "int4"],
-      (row) => {
-        const p = products.index.get(row[0] as number);
-        if (p === undefined) return;
-        const stock = row[3] as number;
-        change(p, weekOf(row[1] as number), 1, stock);
-        const to = row[2] as number;
-        if (to < 364) change(p, weekOf(to + 1), -1, stock);
-      },
-    );
+    const run = (p: number | undefined, from: number, to: number, stock: number) => {
+      if (p === undefined) return;
+      change(p, weekOf(from), 1, stock);
+      if (to < 364) change(p, weekOf(to + 1), -1, stock);
+    };
+    // The runs module stock_history wrote earlier in this run, as it kept them (their days are
+    // offsets from D0 − 364 already); else product_stock_history as stored.
+    const kept = ctx.shared?.takeStockRuns(asOf);
+    if (kept) {
+      let lastPid = Number.NaN;
+      let p: number | undefined;
+      for (let i = 0; i < kept.n; i++) {
+        const pid = kept.pid[i]!;
+        if (pid !== lastPid) {
+          lastPid = pid;
+          p = products.index.get(pid);
+        }
+        run(p, kept.from[i]!, kept.to[i]!, kept.stock[i]!);
+      }
+    } else {
+      await readBinaryCopy(
+        conn.copyOut(
+          `COPY (SELECT pid, valid_from - (DATE '${d0}' - 364), valid_to - (DATE '${d0}' - 364), stock
+           FROM product_stock_history) TO STDOUT (FORMAT binary)`,
+        ),
+        ["int4", "int4", "int4", "int4"],
+        (row) =>
+          run(products.index.get(row[0] as number), row[1] as number, row[2] as number, row[3] as number),
+      );
+    }
     // The series: per key, the running sums of the changes over the 53 weeks. The total always; a
     // top-level category when one of its root sets had a change.
     const dims: string[] = [];

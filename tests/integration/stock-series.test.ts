@@ -5,6 +5,8 @@
 // compared row by row on generated demo data with the cases demo data lacks added: a product
 // without a cost price, non-merchandise products, a product in no category, a product of class A
 // with stock at 0, and a value large enough that its sums leave the doubles' exact integers.
+// In a run, stock_series reads the runs module stock_history kept in memory (RunShared) instead of
+// the table: the second case checks that those give the oracle's rows too.
 // (The hand-worked figures are in dashboard.test.ts and analytics.test.ts.)
 import fs from "node:fs";
 import os from "node:os";
@@ -12,6 +14,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateDemoData } from "../../scripts/lib/demo-data.ts";
 import type { SqlConnection } from "../../server/db/database.ts";
+import { RunShared } from "../../server/jobs/order-lines-pass.ts";
+import { stockHistoryModule } from "../../server/jobs/planning/stock-history.ts";
 import { ROOT_SETS_SQL, stockSeriesModule } from "../../server/jobs/series.ts";
 import { isMerchandiseSql } from "../../shared/metrics.ts";
 import { createTestDatabase, rolledBack, type TestDatabase, testBackend } from "../helpers/db.ts";
@@ -127,6 +131,27 @@ describe(`stock_series against one grouped SQL statement (${testBackend})`, () =
       );
       expect(mine.some((r) => Number(r.value_cost) > 2 ** 53 / 10_000)).toBe(true);
       expect(mine.length).toBe(expected.length);
+      expect(mine).toEqual(expected);
+    } finally {
+      await conn.release();
+    }
+  }, 120_000);
+
+  it("in a run, gives the oracle's rows from the runs stock_history kept in memory", async () => {
+    const conn = await tdb.db.connect();
+    try {
+      const { mine, expected, left } = await rolledBack(conn, async (tx) => {
+        const shared = new RunShared();
+        await stockHistoryModule.run({ conn: tx, asOf: AS_OF, shared });
+        await stockSeriesModule.run({ conn: tx, asOf: AS_OF, shared });
+        const mine = await tx.query<Row>(`${READ} FROM stock_value_weekly ORDER BY dim, key, week_end`);
+        // The oracle reads the runs stock_history stored.
+        return { mine, expected: await oracle(tx), left: shared.takeStockRuns(AS_OF) };
+      });
+      // stock_series took the kept runs (they are handed over once).
+      expect(left).toBeNull();
+      expect(mine.filter((r) => r.dim === "total")).toHaveLength(53);
+      expect(mine.some((r) => Number(r.value_cost) > 0)).toBe(true);
       expect(mine).toEqual(expected);
     } finally {
       await conn.release();

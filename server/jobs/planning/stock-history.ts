@@ -10,7 +10,7 @@ import type { CalcContext, CalcModule } from "../calculate.ts";
 import { orderLinesOf, passDay, passDayText } from "../order-lines-pass.ts";
 import { lineChunks } from "../series.ts";
 import { markPrepared, preparedFor, setLocal, utcDay, utcMidnight } from "./context.ts";
-import { type StockWalkFigures, walkStock } from "./stock-walk.ts";
+import { StockRuns, type StockWalkFigures, walkStock } from "./stock-walk.ts";
 
 const DAY_MS = 86_400_000;
 const WORK_MEM = "128MB";
@@ -227,13 +227,16 @@ export const stockHistoryModule: CalcModule = {
       receipts,
       bulk,
     };
+    // In a run, the runs are kept for module stock_series too (RunShared.keepStockRuns).
+    const keep = ctx.shared ? new StockRuns() : undefined;
     await conn.copyCsv({
       table: "product_stock_history",
       columns: ["pid", "valid_from", "valid_to", "stock", "sold_first_day"],
-      source: walkStock(walk, figures),
+      source: walkStock(walk, figures, keep),
       header: false,
       binary: true,
     });
+    if (keep) ctx.shared!.keepStockRuns(asOf, keep);
     await conn.exec(
       "ALTER TABLE product_stock_history ADD CONSTRAINT product_stock_history_pkey PRIMARY KEY (pid, valid_from)",
     );
