@@ -13,35 +13,18 @@
 // Their migrations (20261121092427_product_search_rows, 20261121094529_product_search_keys) back-fill
 // the tables with statements that give the same rows.
 //
-// What does not depend on sales (every product's short keys, and its JSON but for the two sales
-// fields) goes into temp tables first: prepare() makes them as soon as the products are
-// loaded, which on a Full Reset is while the order lines still load; run() makes them itself when
-// prepare() did not run.
+// What does not depend on sales (each product's JSON but for the two sales fields) goes into a temp
+// table first: prepare() makes it as soon as the products are loaded, which on a Full Reset is
+// while the order lines still load; run() makes it itself when prepare() did not run. The short
+// keys are worked out in the app from product_search once it is filled (fillKeys).
 import { PRODUCT_SEARCH_LIMIT } from "../../shared/templates.ts";
 import type { SqlConnection } from "../db/database.ts";
 import type { CalcModule } from "./calculate.ts";
 import { type OrderLines, orderLinesOf } from "./order-lines-pass.ts";
 import { lineChunks } from "./series.ts";
 
-/** Temp tables search_keys (pid, keys) and search_json (pid, head, first_received, tail). */
+/** Temp table search_json (pid, head, first_received, tail). */
 export const PRODUCT_SEARCH_PREPARE_SQL = `
--- Each product's distinct short keys: the first one and two characters of its title's words, and
--- its SKU and barcode when they are that short. (The keys' order in the array does not matter: the
--- fill unnests them. Most products have neither that short, and the words alone make a cheaper
--- subquery than the UNION ALL.)
-CREATE TEMP TABLE search_keys ON COMMIT DROP AS
-SELECT s.pid, CASE WHEN char_length(s.sku) BETWEEN 1 AND 2 OR char_length(s.barcode) BETWEEN 1 AND 2
-  THEN ARRAY(SELECT DISTINCT k FROM (
-    SELECT left(w, n) FROM unnest(string_to_array(s.title, ' ')) w, (VALUES (1), (2)) v(n) WHERE w <> ''
-    UNION ALL SELECT s.sku WHERE char_length(s.sku) BETWEEN 1 AND 2
-    UNION ALL SELECT s.barcode WHERE char_length(s.barcode) BETWEEN 1 AND 2) x(k))
-  ELSE ARRAY(SELECT DISTINCT left(w, n) FROM unnest(string_to_array(s.title, ' ')) w, (VALUES (1), (2)) v(n)
-    WHERE w <> '') END AS keys
-FROM (
-  SELECT pid, lower(title) AS title, lower(coalesce(sku, '')) AS sku, lower(coalesce(barcode, '')) AS barcode
-  FROM products
-) s;
-
 -- The result's JSON (as row_to_json writes it) cut around total_sold and date_last_sold: head is
 -- up to price without the closing brace, tail from supplier on without the opening one.
 CREATE TEMP TABLE search_json ON COMMIT DROP AS
@@ -69,41 +52,6 @@ SELECT p.pid, lower(p.title), lower(coalesce(p.sku, '')), lower(coalesce(p.barco
   coalesce(m.total_sold, 0)
 FROM products p LEFT JOIN search_sales m ON m.pid = p.pid;
 
--- The rank is the CASE of the search (server/modules/templates/templates.service.ts) for the text
--- k, with LIKE 'k%' as starts_with; the pid rule is the search's own. Every key of a product is
--- its SKU or barcode (0) or the start of a title word: the first word's (the title starts with it,
--- 2 at most) or a later one's, which follows a space, so the CASE's LIKE '% k%' branch (3) is
--- the only one left and 4 and 5 cannot happen.
--- A key's rows are its first ${PRODUCT_SEARCH_LIMIT + 1} entries in the order (rank, total_sold DESC, pid). Rather than
--- sort every entry of every key, a histogram of (rank, total_sold) per key finds the group where the
--- ${PRODUCT_SEARCH_LIMIT + 1}st entry falls, or the key's last group when it has only ${PRODUCT_SEARCH_LIMIT} (cut): every entry
--- before that group is in, none after it; only the entries up to it are sorted, and numbered. They
--- are sorted by the key's bytes (COLLATE "C", cheaper than the database's collation and the same
--- grouping), which with C.UTF-8 is also the unique index's order, so its build after the fill
--- finds its input sorted.
-WITH entries AS MATERIALIZED (
-  SELECT ks.k AS key,
-    CASE WHEN s.sku = ks.k OR s.barcode = ks.k THEN 0 WHEN s.title = ks.k THEN 1
-      WHEN starts_with(s.title, ks.k) THEN 2 ELSE 3 END AS rank,
-    s.total_sold, s.pid
-  FROM product_search s JOIN search_keys sk ON sk.pid = s.pid, unnest(sk.keys) ks(k)
-), cut AS (
-  SELECT DISTINCT ON (key) key, rank, total_sold FROM (
-    SELECT key, rank, total_sold,
-      sum(count(*)) OVER (PARTITION BY key ORDER BY rank, total_sold DESC) AS upto,
-      sum(count(*)) OVER (PARTITION BY key) AS key_total
-    FROM entries GROUP BY key, rank, total_sold
-  ) h WHERE key_total >= ${PRODUCT_SEARCH_LIMIT} AND upto >= least(key_total, ${PRODUCT_SEARCH_LIMIT + 1})
-  ORDER BY key, rank, total_sold DESC
-)
-INSERT INTO product_search_keys (key, rank, total_sold, pid)
-SELECT key, rank, total_sold, pid FROM (
-  SELECT e.key, e.rank, e.total_sold, e.pid,
-    row_number() OVER (PARTITION BY e.key COLLATE "C" ORDER BY e.rank, e.total_sold DESC, e.pid) AS i
-  FROM entries e JOIN cut c ON c.key = e.key
-  WHERE (e.rank, -e.total_sold) <= (c.rank, -c.total_sold)
-) t WHERE i <= ${PRODUCT_SEARCH_LIMIT + 1};
-
 INSERT INTO product_search_rows (pid, json)
 SELECT j.pid, j.head || ',"total_sold":' || coalesce(m.total_sold, 0)
   || ',"first_received":' || j.first_received
@@ -111,7 +59,7 @@ SELECT j.pid, j.head || ',"total_sold":' || coalesce(m.total_sold, 0)
   || ',' || j.tail
 FROM search_json j LEFT JOIN search_sales m ON m.pid = j.pid;
 
-DROP TABLE search_keys, search_json, search_sales;
+DROP TABLE search_json, search_sales;
 `;
 
 /**
@@ -153,9 +101,131 @@ async function salesTable(conn: SqlConnection, pass: OrderLines): Promise<void> 
   await conn.exec("ANALYZE search_sales");
 }
 
+/**
+ * The first `n` characters (code points, as PostgreSQL's left() counts them in UTF-8) of `w`, or ""
+ * when it has fewer.
+ */
+function leftChars(w: string, n: 1 | 2): string {
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    if (at >= w.length) return "";
+    at += w.codePointAt(at)! > 0xffff ? 2 : 1;
+  }
+  return w.slice(0, at);
+}
+
+/** Whether `s` has 1 or 2 characters (code points, as char_length counts them). */
+function shortKey(s: string): boolean {
+  if (s.length === 0 || s.length > 4) return false;
+  let n = 0;
+  for (let at = 0; at < s.length; at += s.codePointAt(at)! > 0xffff ? 2 : 1) n++;
+  return n <= 2;
+}
+
+/**
+ * product_search_keys from product_search (filled just before, lower-cased): a product's keys are the
+ * first one and two characters of each word of its title (split at single spaces, empty words
+ * skipped) and its SKU and barcode when they have one or two characters, each key once. A key
+ * carried by at least PRODUCT_SEARCH_LIMIT products keeps its first PRODUCT_SEARCH_LIMIT + 1 entries
+ * in the search's order (rank, total_sold DESC, pid), with the rank a search for exactly that text
+ * gives (server/modules/templates/templates.service.ts): 0 for the SKU or barcode, 1 for the whole
+ * title, 2 for the title's start, else 3 (a later word's start: '% k%'; 4 and 5 cannot happen).
+ * Worked out here rather than in SQL: unnesting the 720k keys of the 50k set, grouping and sorting
+ * them cost the database ≈ 3 s of CPU, the app a fraction of that. Texts compare as PostgreSQL's
+ * deterministic collations compare them (equal bytes), and a UTF-8 prefix is a prefix here too.
+ */
+async function fillKeys(conn: SqlConnection): Promise<number> {
+  const products = await conn.query<{
+    pid: number;
+    title: string;
+    sku: string;
+    barcode: string;
+    total_sold: number;
+  }>("SELECT pid, title, sku, barcode, total_sold FROM product_search");
+  const keyId = new Map<string, number>();
+  const keyText: string[] = [];
+  const carried: number[] = [];
+  // Each product's key ids: keyOf[from[i]] … keyOf[from[i + 1] − 1].
+  const from = new Int32Array(products.length + 1);
+  let keyOf = new Int32Array(1 << 16);
+  let n = 0;
+  const mine: string[] = [];
+  const add = (k: string) => {
+    if (k !== "" && !mine.includes(k)) mine.push(k);
+  };
+  products.forEach((p, i) => {
+    mine.length = 0;
+    for (const w of p.title.split(" ")) {
+      if (w === "") continue;
+      add(leftChars(w, 1));
+      add(leftChars(w, 2));
+    }
+    if (shortKey(p.sku)) add(p.sku);
+    if (shortKey(p.barcode)) add(p.barcode);
+    if (n + mine.length > keyOf.length) {
+      const grown = new Int32Array(2 * keyOf.length + mine.length);
+      grown.set(keyOf);
+      keyOf = grown;
+    }
+    for (const k of mine) {
+      let id = keyId.get(k);
+      if (id === undefined) {
+        id = keyText.length;
+        keyId.set(k, id);
+        keyText.push(k);
+        carried.push(0);
+      }
+      carried[id]!++;
+      keyOf[n++] = id;
+    }
+    from[i + 1] = n;
+  });
+  // The keys carried by enough products: their first entries, per rank, with the products taken in
+  // the order (total_sold DESC, pid), so each rank's list is in the search's order as it grows and
+  // the lists of ranks 0 … 3 one after the other are the key's entries in order (no sort per key).
+  const buckets = new Map<number, number[][]>();
+  for (let id = 0; id < keyText.length; id++)
+    if (carried[id]! >= PRODUCT_SEARCH_LIMIT) buckets.set(id, [[], [], [], []]);
+  if (buckets.size === 0) return 0;
+  const order = Array.from(products.keys()).sort(
+    (a, b) => products[b]!.total_sold - products[a]!.total_sold || products[a]!.pid - products[b]!.pid,
+  );
+  for (const i of order) {
+    const p = products[i]!;
+    for (let j = from[i]!; j < from[i + 1]!; j++) {
+      const ranks = buckets.get(keyOf[j]!);
+      if (!ranks) continue;
+      const k = keyText[keyOf[j]!]!;
+      const list =
+        ranks[p.sku === k || p.barcode === k ? 0 : p.title === k ? 1 : p.title.startsWith(k) ? 2 : 3]!;
+      if (list.length <= PRODUCT_SEARCH_LIMIT) list.push(i);
+    }
+  }
+  // In the keys' byte order (COLLATE "C"): the unique index's order, so its build finds them sorted.
+  const keys = [...buckets.keys()].sort((a, b) =>
+    Buffer.compare(Buffer.from(keyText[a]!), Buffer.from(keyText[b]!)),
+  );
+  const rows: string[] = [];
+  for (const id of keys) {
+    const text = `"${keyText[id]!.replaceAll('"', '""')}"`;
+    let left = PRODUCT_SEARCH_LIMIT + 1;
+    buckets.get(id)!.forEach((list, rank) => {
+      for (const i of list.slice(0, left))
+        rows.push(`${text},${rank},${products[i]!.total_sold},${products[i]!.pid}\n`);
+      left -= Math.min(left, list.length);
+    });
+  }
+  return conn.copyCsv({
+    table: "product_search_keys",
+    columns: ["key", "rank", "total_sold", "pid"],
+    source: lineChunks(rows),
+    header: false,
+  });
+}
+
 async function prepared(conn: SqlConnection): Promise<boolean> {
   const [row] = await conn.query<{ ready: boolean }>(
-    "SELECT to_regclass('pg_temp.search_keys') IS NOT NULL AND to_regclass('pg_temp.search_json') IS NOT NULL AS ready",
+    "SELECT to_regclass('pg_temp.search_json') IS NOT NULL AS ready",
   );
   return Boolean(row?.ready);
 }
@@ -193,6 +263,7 @@ export const productSearchModule: CalcModule = {
     for (const ix of indexes) await conn.exec(ix.drop);
     if (!(await prepared(conn))) await conn.exec(PRODUCT_SEARCH_PREPARE_SQL);
     await conn.exec(PRODUCT_SEARCH_FILL_SQL);
+    await fillKeys(conn);
     for (const ix of indexes) await conn.exec(ix.create);
     // Fresh statistics, so the first searches after a Full Reset plan on the real sizes. Only
     // product_search's: the searches read product_search_keys by its unique index's leading column

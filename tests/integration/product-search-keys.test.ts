@@ -1,7 +1,9 @@
 // The product_search module's short keys (server/jobs/product-search.ts) on a data set large enough
 // for keys to reach PRODUCT_SEARCH_LIMIT products: the rows it keeps per key must be exactly the
 // first PRODUCT_SEARCH_LIMIT + 1 entries in the order (rank, total_sold DESC, pid), the definition
-// written out here as a plain sort, with the cut falling inside groups of equal rank and units sold.
+// written out here as a plain sort (the search's LIKE patterns, with the key's wildcards escaped as
+// the search escapes them, as starts_with and strpos), with the cut falling inside groups of equal
+// rank and units sold.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { productSearchModule } from "../../server/jobs/product-search.ts";
 import { PRODUCT_SEARCH_LIMIT } from "../../shared/templates.ts";
@@ -21,8 +23,8 @@ const REFERENCE = `
   ), entries AS (
     SELECT key, pid, total_sold,
       CASE WHEN sku = key OR barcode = key THEN 0 WHEN title = key THEN 1
-        WHEN title LIKE key || '%' THEN 2 WHEN title LIKE '% ' || key || '%' THEN 3
-        WHEN sku LIKE key || '%' OR barcode LIKE key || '%' THEN 4 ELSE 5 END AS rank
+        WHEN starts_with(title, key) THEN 2 WHEN strpos(title, ' ' || key) > 0 THEN 3
+        WHEN starts_with(sku, key) OR starts_with(barcode, key) THEN 4 ELSE 5 END AS rank
     FROM words
   )
   SELECT key, rank, total_sold, pid FROM (
@@ -40,7 +42,7 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
     try {
       // Titles: a third start with "ab", the rest carry "ab" as a later word; "mm" words on exactly
       // PRODUCT_SEARCH_LIMIT products, "zz" on one fewer; the last title is just "a", and every
-      // thousandth SKU is "a".
+      // thousandth SKU is "a". Most also have a double space and words of other characters.
       // Units sold take four values only, so the cut lands inside a group of equal (rank, units).
       await conn.exec(`
         INSERT INTO products (pid, title, sku, price, stock_quantity, created_at)
@@ -48,7 +50,10 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
           CASE WHEN g = ${N} THEN 'A'
                WHEN g % 3 = 0 THEN 'Ab Card ' || g ELSE 'Paper Ab ' || g END
             || CASE WHEN g <= ${PRODUCT_SEARCH_LIMIT} THEN ' Mm' ELSE '' END
-            || CASE WHEN g <= ${PRODUCT_SEARCH_LIMIT - 1} THEN ' zz' ELSE '' END,
+            || CASE WHEN g <= ${PRODUCT_SEARCH_LIMIT - 1} THEN ' zz' ELSE '' END
+            -- Keys of characters beyond 16 bits, upper case lower-cased, and CSV's quote and
+            -- separator, on more than the limit's products.
+            || CASE WHEN g <= ${PRODUCT_SEARCH_LIMIT + 200} THEN '  🎨Élan ",x ẞ\\q' ELSE '' END,
           CASE WHEN g % 1000 = 0 THEN 'a' ELSE 'SKU-' || g END,
           1, 0, now()
         FROM generate_series(1, ${N}) g;
@@ -96,6 +101,8 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
     expect(perKey.get("ab")).toBe(PRODUCT_SEARCH_LIMIT + 1);
     expect(perKey.get("mm")).toBe(PRODUCT_SEARCH_LIMIT);
     expect(perKey.has("zz")).toBe(false);
+    // Characters, not UTF-16 units; lower-cased by the database; quotes and commas kept.
+    for (const key of ["🎨", "🎨é", '"', '",', "ß", "ß\\"]) expect(perKey.get(key)).toBe(PRODUCT_SEARCH_LIMIT + 1);
     // "a": the SKUs first, then the title that is "a", then titles starting with it.
     const a = actual.filter((r) => r.key === "a");
     const skus = Math.floor(N / 1000);
