@@ -102,7 +102,8 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
     expect(perKey.get("mm")).toBe(PRODUCT_SEARCH_LIMIT);
     expect(perKey.has("zz")).toBe(false);
     // Characters, not UTF-16 units; lower-cased by the database; quotes and commas kept.
-    for (const key of ["🎨", "🎨é", '"', '",', "ß", "ß\\"]) expect(perKey.get(key)).toBe(PRODUCT_SEARCH_LIMIT + 1);
+    for (const key of ["🎨", "🎨é", '"', '",', "ß", "ß\\"])
+      expect(perKey.get(key)).toBe(PRODUCT_SEARCH_LIMIT + 1);
     // "a": the SKUs first, then the title that is "a", then titles starting with it.
     const a = actual.filter((r) => r.key === "a");
     const skus = Math.floor(N / 1000);
