@@ -71,6 +71,7 @@ const conn = {
   exec: timed(raw.exec.bind(raw)),
   execute: timed(raw.execute.bind(raw)),
   copyOut: timedCopyOut,
+  copyOutRows: timed(raw.copyOutRows.bind(raw)),
 } as typeof raw;
 const timedCopyIn = timed((_label: string, o: Parameters<typeof raw.copyCsv>[0]) => raw.copyCsv(o));
 conn.copyCsv = (o) => timedCopyIn(`COPY ${o.table} FROM STDIN${o.binary ? " (FORMAT binary)" : " (csv)"}`, o);

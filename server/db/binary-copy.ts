@@ -30,77 +30,108 @@ export const binaryCopyTrailer = (): Buffer => Buffer.from([0xff, 0xff]);
 const TWO_32 = 4_294_967_296;
 
 /**
- * Reads the rows of a binary COPY of `fields` columns without decoding them: `onRow` gets the buffer
- * and, per field, the offset of its value in it (−1 for NULL), to decode what it needs with int4At,
- * int8At, centsAt (no array of boxed values per row: millions of rows allocate nothing). The offsets
- * are valid only during the call. Answers the number of rows.
+ * Reads binary COPY output fed to it in pieces, in order (feed), without decoding the rows: `onRow`
+ * gets a buffer and, per field, the offset of its value in it (−1 for NULL), to decode what it needs
+ * with int4At, int8At, centsAt (no array of boxed values per row: millions of rows allocate
+ * nothing). The offsets are valid only during the call. A row is read in place from the piece that
+ * holds it whole; only a row (or the header) cut between pieces is copied.
+ */
+export class BinaryRowReader {
+  /** Rows read so far. */
+  rows = 0;
+  /** Whether the trailer was read (anything fed after it is ignored). */
+  ended = false;
+  private readonly at: Int32Array;
+  private rest: Buffer | null = null;
+  private headerRead = false;
+
+  constructor(
+    private readonly fields: number,
+    private readonly onRow: (buf: Buffer, at: Int32Array) => void,
+  ) {
+    this.at = new Int32Array(fields);
+  }
+
+  /** Reads the bytes chunk[start, end), which follow those fed before. */
+  feed(chunk: Buffer, start = 0, end = chunk.length): void {
+    if (this.ended) return;
+    let buf = chunk;
+    let o = start;
+    let n = end;
+    if (this.rest) {
+      buf = Buffer.concat([this.rest, chunk.subarray(start, end)]);
+      this.rest = null;
+      o = 0;
+      n = buf.length;
+    }
+    if (!this.headerRead) {
+      if (n - o < 19) {
+        this.rest = buf.subarray(o, n);
+        return;
+      }
+      if (!buf.subarray(o, o + 11).equals(SIGNATURE)) throw new Error("binary COPY: not PGCOPY output");
+      const extension = buf.readInt32BE(o + 15);
+      if (n - o < 19 + extension) {
+        this.rest = buf.subarray(o, n);
+        return;
+      }
+      o += 19 + extension;
+      this.headerRead = true;
+    }
+    const { fields, at, onRow } = this;
+    while (o + 2 <= n) {
+      const count = int16At(buf, o);
+      if (count === -1) {
+        this.ended = true;
+        return;
+      }
+      if (count !== fields)
+        throw new Error(`binary COPY: a row of ${count} fields where ${fields} were expected`);
+      // The whole row must be here before any of it is decoded.
+      let e = o + 2;
+      let complete = true;
+      for (let i = 0; i < fields; i++) {
+        if (e + 4 > n) {
+          complete = false;
+          break;
+        }
+        const len = int4At(buf, e);
+        at[i] = len === -1 ? -1 : e + 4;
+        e += 4 + (len > 0 ? len : 0);
+        if (e > n) {
+          complete = false;
+          break;
+        }
+      }
+      if (!complete) break;
+      o = e;
+      this.rows++;
+      onRow(buf, at);
+    }
+    if (o < n) this.rest = buf.subarray(o, n);
+  }
+
+  /** After the last piece: an error when the output ended before its trailer. */
+  finish(): number {
+    if (!this.ended) throw new Error("binary COPY: the output ended before its trailer");
+    return this.rows;
+  }
+}
+
+/**
+ * Reads the rows of a binary COPY of `fields` columns from `source` (BinaryRowReader), draining it
+ * to its end. Answers the number of rows.
  */
 export async function readBinaryRows(
   source: AsyncIterable<Buffer>,
   fields: number,
   onRow: (buf: Buffer, at: Int32Array) => void,
 ): Promise<number> {
-  const at = new Int32Array(fields);
-  let rest: Buffer | null = null;
-  let headerRead = false;
-  let ended = false;
-  let rows = 0;
-  for await (const chunk of source) {
-    // After the trailer nothing is read, but the source is drained (a pg COPY stream left
-    // half-read would leave its connection mid-protocol).
-    if (ended) continue;
-    const buf: Buffer = rest ? Buffer.concat([rest, chunk]) : chunk;
-    rest = null;
-    let o = 0;
-    if (!headerRead) {
-      if (buf.length < 19) {
-        rest = buf;
-        continue;
-      }
-      if (!buf.subarray(0, 11).equals(SIGNATURE)) throw new Error("binary COPY: not PGCOPY output");
-      const extension = buf.readInt32BE(15);
-      if (buf.length < 19 + extension) {
-        rest = buf;
-        continue;
-      }
-      o = 19 + extension;
-      headerRead = true;
-    }
-    const n = buf.length;
-    while (o + 2 <= n) {
-      const count = int16At(buf, o);
-      if (count === -1) {
-        ended = true;
-        o += 2;
-        break;
-      }
-      if (count !== fields)
-        throw new Error(`binary COPY: a row of ${count} fields where ${fields} were expected`);
-      // The whole row must be here before any of it is decoded.
-      let end = o + 2;
-      let complete = true;
-      for (let i = 0; i < fields; i++) {
-        if (end + 4 > n) {
-          complete = false;
-          break;
-        }
-        const len = int4At(buf, end);
-        at[i] = len === -1 ? -1 : end + 4;
-        end += 4 + (len > 0 ? len : 0);
-        if (end > n) {
-          complete = false;
-          break;
-        }
-      }
-      if (!complete) break;
-      o = end;
-      rows++;
-      onRow(buf, at);
-    }
-    if (!ended && o < n) rest = buf.subarray(o);
-  }
-  if (!ended) throw new Error("binary COPY: the output ended before its trailer");
-  return rows;
+  const reader = new BinaryRowReader(fields, onRow);
+  // After the trailer nothing is read, but the source is drained (a pg COPY stream left half-read
+  // would leave its connection mid-protocol).
+  for await (const chunk of source) reader.feed(chunk);
+  return reader.finish();
 }
 
 // The readers below take the bytes themselves: Buffer's readInt32BE and kin check their arguments

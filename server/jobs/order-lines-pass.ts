@@ -8,7 +8,7 @@
 // module of the run that reads them (CalcModule.readsOrderLines) has ended, on either connection of
 // a Full Reset (RunShared.moduleDone); a module that runs without a run's context (a test, a
 // benchmark of one module) streams them itself, with the same figures.
-import { centsAt, int4At, int8At, PG_EPOCH_DAYS, readBinaryRows } from "../db/binary-copy.ts";
+import { centsAt, int4At, int8At, PG_EPOCH_DAYS } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
 import type { StockRuns } from "./planning/stock-walk.ts";
 
@@ -81,50 +81,58 @@ export interface OrderLines {
  * for 1.3M order numbers would cost the app a few hundred MB.)
  */
 export class DayOrders {
-  private used: Uint8Array;
-  private day: Int32Array;
-  private hi: Int32Array;
-  private lo: Int32Array;
+  /** Slot k is slots[4k … 4k + 3]: used (0/1), day, hi, lo (one cache line per probe, not four). */
+  private slots: Int32Array;
+  private mask: number;
   private size = 0;
+  /** The pair added last: an order's lines mostly come one after another, so most adds stop here. */
+  private lastDay = 0;
+  private lastHi = 0;
+  private lastLo = 0;
+  private any = false;
   readonly perDay = new Map<number, number>();
 
   constructor(bits = 16) {
-    this.used = new Uint8Array(1 << bits);
-    this.day = new Int32Array(1 << bits);
-    this.hi = new Int32Array(1 << bits);
-    this.lo = new Int32Array(1 << bits);
+    this.slots = new Int32Array(4 << bits);
+    this.mask = (1 << bits) - 1;
   }
 
   /** Adds order (hi, lo) on `day`; counts it for the day the first time the pair is seen. */
   add(day: number, hi: number, lo: number): void {
+    if (this.any && lo === this.lastLo && hi === this.lastHi && day === this.lastDay) return;
+    this.any = true;
+    this.lastDay = day;
+    this.lastHi = hi;
+    this.lastLo = lo;
     if (!this.insert(day, hi, lo)) return;
     this.perDay.set(day, (this.perDay.get(day) ?? 0) + 1);
-    if (++this.size * 4 > this.used.length * 3) this.grow();
+    if (++this.size * 4 > (this.mask + 1) * 3) this.grow();
   }
 
   private insert(day: number, hi: number, lo: number): boolean {
-    const mask = this.used.length - 1;
+    const { slots, mask } = this;
     // The hash is uniform already; the day is mixed in so one order's days spread too.
     let i = (lo ^ Math.imul(day, 0x9e3779b1)) & mask;
-    while (this.used[i]) {
-      if (this.lo[i] === lo && this.hi[i] === hi && this.day[i] === day) return false;
+    for (;;) {
+      const at = i << 2;
+      if (slots[at] === 0) {
+        slots[at] = 1;
+        slots[at + 1] = day;
+        slots[at + 2] = hi;
+        slots[at + 3] = lo;
+        return true;
+      }
+      if (slots[at + 3] === lo && slots[at + 2] === hi && slots[at + 1] === day) return false;
       i = (i + 1) & mask;
     }
-    this.used[i] = 1;
-    this.day[i] = day;
-    this.hi[i] = hi;
-    this.lo[i] = lo;
-    return true;
   }
 
   private grow(): void {
-    const { used, day, hi, lo } = this;
-    const slots = 2 * used.length;
-    this.used = new Uint8Array(slots);
-    this.day = new Int32Array(slots);
-    this.hi = new Int32Array(slots);
-    this.lo = new Int32Array(slots);
-    for (let i = 0; i < used.length; i++) if (used[i]) this.insert(day[i]!, hi[i]!, lo[i]!);
+    const old = this.slots;
+    this.slots = new Int32Array(2 * old.length);
+    this.mask = 2 * (this.mask + 1) - 1;
+    for (let at = 0; at < old.length; at += 4)
+      if (old[at]) this.insert(old[at + 1]!, old[at + 2]!, old[at + 3]!);
   }
 }
 
@@ -237,17 +245,15 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
   let discounts = { n: 0, line: new Int32Array(1 << 14), cents: new Float64Array(1 << 14) };
   // The columns as stored (the day and the amount are worked out here: in the statement, the date
   // conversion and the numeric arithmetic cost the database about as much as the rest of it),
-  // decoded straight into the arrays (readBinaryRows: nothing allocated per line).
-  await readBinaryRows(
-    conn.copyOut(
-      `COPY (
+  // decoded straight into the arrays (copyOutRows: nothing allocated per line).
+  await conn.copyOutRows(
+    `COPY (
          SELECT pid, order_date,
                 CASE WHEN order_date > '${asOf.toISOString()}'::timestamptz THEN 2
                      WHEN status = 'completed' THEN 1 WHEN status = 'returned' THEN 0 ELSE 2 END,
                 quantity, price, discount, hashtextextended(order_number, 0)
          FROM order_lines
        ) TO STDOUT (FORMAT binary)`,
-    ),
     7,
     (buf, at) => {
       const pid = int4At(buf, at[0]!);

@@ -3,7 +3,7 @@
 // UTC days and whole-cent amounts must be what the database's date conversion and numeric arithmetic
 // give.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readBinaryCopy } from "../../server/db/binary-copy.ts";
+import { int4At, int8At, readBinaryCopy } from "../../server/db/binary-copy.ts";
 import type { SqlConnection } from "../../server/db/database.ts";
 import { RunShared, streamOrderLines } from "../../server/jobs/order-lines-pass.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
@@ -154,5 +154,69 @@ describe(`binary COPY of numerics and timestamps (${testBackend})`, () => {
     const again = shared.orderLines(conn, asOf);
     expect(again).not.toBe(first);
     expect((await again).lines).toBe((await first).lines);
+  });
+
+  // copyOutRows reads PostgreSQL's rows in place from the socket (copy-rows.ts): rows of every size
+  // across the socket's chunks, a row larger than a chunk, and the connection still in step after
+  // each way it can fail.
+  const rowsOf = async (sql: string) => {
+    const got: [number, number, string | null][] = [];
+    const n = await conn.copyOutRows(`COPY (${sql}) TO STDOUT (FORMAT binary)`, 3, (buf, at) => {
+      const len = at[2] === -1 ? 0 : int4At(buf, at[2]! - 4);
+      got.push([
+        int4At(buf, at[0]!),
+        int8At(buf, at[1]!),
+        at[2] === -1 ? null : buf.toString("utf8", at[2]!, at[2]! + len),
+      ]);
+    });
+    return { n, got };
+  };
+
+  it("streams rows of every size whole, as COPY wrote them", async () => {
+    const sql = `SELECT g, g::int8 * 1000003, CASE WHEN g % 97 = 0 THEN NULL WHEN g = 777 THEN repeat('é', 400000)
+      ELSE repeat(chr(65 + g % 26), g % 300) END FROM generate_series(1, 30000) g`;
+    const { n, got } = await rowsOf(sql);
+    expect(n).toBe(30_000);
+    const expected: unknown[][] = [];
+    await readBinaryCopy(
+      conn.copyOut(`COPY (${sql}) TO STDOUT (FORMAT binary)`),
+      ["int4", "int8", "text"],
+      (r) => expected.push([...r]),
+    );
+    expect(got).toEqual(expected);
+    expect(got[776]![2]).toHaveLength(400_000);
+    expect(got[96]![2]).toBeNull();
+    // The connection goes on as before.
+    expect(await conn.query("SELECT 1 AS one")).toEqual([{ one: 1 }]);
+  });
+
+  it("fails with the database's error, or the reader's, and leaves the connection usable", async () => {
+    await expect(rowsOf("SELECT nope FROM nowhere")).rejects.toThrow(/nowhere/);
+    expect(await conn.query("SELECT 2 AS two")).toEqual([{ two: 2 }]);
+    // An error after rows were sent.
+    await expect(
+      rowsOf("SELECT g, 1 / (20000 - g)::int8, 'x' FROM generate_series(1, 30000) g"),
+    ).rejects.toThrow(/division by zero/);
+    expect(await conn.query("SELECT 3 AS three")).toEqual([{ three: 3 }]);
+    // A row of the wrong shape, and a row handler that throws: the rest is read to its end.
+    await expect(
+      conn.copyOutRows(
+        "COPY (SELECT g FROM generate_series(1, 5000) g) TO STDOUT (FORMAT binary)",
+        3,
+        () => {},
+      ),
+    ).rejects.toThrow(/1 fields where 3/);
+    let seen = 0;
+    await expect(
+      conn.copyOutRows(
+        "COPY (SELECT g FROM generate_series(1, 50000) g) TO STDOUT (FORMAT binary)",
+        1,
+        () => {
+          if (++seen === 10) throw new Error("stop here");
+        },
+      ),
+    ).rejects.toThrow("stop here");
+    expect(seen).toBe(10);
+    expect(await conn.query("SELECT 4 AS four")).toEqual([{ four: 4 }]);
   });
 });

@@ -730,6 +730,7 @@ describe(`planning rules (${testBackend})`, () => {
           transaction: (fn) => tx.transaction(fn),
           copyCsv: (opts) => tx.copyCsv(opts),
           copyOut: (sql) => tx.copyOut(sql),
+          copyOutRows: (sql, fields, onRow) => tx.copyOutRows(sql, fields, onRow),
           release: (destroy) => tx.release(destroy),
         };
         await module.run({ conn: spy, asOf });

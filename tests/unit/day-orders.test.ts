@@ -22,4 +22,16 @@ describe("DayOrders (orders per day in the pass over the order lines)", () => {
       [20_003, 1],
     ]);
   });
+
+  it("counts an order whose day and hash are all zeros, first or after a repeat", () => {
+    const set = new DayOrders(2);
+    set.add(0, 0, 0);
+    set.add(0, 0, 0);
+    set.add(1, 0, 0);
+    set.add(0, 0, 0);
+    expect([...set.perDay]).toEqual([
+      [0, 1],
+      [1, 1],
+    ]);
+  });
 });
