@@ -1,8 +1,9 @@
 // Reads the output of `COPY (…) TO STDOUT (FORMAT binary)` (PostgreSQL's documented binary COPY
 // format: an 11-byte signature, flags and a header extension, then per row a 16-bit field count and
 // per field a 32-bit length, −1 for NULL, and the value in network byte order; a count of −1 ends
-// it). Used where a calculation streams millions of narrow rows into the app (SqlConnection.copyOut)
+// it). Used where a calculation streams millions of narrow rows into the app (SqlConnection.copyOutRows)
 // instead of aggregating them with many grouping passes in SQL.
+import type { SqlConnection } from "./database.ts";
 
 /**
  * The column types a binary COPY here may carry. "cents" is a numeric with at most two decimals,
@@ -155,17 +156,16 @@ export function int8At(buf: Buffer, p: number): number {
 }
 
 /**
- * Decodes the rows of a binary COPY whose columns have `types`, calling `onRow` with one array per
- * row (the same array each time: copy what you keep). int8 values must be safe integers (|v| <
- * 2^53): a larger one is an error, never a silently rounded figure. Answers the number of rows.
+ * A row handler for BinaryRowReader that decodes each row of columns `types` into one array (the
+ * same array each time: copy what you keep) for `onRow`. int8 values must be safe integers (|v| <
+ * 2^53): a larger one is an error, never a silently rounded figure.
  */
-export function readBinaryCopy(
-  source: AsyncIterable<Buffer>,
+function decodedRows(
   types: readonly BinaryColumn[],
   onRow: (row: BinaryValue[]) => void,
-): Promise<number> {
+): (buf: Buffer, at: Int32Array) => void {
   const row: BinaryValue[] = new Array(types.length).fill(null);
-  return readBinaryRows(source, types.length, (buf, at) => {
+  return (buf, at) => {
     for (let i = 0; i < types.length; i++) {
       const p = at[i]!;
       if (p === -1) {
@@ -180,7 +180,29 @@ export function readBinaryCopy(
       else row[i] = buf.toString("utf8", p, p + buf.readInt32BE(p - 4));
     }
     onRow(row);
-  });
+  };
+}
+
+/** Decodes the rows of a binary COPY output `source` (decodedRows). Answers the number of rows. */
+export function readBinaryCopy(
+  source: AsyncIterable<Buffer>,
+  types: readonly BinaryColumn[],
+  onRow: (row: BinaryValue[]) => void,
+): Promise<number> {
+  return readBinaryRows(source, types.length, decodedRows(types, onRow));
+}
+
+/**
+ * Runs `COPY (query) TO STDOUT (FORMAT binary)` on `conn` (SqlConnection.copyOutRows) and decodes
+ * its rows (decodedRows). Answers the number of rows.
+ */
+export function copyOutDecoded(
+  conn: Pick<SqlConnection, "copyOutRows">,
+  copySql: string,
+  types: readonly BinaryColumn[],
+  onRow: (row: BinaryValue[]) => void,
+): Promise<number> {
+  return conn.copyOutRows(copySql, types.length, decodedRows(types, onRow));
 }
 
 /** Powers of 10,000 times 100: a base-10,000 digit's worth in cents at weight 0, 1, 2, 3. */

@@ -6,7 +6,7 @@
 // calendar week for the Forecasting page's product detail (product_sales_weekly).
 import { DETAIL_SERIES_WEEKS, detailSeriesStart, mondayOf } from "../../shared/forecasting.ts";
 import { isMerchandiseSql } from "../../shared/metrics.ts";
-import { readBinaryCopy } from "../db/binary-copy.ts";
+import { copyOutDecoded } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
 import { productCategoryAncestorsCte } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
@@ -482,11 +482,10 @@ export const stockSeriesModule: CalcModule = {
         run(p, kept.from[i]!, kept.to[i]!, kept.stock[i]!);
       }
     } else {
-      await readBinaryCopy(
-        conn.copyOut(
-          `COPY (SELECT pid, valid_from - (DATE '${d0}' - 364), valid_to - (DATE '${d0}' - 364), stock
-           FROM product_stock_history) TO STDOUT (FORMAT binary)`,
-        ),
+      await copyOutDecoded(
+        conn,
+        `COPY (SELECT pid, valid_from - (DATE '${d0}' - 364), valid_to - (DATE '${d0}' - 364), stock
+         FROM product_stock_history) TO STDOUT (FORMAT binary)`,
         ["int4", "int4", "int4", "int4"],
         (row) =>
           run(products.index.get(row[0] as number), row[1] as number, row[2] as number, row[3] as number),
@@ -556,14 +555,13 @@ async function stockSeriesProducts(conn: SqlConnection) {
   const cost: number[] = [];
   const a: number[] = [];
   const rs: number[] = [];
-  await readBinaryCopy(
-    conn.copyOut(
-      `COPY (SELECT p.pid, (p.cost_price * 10000)::int8, COALESCE((m.abc_class = 'A')::int, 0), COALESCE(r.rs, 0)
-       FROM products p
-       LEFT JOIN product_metrics m ON m.pid = p.pid
-       LEFT JOIN st_proots r ON r.pid = p.pid
-       WHERE ${isMerchandiseSql("p")}) TO STDOUT (FORMAT binary)`,
-    ),
+  await copyOutDecoded(
+    conn,
+    `COPY (SELECT p.pid, (p.cost_price * 10000)::int8, COALESCE((m.abc_class = 'A')::int, 0), COALESCE(r.rs, 0)
+     FROM products p
+     LEFT JOIN product_metrics m ON m.pid = p.pid
+     LEFT JOIN st_proots r ON r.pid = p.pid
+     WHERE ${isMerchandiseSql("p")}) TO STDOUT (FORMAT binary)`,
     ["int4", "int8", "int4", "int4"],
     (row) => {
       index.set(row[0] as number, cost.length);

@@ -7,7 +7,7 @@
 // out-of-stock runs its days in stock per week; both stream into the app (binary COPY), which
 // works out each product's price levels (writeLevels) and writes them back; the fit is then a
 // weighted least-squares line per product computed from six sums per product, in SQL.
-import { readBinaryCopy } from "../../db/binary-copy.ts";
+import { copyOutDecoded } from "../../db/binary-copy.ts";
 import type { CalcContext, CalcModule } from "../calculate.ts";
 import { CHUNK_BITS, orderLinesOf, passDay } from "../order-lines-pass.ts";
 import { setLocal, utcDay, utcMidnight } from "./context.ts";
@@ -270,20 +270,19 @@ async function writeLevels(ctx: CalcContext, d0: string, from: Date): Promise<vo
   let oosProduct = new Int32Array(oosRows);
   let oosK = new Int32Array(oosRows);
   let oosDays = new Int32Array(oosRows);
-  await readBinaryCopy(
-    conn.copyOut(
-      `COPY (
-         SELECT h.pid, wk.k::int4,
-           SUM(LEAST(h.valid_to, DATE '${d0}' - 7 * wk.k) - GREATEST(h.valid_from, DATE '${d0}' - 7 * wk.k - 6) + 1
-             - CASE WHEN h.sold_first_day > 0 AND h.valid_from >= DATE '${d0}' - 7 * wk.k - 6 THEN 1 ELSE 0 END)::int4
-         FROM product_stock_history h,
-           LATERAL generate_series(GREATEST((DATE '${d0}' - h.valid_to) / 7, 0),
-             LEAST((DATE '${d0}' - h.valid_from) / 7, ${ELASTICITY_WEEKS - 1})) AS wk(k)
-         WHERE h.stock <= 0 AND h.valid_to >= DATE '${d0}' - ${ELASTICITY_WEEKS * 7 - 1}
-           AND h.pid IN (SELECT pid FROM products WHERE NOT discontinued AND kind = 'merchandise')
-         GROUP BY 1, 2
-       ) TO STDOUT (FORMAT binary)`,
-    ),
+  await copyOutDecoded(
+    conn,
+    `COPY (
+       SELECT h.pid, wk.k::int4,
+         SUM(LEAST(h.valid_to, DATE '${d0}' - 7 * wk.k) - GREATEST(h.valid_from, DATE '${d0}' - 7 * wk.k - 6) + 1
+           - CASE WHEN h.sold_first_day > 0 AND h.valid_from >= DATE '${d0}' - 7 * wk.k - 6 THEN 1 ELSE 0 END)::int4
+       FROM product_stock_history h,
+         LATERAL generate_series(GREATEST((DATE '${d0}' - h.valid_to) / 7, 0),
+           LEAST((DATE '${d0}' - h.valid_from) / 7, ${ELASTICITY_WEEKS - 1})) AS wk(k)
+       WHERE h.stock <= 0 AND h.valid_to >= DATE '${d0}' - ${ELASTICITY_WEEKS * 7 - 1}
+         AND h.pid IN (SELECT pid FROM products WHERE NOT discontinued AND kind = 'merchandise')
+       GROUP BY 1, 2
+     ) TO STDOUT (FORMAT binary)`,
     ["int4", "int4", "int4"],
     (row) => {
       const i = indexOf(row[0] as number);
