@@ -30,6 +30,112 @@ export function binaryCopyHeader(): Buffer {
 export const binaryCopyTrailer = (): Buffer => Buffer.from([0xff, 0xff]);
 const TWO_32 = 4_294_967_296;
 
+/** PostgreSQL's type OID of float8, which a binary float8[] names for its elements. */
+const FLOAT8_OID = 701;
+
+/**
+ * Writes rows of binary COPY input into chunks of about `chunkBytes` (the header first): row(n)
+ * starts a row of n fields, then one call per field. Cheaper than CSV on both sides for numbers: no
+ * number is formatted here nor parsed by the database. A float8 is written with its exact bits, as
+ * CSV's shortest round-trip text gives it, except −0, written as 0 (as String(−0) is "0").
+ */
+export class BinaryRowWriter {
+  private buf: Buffer;
+  private o: number;
+  private readonly chunkBytes: number;
+
+  constructor(chunkBytes = 1 << 20) {
+    this.chunkBytes = chunkBytes;
+    this.buf = Buffer.allocUnsafe(chunkBytes);
+    this.o = binaryCopyHeader().copy(this.buf, 0);
+  }
+
+  /** Whether a chunk is ready to take (the rows written so far fill most of it). */
+  get full(): boolean {
+    return this.o >= this.chunkBytes - 4096;
+  }
+
+  /** The bytes written since the last take. */
+  take(): Buffer {
+    const out = this.buf.subarray(0, this.o);
+    this.buf = Buffer.allocUnsafe(this.chunkBytes);
+    this.o = 0;
+    return out;
+  }
+
+  /** The last bytes, with the trailer. */
+  end(): Buffer {
+    this.room(2);
+    this.o = this.buf.writeInt16BE(-1, this.o);
+    return this.take();
+  }
+
+  private room(bytes: number): void {
+    if (this.o + bytes <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.o + bytes));
+    this.buf.copy(grown, 0, 0, this.o);
+    this.buf = grown;
+  }
+
+  row(fields: number): void {
+    this.room(2);
+    this.o = this.buf.writeInt16BE(fields, this.o);
+  }
+
+  null(): void {
+    this.room(4);
+    this.o = this.buf.writeInt32BE(-1, this.o);
+  }
+
+  int4(v: number): void {
+    this.room(8);
+    this.o = this.buf.writeInt32BE(4, this.o);
+    this.o = this.buf.writeInt32BE(v, this.o);
+  }
+
+  bool(v: boolean): void {
+    this.room(5);
+    this.o = this.buf.writeInt32BE(1, this.o);
+    this.buf[this.o++] = v ? 1 : 0;
+  }
+
+  float8(v: number | null): void {
+    if (v === null) {
+      this.null();
+      return;
+    }
+    this.room(12);
+    this.o = this.buf.writeInt32BE(8, this.o);
+    this.o = this.buf.writeDoubleBE(v === 0 ? 0 : v, this.o);
+  }
+
+  text(v: string): void {
+    const bytes = Buffer.byteLength(v);
+    this.room(4 + bytes);
+    this.o = this.buf.writeInt32BE(bytes, this.o);
+    this.o += this.buf.write(v, this.o);
+  }
+
+  /** A one-dimensional float8[] (lower bound 1) of `values`, none of them NULL. */
+  float8Array(values: ArrayLike<number>): void {
+    const n = values.length;
+    this.room(24 + 12 * n);
+    const b = this.buf;
+    let o = b.writeInt32BE(20 + 12 * n, this.o);
+    o = b.writeInt32BE(1, o); // dimensions
+    o = b.writeInt32BE(0, o); // no NULLs
+    o = b.writeInt32BE(FLOAT8_OID, o);
+    o = b.writeInt32BE(n, o);
+    o = b.writeInt32BE(1, o); // lower bound
+    for (let i = 0; i < n; i++) {
+      o = b.writeInt32BE(8, o);
+      const v = values[i]!;
+      o = b.writeDoubleBE(v === 0 ? 0 : v, o);
+    }
+    this.o = o;
+  }
+}
+
 /**
  * Reads binary COPY output fed to it in pieces, in order (feed), without decoding the rows: `onRow`
  * gets a buffer and, per field, the offset of its value in it (−1 for NULL), to decode what it needs

@@ -3,7 +3,7 @@
 // UTC days and whole-cent amounts must be what the database's date conversion and numeric arithmetic
 // give.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { int4At, int8At, readBinaryCopy } from "../../server/db/binary-copy.ts";
+import { BinaryRowWriter, int4At, int8At, readBinaryCopy } from "../../server/db/binary-copy.ts";
 import type { SqlConnection } from "../../server/db/database.ts";
 import { RunShared, streamOrderLines } from "../../server/jobs/order-lines-pass.ts";
 import { createTestDatabase, type TestDatabase, testBackend } from "../helpers/db.ts";
@@ -218,5 +218,61 @@ describe(`binary COPY of numerics and timestamps (${testBackend})`, () => {
     ).rejects.toThrow("stop here");
     expect(seen).toBe(10);
     expect(await conn.query("SELECT 4 AS four")).toEqual([{ four: 4 }]);
+  });
+
+  it("writes binary COPY input of ints, booleans, text, float8 and float8[] as the database reads them", async () => {
+    await conn.exec("CREATE TEMP TABLE bin_rows (a int, b bool, t text, f float8, arr float8[])");
+    // A small chunk size, so rows cross chunks and a long array grows the buffer.
+    const out = new BinaryRowWriter(64);
+    const chunks: Buffer[] = [];
+    const floats = [0.1, -0, 1 / 3, 1e21, -2.5e-300, Number.NaN, Number.POSITIVE_INFINITY];
+    floats.forEach((f, i) => {
+      out.row(5);
+      out.int4(i - 1);
+      out.bool(i % 2 === 0);
+      out.text(i === 0 ? 'é🎨 "quoted", comma' : `row ${i}`);
+      out.float8(i === 3 ? null : f);
+      if (i === 4) out.null();
+      else out.float8Array(i === 2 ? Array.from({ length: 500 }, (_, k) => k / 7) : [f, -0, 2]);
+      if (out.full) chunks.push(out.take());
+    });
+    chunks.push(out.end());
+    const n = await conn.copyCsv({
+      table: "bin_rows",
+      columns: ["a", "b", "t", "f", "arr"],
+      source: chunks,
+      header: false,
+      binary: true,
+    });
+    expect(n).toBe(floats.length);
+    const back = await conn.query<{ a: number; b: boolean; t: string; f: string | null; arr: string | null }>(
+      "SELECT a, b, t, f::text AS f, arr::text AS arr FROM bin_rows ORDER BY a",
+    );
+    expect(back.map((r) => r.t)).toEqual([
+      'é🎨 "quoted", comma',
+      "row 1",
+      "row 2",
+      "row 3",
+      "row 4",
+      "row 5",
+      "row 6",
+    ]);
+    expect(back.map((r) => r.b)).toEqual([true, false, true, false, true, false, true]);
+    // The same text as CSV input of String(f) gives (−0 as 0).
+    expect(back.map((r) => r.f)).toEqual([
+      "0.1",
+      "0",
+      "0.3333333333333333",
+      null,
+      "-2.5e-300",
+      "NaN",
+      "Infinity",
+    ]);
+    expect(back[0]!.arr).toBe("{0.1,0,2}");
+    expect(back[4]!.arr).toBeNull();
+    const long = await conn.query<{ n: number; last: number }>(
+      "SELECT array_length(arr, 1) AS n, arr[500] AS last FROM bin_rows WHERE a = 1",
+    );
+    expect(long).toEqual([{ n: 500, last: 499 / 7 }]);
   });
 });

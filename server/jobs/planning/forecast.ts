@@ -13,6 +13,7 @@
 // fc_fit, from which the rest is set-based SQL. Products without sales forecast 0 and need no series
 // (nor do those whose sales are all older: their fit is 0 as well).
 import { addDaysIso, GRID_HISTORY_WEEKS } from "../../../shared/forecasting.ts";
+import { BinaryRowWriter } from "../../db/binary-copy.ts";
 import type { SqlConnection } from "../../db/database.ts";
 import { isProductCategorySql } from "../../modules/config/category-types.ts";
 import {
@@ -22,7 +23,6 @@ import {
 } from "../../modules/forecasting/forecast-weeks.ts";
 import type { CalcModule } from "../calculate.ts";
 import { type OrderLines, orderLinesOf } from "../order-lines-pass.ts";
-import { lineChunks } from "../series.ts";
 import { createParametersTable, utcDay, utcMidnight } from "./context.ts";
 import {
   BACKTEST_WEEKS,
@@ -229,9 +229,9 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
   const P = new Float64Array(W);
   const K = new Float64Array(W);
   const E = new Float64Array(W);
-  const num = (v: number | null) => (v === null ? "" : String(v));
-  const array = (values: ArrayLike<number>) => `"{${Array.from(values, String).join(",")}}"`;
-  function* fitLines(): Generator<string> {
+  // Binary COPY input (its numbers are neither formatted here nor parsed by the database).
+  function* fitRows(): Generator<Buffer> {
+    const out = new BinaryRowWriter();
     for (let i = 0; i < life.length; i++) {
       const l = life[i]!;
       const entry = entryOf.get(l.pid)!;
@@ -263,34 +263,38 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
       }
       if (!fit && !hasHistory[i]) continue;
       const hist = hasHistory[i] ? history.subarray(i * D, i * D + D) : null;
+      out.row(1 + FIT_COLUMNS.length);
+      out.int4(l.pid);
       if (!fit) {
-        yield `${l.pid}${",".repeat(FIT_COLUMNS.length - 1)},${array(hist!)}\n`;
-        continue;
+        for (let c = 1; c < FIT_COLUMNS.length; c++) out.null();
+        out.float8Array(hist!);
+      } else {
+        out.int4(fit.n);
+        out.text(fit.method);
+        out.bool(fit.chosenByBacktest);
+        out.float8Array(fit.weekly);
+        for (const v of [
+          fit.total,
+          fit.actual,
+          fit.absStandard,
+          fit.errStandard,
+          fit.mapeStandard,
+          fit.actualSeasonal,
+          fit.absSeasonal,
+          fit.errSeasonal,
+          fit.mapeSeasonal,
+          fit.absNaive,
+          fit.absSnaive,
+          fit.absNaiveSeasonal,
+          fit.absSnaiveSeasonal,
+        ])
+          out.float8(v);
+        if (hist) out.float8Array(hist);
+        else out.null();
       }
-      yield [
-        l.pid,
-        fit.n,
-        fit.method,
-        fit.chosenByBacktest ? "t" : "f",
-        array(fit.weekly),
-        fit.total,
-        fit.actual,
-        num(fit.absStandard),
-        num(fit.errStandard),
-        num(fit.mapeStandard),
-        fit.actualSeasonal,
-        fit.absSeasonal,
-        fit.errSeasonal,
-        num(fit.mapeSeasonal),
-        fit.absNaive,
-        fit.absSnaive,
-        fit.absNaiveSeasonal,
-        fit.absSnaiveSeasonal,
-        hist ? array(hist) : "",
-      ]
-        .join(",")
-        .concat("\n");
+      if (out.full) yield out.take();
     }
+    yield out.end();
   }
   await conn.exec(
     `CREATE TEMP TABLE fc_fit (pid int NOT NULL, n int, method text, chosen_by_backtest boolean,
@@ -302,10 +306,12 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
   await conn.copyCsv({
     table: "fc_fit",
     columns: ["pid", ...FIT_COLUMNS],
-    source: lineChunks(fitLines()),
+    source: fitRows(),
     header: false,
+    binary: true,
   });
-  await conn.exec("ALTER TABLE fc_fit ADD PRIMARY KEY (pid); ANALYZE fc_fit");
+  // Statistics of the columns joined and compared on only (those of the arrays cost most of it).
+  await conn.exec("ALTER TABLE fc_fit ADD PRIMARY KEY (pid); ANALYZE fc_fit (pid, n, method)");
 }
 
 export const forecastModule: CalcModule = {
