@@ -43,6 +43,8 @@ export class BinaryRowWriter {
   private buf: Buffer;
   private o: number;
   private readonly chunkBytes: number;
+  /** numeric's scratch: at most 4 base-10,000 digits below 2^53. */
+  private readonly digits = new Int32Array(5);
 
   constructor(chunkBytes = 1 << 20) {
     this.chunkBytes = chunkBytes;
@@ -88,9 +90,19 @@ export class BinaryRowWriter {
   }
 
   int4(v: number): void {
+    if (v !== (v | 0)) throw new Error(`binary COPY: ${v} is not a 32-bit whole number`);
     this.room(8);
-    this.o = this.buf.writeInt32BE(4, this.o);
-    this.o = this.buf.writeInt32BE(v, this.o);
+    const b = this.buf;
+    const o = this.o;
+    b[o] = 0;
+    b[o + 1] = 0;
+    b[o + 2] = 0;
+    b[o + 3] = 4;
+    b[o + 4] = v >>> 24;
+    b[o + 5] = (v >>> 16) & 255;
+    b[o + 6] = (v >>> 8) & 255;
+    b[o + 7] = v & 255;
+    this.o = o + 8;
   }
 
   bool(v: boolean): void {
@@ -114,6 +126,64 @@ export class BinaryRowWriter {
     this.room(4 + bytes);
     this.o = this.buf.writeInt32BE(bytes, this.o);
     this.o += this.buf.write(v, this.o);
+  }
+
+  /** A date, given in days since 1970-01-01. */
+  date(day: number): void {
+    this.room(8);
+    this.o = this.buf.writeInt32BE(4, this.o);
+    this.o = this.buf.writeInt32BE(day - PG_EPOCH_DAYS, this.o);
+  }
+
+  /**
+   * The numeric units × 10^−places exactly (`units` a safe integer, `places` 0 … 4), with `places`
+   * decimals shown: in base-10,000 digits, the whole part's and one for the fraction.
+   */
+  numeric(units: number, places: number): void {
+    if (!Number.isSafeInteger(units))
+      throw new Error(`binary COPY: ${units} is not a whole number below 2^53`);
+    const unit = 10 ** places;
+    const a = Math.abs(units);
+    let whole = Math.floor(a / unit);
+    let frac = a - whole * unit;
+    if (frac < 0) {
+      whole -= 1;
+      frac += unit;
+    } else if (frac >= unit) {
+      whole += 1;
+      frac -= unit;
+    }
+    // The whole part's base-10,000 digits, last first ((w − its last digit) ÷ 10,000 is exact, where
+    // a rounded w ÷ 10,000 near 2^53 might not be), then the fraction's.
+    const digits = this.digits;
+    let n = 0;
+    for (let w = whole; w > 0; w = (w - (w % 10_000)) / 10_000) digits[n++] = w % 10_000;
+    const weight = n - 1;
+    this.room(14 + 2 * n);
+    const b = this.buf;
+    let o = this.o;
+    const bytes = 10 + 2 * n;
+    b[o] = 0;
+    b[o + 1] = 0;
+    b[o + 2] = bytes >> 8;
+    b[o + 3] = bytes & 255;
+    b[o + 4] = 0;
+    b[o + 5] = n + 1;
+    b[o + 6] = (weight >> 8) & 255;
+    b[o + 7] = weight & 255;
+    b[o + 8] = units < 0 ? 0x40 : 0;
+    b[o + 9] = 0;
+    b[o + 10] = 0;
+    b[o + 11] = places;
+    o += 12;
+    for (let i = n - 1; i >= 0; i--) {
+      b[o++] = digits[i]! >> 8;
+      b[o++] = digits[i]! & 255;
+    }
+    const f = frac * 10 ** (4 - places);
+    b[o++] = f >> 8;
+    b[o++] = f & 255;
+    this.o = o;
   }
 
   /** A one-dimensional float8[] (lower bound 1) of `values`, none of them NULL. */

@@ -6,7 +6,7 @@
 // calendar week for the Forecasting page's product detail (product_sales_weekly).
 import { DETAIL_SERIES_WEEKS, detailSeriesStart, mondayOf } from "../../shared/forecasting.ts";
 import { isMerchandiseSql } from "../../shared/metrics.ts";
-import { copyOutDecoded } from "../db/binary-copy.ts";
+import { BinaryRowWriter, copyOutDecoded } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
 import { productCategoryAncestorsCte } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
@@ -51,8 +51,11 @@ export const CATEGORY_SETS_SQL = (p: string) => `
   ANALYZE ${p}_pcs;
   DROP TABLE ${p}_up, ${p}_pcats, ${p}_sets;`;
 
-/** Money in whole units of 1/`scale` (integers) as a decimal text with `places` places, rounded half away from zero. */
-export function scaledToDecimal(value: number, scale: number, places: number): string {
+/**
+ * Money in whole units of 1/`scale` (integers) as a whole number of units of 10^−`places`, rounded
+ * half away from zero (−0 answered as 0).
+ */
+export function scaledToUnits(value: number, scale: number, places: number): number {
   const unit = scale / 10 ** places; // e.g. cogs in 1/10,000 shown in cents: 100
   const a = Math.abs(value);
   // Exact integer division (a < 2^53): the quotient from floating point, corrected by the rest.
@@ -66,6 +69,12 @@ export function scaledToDecimal(value: number, scale: number, places: number): s
     r -= unit;
   }
   if (2 * r >= unit && unit > 1) q += 1;
+  return value < 0 && q !== 0 ? -q : q;
+}
+
+/** Money in whole units of 1/`scale` (integers) as a decimal text with `places` places, rounded half away from zero. */
+export function scaledToDecimal(value: number, scale: number, places: number): string {
+  const q = Math.abs(scaledToUnits(value, scale, places));
   const div = 10 ** places;
   const whole = Math.floor(q / div);
   const frac = q - whole * div;
@@ -303,22 +312,41 @@ export const salesSeriesModule: CalcModule = {
     const orders = new Int32Array(days);
     for (let d = 0; d < days; d++) orders[d] = pass.ordersByDay.get(firstDay + d) ?? 0;
 
-    // The rows, as CSV for COPY: a total row for every day with a line, and a row per brand, vendor
-    // and category for each day it sold or had a return (merchandise).
-    const dayText = Array.from({ length: days }, (_, d) => utcDay(new Date(start.getTime() + d * DAY_MS)));
-    const money = (c: number) => scaledToDecimal(c, 100, 2);
-    const cellText = (cells: Float64Array, at: number, takingsC: number, orderCount: number) =>
-      `${cells[at + UNITS]},${money(cells[at + REVENUE_C]!)},${money(takingsC)},${money(cells[at + COSTED_C]!)},` +
-      `${scaledToDecimal(cells[at + COGS_M]!, 10_000, 2)},${orderCount},${cells[at + RET_UNITS]},${money(cells[at + RET_C]!)}`;
+    // The rows, as binary COPY input (no number formatted here nor parsed by the database): a total
+    // row for every day with a line, and a row per brand, vendor and category for each day it sold or
+    // had a return (merchandise). Money in cents (cogs from 1/10,000, rounded half away from zero).
     const active = (cells: Float64Array, at: number) =>
       cells[at + UNITS] !== 0 ||
       cells[at + REVENUE_C] !== 0 ||
       cells[at + RET_UNITS] !== 0 ||
       cells[at + RET_C] !== 0;
-    function* lines(): Generator<string> {
+    function* rows(): Generator<Buffer> {
+      const out = new BinaryRowWriter();
+      const row = (
+        dim: string,
+        key: number,
+        d: number,
+        cells: Float64Array,
+        at: number,
+        takingsC: number,
+        orderCount: number,
+      ) => {
+        out.row(11);
+        out.text(dim);
+        out.int4(key);
+        out.date(firstDay + d);
+        out.int4(cells[at + UNITS]!);
+        out.numeric(cells[at + REVENUE_C]!, 2);
+        out.numeric(takingsC, 2);
+        out.numeric(cells[at + COSTED_C]!, 2);
+        out.numeric(scaledToUnits(cells[at + COGS_M]!, 10_000, 2), 2);
+        out.int4(orderCount);
+        out.int4(cells[at + RET_UNITS]!);
+        out.numeric(cells[at + RET_C]!, 2);
+      };
       for (let d = 0; d < days; d++) {
-        if (hasLine[d])
-          yield `total,0,${dayText[d]},${cellText(totalCells, d * MEASURES, takings[d]!, orders[d]!)}\n`;
+        if (hasLine[d]) row("total", 0, d, totalCells, d * MEASURES, takings[d]!, orders[d]!);
+        if (out.full) yield out.take();
       }
       for (const [dim, cells, ids] of [
         ["brand", brandCells, brands.ids],
@@ -328,11 +356,12 @@ export const salesSeriesModule: CalcModule = {
         for (let k = 0; k < ids.length; k++) {
           for (let d = 0; d < days; d++) {
             const at = (d * ids.length + k) * MEASURES;
-            if (active(cells, at))
-              yield `${dim},${ids[k]},${dayText[d]},${cellText(cells, at, cells[at + REVENUE_C]!, 0)}\n`;
+            if (active(cells, at)) row(dim, ids[k]!, d, cells, at, cells[at + REVENUE_C]!, 0);
+            if (out.full) yield out.take();
           }
         }
       }
+      yield out.end();
     }
     const daily = await conn.copyCsv({
       table: "sales_daily",
@@ -349,8 +378,9 @@ export const salesSeriesModule: CalcModule = {
         "returned_units",
         "returned_value",
       ],
-      source: lineChunks(lines()),
+      source: rows(),
       header: false,
+      binary: true,
     });
 
     // The weeks with a completed line of every product with at least WEEKLY_MIN_LINES completed

@@ -275,4 +275,53 @@ describe(`binary COPY of numerics and timestamps (${testBackend})`, () => {
     );
     expect(long).toEqual([{ n: 500, last: 499 / 7 }]);
   });
+
+  it("writes numerics from whole units exactly, and dates, as the database reads them", async () => {
+    await conn.exec("CREATE TEMP TABLE bin_num (i int, n numeric, m numeric(14,2), d date)");
+    const units = [
+      0, 1, -1, 99, 100, -100, 123456, -123456, 100000000, 99999999, 9007199254740991, -9007199254740991,
+    ];
+    const text = (u: number, places: number) => {
+      const a = BigInt(Math.abs(u))
+        .toString()
+        .padStart(places + 1, "0");
+      const t = places ? `${a.slice(0, -places)}.${a.slice(-places)}` : a;
+      return u < 0 ? `-${t}` : t;
+    };
+    const out = new BinaryRowWriter(64);
+    const chunks: Buffer[] = [];
+    units.forEach((u, i) => {
+      for (const places of [0, 2, 4]) {
+        out.row(4);
+        out.int4(i * 10 + places);
+        out.numeric(u, places);
+        if (Math.abs(u) < 10 ** 12) out.numeric(u, 2);
+        else out.null();
+        out.date(20_000 + i - 11_000);
+        if (out.full) chunks.push(out.take());
+      }
+    });
+    chunks.push(out.end());
+    await conn.copyCsv({
+      table: "bin_num",
+      columns: ["i", "n", "m", "d"],
+      source: chunks,
+      header: false,
+      binary: true,
+    });
+    const back = await conn.query<{ i: number; n: string; m: string | null; d: string }>(
+      "SELECT i, n::text AS n, m::text AS m, to_char(d, 'YYYY-MM-DD') AS d FROM bin_num ORDER BY i",
+    );
+    expect(back).toEqual(
+      units.flatMap((u, i) =>
+        [0, 2, 4].map((places) => ({
+          i: i * 10 + places,
+          n: text(u, places),
+          m: Math.abs(u) < 10 ** 12 ? text(u, 2) : null,
+          d: new Date((20_000 + i - 11_000) * 86_400_000).toISOString().slice(0, 10),
+        })),
+      ),
+    );
+    expect(() => new BinaryRowWriter().numeric(0.5, 2)).toThrow(/whole number/);
+  });
 });
