@@ -65,11 +65,14 @@ export class BinaryRowWriter {
     return out;
   }
 
-  /** The last bytes, with the trailer. */
+  /** The last bytes, with the trailer (nothing is written after it). */
   end(): Buffer {
     this.room(2);
     this.o = this.buf.writeInt16BE(-1, this.o);
-    return this.take();
+    const out = this.buf.subarray(0, this.o);
+    this.buf = Buffer.alloc(0);
+    this.o = 0;
+    return out;
   }
 
   private room(bytes: number): void {
@@ -130,6 +133,7 @@ export class BinaryRowWriter {
 
   /** A date, given in days since 1970-01-01. */
   date(day: number): void {
+    if (!Number.isInteger(day)) throw new Error(`binary COPY: ${day} is not a whole day`);
     this.room(8);
     this.o = this.buf.writeInt32BE(4, this.o);
     this.o = this.buf.writeInt32BE(day - PG_EPOCH_DAYS, this.o);
@@ -142,6 +146,8 @@ export class BinaryRowWriter {
   numeric(units: number, places: number): void {
     if (!Number.isSafeInteger(units))
       throw new Error(`binary COPY: ${units} is not a whole number below 2^53`);
+    if (!Number.isInteger(places) || places < 0 || places > 4)
+      throw new Error(`binary COPY: a numeric with ${places} decimals (0 … 4 here)`);
     const unit = 10 ** places;
     const a = Math.abs(units);
     let whole = Math.floor(a / unit);

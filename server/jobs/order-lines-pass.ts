@@ -186,7 +186,7 @@ export class RunShared {
     this.stockRuns = { asOf: asOf.getTime(), runs };
   }
 
-  /** The runs kept as of asOf, once: they are dropped as they are handed over. */
+  /** The runs kept as of asOf, once: they are dropped as they are handed over (or with the run). */
   takeStockRuns(asOf: Date): StockRuns | null {
     const kept = this.stockRuns;
     this.stockRuns = null;

@@ -218,6 +218,23 @@ describe(`binary COPY of numerics and timestamps (${testBackend})`, () => {
     ).rejects.toThrow("stop here");
     expect(seen).toBe(10);
     expect(await conn.query("SELECT 4 AS four")).toEqual([{ four: 4 }]);
+    // A statement that is not a COPY out.
+    await expect(conn.copyOutRows("SELECT 1", 1, () => {})).rejects.toThrow();
+    expect(await conn.query("SELECT 5 AS five")).toEqual([{ five: 5 }]);
+  });
+
+  it("streams on through notices the statement raises", async () => {
+    await conn.exec(`CREATE FUNCTION pg_temp.noisy(i int) RETURNS int LANGUAGE plpgsql AS $$
+      BEGIN IF i % 1000 = 0 THEN RAISE NOTICE 'row %', i; END IF; RETURN i; END $$`);
+    const seen: number[] = [];
+    const n = await conn.copyOutRows(
+      "COPY (SELECT pg_temp.noisy(g) FROM generate_series(1, 20000) g) TO STDOUT (FORMAT binary)",
+      1,
+      (buf, at) => seen.push(int4At(buf, at[0]!)),
+    );
+    expect(n).toBe(20_000);
+    expect(seen).toEqual(Array.from({ length: 20_000 }, (_, i) => i + 1));
+    expect(await conn.query("SELECT 6 AS six")).toEqual([{ six: 6 }]);
   });
 
   it("writes binary COPY input of ints, booleans, text, float8 and float8[] as the database reads them", async () => {

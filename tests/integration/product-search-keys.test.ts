@@ -53,7 +53,7 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
             || CASE WHEN g <= ${PRODUCT_SEARCH_LIMIT - 1} THEN ' zz' ELSE '' END
             -- Keys of characters beyond 16 bits, upper case lower-cased, and CSV's quote and
             -- separator, on more than the limit's products.
-            || CASE WHEN g <= ${PRODUCT_SEARCH_LIMIT + 200} THEN '  🎨Élan ",x ẞ\\q' ELSE '' END,
+            || CASE WHEN g <= ${PRODUCT_SEARCH_LIMIT + 200} THEN '  🎨Élan ",x ẞ\\q' || E' n\\nl \\rr' ELSE '' END,
           CASE WHEN g % 1000 = 0 THEN 'a' ELSE 'SKU-' || g END,
           1, 0, now()
         FROM generate_series(1, ${N}) g;
@@ -101,8 +101,9 @@ describe(`product search keys at the answer's cap (${testBackend})`, () => {
     expect(perKey.get("ab")).toBe(PRODUCT_SEARCH_LIMIT + 1);
     expect(perKey.get("mm")).toBe(PRODUCT_SEARCH_LIMIT);
     expect(perKey.has("zz")).toBe(false);
-    // Characters, not UTF-16 units; lower-cased by the database; quotes and commas kept.
-    for (const key of ["🎨", "🎨é", '"', '",', "ß", "ß\\"])
+    // Characters, not UTF-16 units; lower-cased by the database; quotes, commas, backslashes, line
+    // feeds and carriage returns kept.
+    for (const key of ["🎨", "🎨é", '"', '",', "ß", "ß\\", "n\n", "\r", "\rr"])
       expect(perKey.get(key)).toBe(PRODUCT_SEARCH_LIMIT + 1);
     // "a": the SKUs first, then the title that is "a", then titles starting with it.
     const a = actual.filter((r) => r.key === "a");
