@@ -30,6 +30,28 @@ export function binaryCopyHeader(): Buffer {
 export const binaryCopyTrailer = (): Buffer => Buffer.from([0xff, 0xff]);
 const TWO_32 = 4_294_967_296;
 
+/** An int4 field of binary COPY input at offset o (8 bytes): its length (4) and value, big-endian. */
+export function int4Field(b: Buffer, o: number, v: number): void {
+  b[o] = 0;
+  b[o + 1] = 0;
+  b[o + 2] = 0;
+  b[o + 3] = 4;
+  b[o + 4] = v >>> 24;
+  b[o + 5] = (v >>> 16) & 255;
+  b[o + 6] = (v >>> 8) & 255;
+  b[o + 7] = v & 255;
+}
+
+/**
+ * ⌊a ÷ unit⌋ exactly for whole numbers 0 ≤ a < 2^53 (unit > 0): the quotient from floating point,
+ * corrected by the rest (a rounded a ÷ unit near 2^53 may land on the next whole number).
+ */
+export function wholeQuotient(a: number, unit: number): number {
+  const q = Math.floor(a / unit);
+  const r = a - q * unit;
+  return r < 0 ? q - 1 : r >= unit ? q + 1 : q;
+}
+
 /** PostgreSQL's type OID of float8, which a binary float8[] names for its elements. */
 const FLOAT8_OID = 701;
 
@@ -95,17 +117,8 @@ export class BinaryRowWriter {
   int4(v: number): void {
     if (v !== (v | 0)) throw new Error(`binary COPY: ${v} is not a 32-bit whole number`);
     this.room(8);
-    const b = this.buf;
-    const o = this.o;
-    b[o] = 0;
-    b[o + 1] = 0;
-    b[o + 2] = 0;
-    b[o + 3] = 4;
-    b[o + 4] = v >>> 24;
-    b[o + 5] = (v >>> 16) & 255;
-    b[o + 6] = (v >>> 8) & 255;
-    b[o + 7] = v & 255;
-    this.o = o + 8;
+    int4Field(this.buf, this.o, v);
+    this.o += 8;
   }
 
   bool(v: boolean): void {
@@ -150,15 +163,8 @@ export class BinaryRowWriter {
       throw new Error(`binary COPY: a numeric with ${places} decimals (0 … 4 here)`);
     const unit = 10 ** places;
     const a = Math.abs(units);
-    let whole = Math.floor(a / unit);
-    let frac = a - whole * unit;
-    if (frac < 0) {
-      whole -= 1;
-      frac += unit;
-    } else if (frac >= unit) {
-      whole += 1;
-      frac -= unit;
-    }
+    const whole = wholeQuotient(a, unit);
+    const frac = a - whole * unit;
     // The whole part's base-10,000 digits, last first ((w − its last digit) ÷ 10,000 is exact, where
     // a rounded w ÷ 10,000 near 2^53 might not be), then the fraction's.
     const digits = this.digits;

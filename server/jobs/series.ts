@@ -6,7 +6,7 @@
 // calendar week for the Forecasting page's product detail (product_sales_weekly).
 import { DETAIL_SERIES_WEEKS, detailSeriesStart, mondayOf } from "../../shared/forecasting.ts";
 import { isMerchandiseSql } from "../../shared/metrics.ts";
-import { BinaryRowWriter, copyOutDecoded } from "../db/binary-copy.ts";
+import { BinaryRowWriter, copyOutDecoded, wholeQuotient } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
 import { productCategoryAncestorsCte } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
@@ -58,16 +58,8 @@ export const CATEGORY_SETS_SQL = (p: string) => `
 export function scaledToUnits(value: number, scale: number, places: number): number {
   const unit = scale / 10 ** places; // e.g. cogs in 1/10,000 shown in cents: 100
   const a = Math.abs(value);
-  // Exact integer division (a < 2^53): the quotient from floating point, corrected by the rest.
-  let q = Math.floor(a / unit);
-  let r = a - q * unit;
-  if (r < 0) {
-    q -= 1;
-    r += unit;
-  } else if (r >= unit) {
-    q += 1;
-    r -= unit;
-  }
+  let q = wholeQuotient(a, unit);
+  const r = a - q * unit;
   if (2 * r >= unit && unit > 1) q += 1;
   return value < 0 && q !== 0 ? -q : q;
 }

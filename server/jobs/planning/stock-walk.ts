@@ -16,7 +16,12 @@
 // - A run with stock ≤ 0 is out of stock on every day but its first when that day had sales.
 //
 // Every sum here is of whole units or days: exact in doubles below 2^53, which is checked.
-import { binaryCopyHeader, binaryCopyTrailer, PG_EPOCH_DAYS } from "../../db/binary-copy.ts";
+import {
+  binaryCopyHeader,
+  binaryCopyTrailer,
+  int4Field as field,
+  PG_EPOCH_DAYS,
+} from "../../db/binary-copy.ts";
 import type { OrderLines } from "../order-lines-pass.ts";
 
 /** Days in the window: D0 − 364 … D0 (offset 0 … 364); the end row is on offset 365. */
@@ -103,18 +108,6 @@ export class StockRuns {
 /** Bytes of a run as binary COPY input: a field count and five int4 fields of 4 + 4 bytes. */
 const RUN_BYTES = 2 + 5 * 8;
 const CHUNK_RUNS = Math.floor((1 << 20) / RUN_BYTES);
-
-/** An int4 field of binary COPY input at offset o: its length (4) and value, big-endian. */
-function field(b: Buffer, o: number, v: number): void {
-  b[o] = 0;
-  b[o + 1] = 0;
-  b[o + 2] = 0;
-  b[o + 3] = 4;
-  b[o + 4] = v >>> 24;
-  b[o + 5] = (v >>> 16) & 255;
-  b[o + 6] = (v >>> 8) & 255;
-  b[o + 7] = v & 255;
-}
 
 /**
  * The runs of a walk written as binary COPY input of product_stock_history (pid, valid_from,
