@@ -14,7 +14,6 @@ import { PrismaClient } from "./generated/client.ts";
 
 export type { PrismaClient };
 
-
 /** A connection for raw SQL that Prisma does not express: migrations, advisory locks, COPY. */
 export interface SqlConnection {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
