@@ -1,4 +1,4 @@
-// `npm run bench:modules -- [--only a,b] [--as-of YYYY-MM-DD] [--repeat N]`
+// `npm run bench:modules -- [--only a,b] [--as-of YYYY-MM-DD] [--repeat N] [--statements [--min-cpu S]]`
 // A benchmark, not a test. On a database that already holds imported data (e.g. the one
 // `bench:pipeline` leaves), runs every calculation module in order on ONE connection inside one
 // transaction that is rolled back (nothing changes), and prints each module's wall time and the CPU
@@ -9,7 +9,7 @@
 // modules that add lines up in the app, e.g. sales_series, spend it there). `--only` prints only the
 // named modules (the others still run: later modules read earlier ones' tables). The last line is a
 // JSON object. With --statements, each statement (COPYs in and out too) of the printed modules that
-// took 0.1 s of the backend's CPU or more is listed under its module.
+// took 0.1 s of the backend's CPU or more (`--min-cpu S`) is listed under its module.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { openDatabase } from "../../server/db/database.ts";
@@ -24,6 +24,7 @@ const { values } = parseArgs({
     "as-of": { type: "string", default: "2026-03-01" },
     repeat: { type: "string", default: "1" },
     statements: { type: "boolean", default: false },
+    "min-cpu": { type: "string", default: "0.1" },
   },
 });
 const url = process.env.DATABASE_URL;
@@ -33,6 +34,7 @@ if (!url?.startsWith("postgres")) {
 }
 const only = values.only ? new Set(values.only.split(",")) : null;
 const asOf = new Date(`${values["as-of"]}T23:59:59Z`);
+const minCpu = Number(values["min-cpu"]);
 const clockTicks = 100; // USER_HZ on Linux
 
 function cpuOf(pid: number): number {
@@ -46,13 +48,13 @@ const raw = await db.connect();
 const [backend] = await raw.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
 const pid = backend!.pid;
 let current = "";
-/** --statements: each statement of the printed modules with its CPU time, when over 0.1 s. */
+/** --statements: each statement of the printed modules with its CPU time, when over --min-cpu. */
 function timed<A extends unknown[], R>(fn: (...a: A) => Promise<R>) {
   return async (...a: A): Promise<R> => {
     const cpu0 = cpuOf(pid);
     const r = await fn(...a);
     const cpu = cpuOf(pid) - cpu0;
-    if (values.statements && cpu >= 0.1 && (!only || only.has(current)))
+    if (values.statements && cpu >= minCpu && (!only || only.has(current)))
       console.log(`    ${cpu.toFixed(2).padStart(6)} s  ${String(a[0]).replace(/\s+/g, " ").slice(0, 150)}`);
     return r;
   };
@@ -62,7 +64,7 @@ async function* timedCopyOut(sql: string): AsyncGenerator<Buffer> {
   const cpu0 = cpuOf(pid);
   yield* raw.copyOut(sql);
   const cpu = cpuOf(pid) - cpu0;
-  if (values.statements && cpu >= 0.1 && (!only || only.has(current)))
+  if (values.statements && cpu >= minCpu && (!only || only.has(current)))
     console.log(`    ${cpu.toFixed(2).padStart(6)} s  ${sql.replace(/\s+/g, " ").slice(0, 150)}`);
 }
 const conn = {
