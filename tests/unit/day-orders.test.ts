@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DayOrders } from "../../server/jobs/order-lines-pass.ts";
+import { DayOrders, orderSetBits } from "../../server/jobs/order-lines-pass.ts";
 
 describe("DayOrders (orders per day in the pass over the order lines)", () => {
   it("counts each order once a day, an order on two days on both, and keeps its counts as it grows", () => {
@@ -33,5 +33,17 @@ describe("DayOrders (orders per day in the pass over the order lines)", () => {
       [0, 1],
       [1, 1],
     ]);
+  });
+
+  it("is sized for its expected pairs at most three quarters full, within 2^16 … 2^24 slots", () => {
+    // The large demo set: 2.96M lines, so ≈ 1.48M pairs expected: 2^21 slots (2.1M) holds them.
+    expect(orderSetBits(1_480_000)).toBe(21);
+    expect(2 ** orderSetBits(1_480_000) * 0.75).toBeGreaterThanOrEqual(1_480_000);
+    expect(2 ** 20 * 0.75).toBeLessThan(1_480_000);
+    // A table never analyzed (reltuples −1, read as 0) or a small one: the smallest size.
+    expect(orderSetBits(0)).toBe(16);
+    expect(orderSetBits(1000)).toBe(16);
+    // Beyond 2^24 × ¾ pairs the set starts at its largest and grows as it needs.
+    expect(orderSetBits(1e9)).toBe(24);
   });
 });
