@@ -42,6 +42,10 @@ type Log = { info(msg: string): void; error(obj: unknown, msg: string): void };
 export async function createServices(db: Database, config: AppConfig, log?: Log): Promise<AppServices> {
   const warmError = (err: unknown, page: string) => log?.error(err, `warming the ${page} page failed`);
   const bus = await createProgressBus(db.url);
+  // The newest run this instance completed and warmed the pages of: its own progress events reach
+  // it over the bus too, and under load some arrive after the run has ended; a late "running" one
+  // must not stop the warm-up its completion started.
+  let warmedRun = 0;
   const dataOps = new DataOps({
     db,
     bus,
@@ -49,7 +53,8 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     stepDelayMs: config.pipelineStepDelayMs,
     sourceTimeZone: config.sourceTimeZone,
     log,
-    afterImport: async () => {
+    afterImport: async (runId) => {
+      warmedRun = Math.max(warmedRun, runId);
       await matchCreatedProducts(db);
       // The dip after past promotions (docs/metrics.md §16.2): seconds on a large catalogue, so in
       // the background, after the run is complete.
@@ -83,7 +88,7 @@ export async function createServices(db: Database, config: AppConfig, log?: Log)
     bus.onProgress((event) => {
       if (event.type === "chat") return;
       if (event.status === "complete") void warmPageCachesOnce(db, warmError);
-      else if (event.status === "running") cancelPageWarmUp(db);
+      else if (event.status === "running" && event.run_id > warmedRun) cancelPageWarmUp(db);
     });
   return {
     db,

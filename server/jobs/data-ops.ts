@@ -77,8 +77,9 @@ export interface DataOpsOptions {
   /**
    * After a Full Update or Full Reset has committed: work that reads the new data (the created
    * products the source now carries are marked). A failure is logged; the run stays completed.
+   * Gets the run's id.
    */
-  afterImport?: () => Promise<unknown>;
+  afterImport?: (runId: number) => Promise<unknown>;
   /**
    * Just before a Full Update or Full Reset takes the exclusive locks of its swap: background work
    * that reads the live tables for seconds (the promotion dips' measurement) is stopped, so the
@@ -777,7 +778,7 @@ export class DataOps {
       run.recorded = true;
       if (run.type !== "chat" && this.opts.afterImport)
         await this.opts
-          .afterImport()
+          .afterImport(run.runId)
           .catch((err) => this.opts.log?.error({ err }, "after-import step failed"));
       run.finished = true;
       emit("complete", `${label} complete`, { rows: totals.total });

@@ -53,8 +53,12 @@ export const WARM_PAGES: { name: string; run: (db: Database) => Promise<unknown>
 
 const generations = new WeakMap<Database, number>();
 const pending = new WeakMap<Database, Promise<void>>();
-/** The calculation the latest warm-up is for, and its generation. */
-const warming = new WeakMap<Database, { version: string; generation: number }>();
+/**
+ * The latest warm-up's generation and the calculation it is for, as a promise: it is recorded the
+ * moment the warm-up starts, before its version is read, so a completion arriving on the progress
+ * bus meanwhile finds it (and does not start a second warm-up that would stop the first).
+ */
+const warming = new WeakMap<Database, { version: Promise<string | null>; generation: number }>();
 
 async function calculationVersion(db: Database): Promise<string> {
   const [row] = await db.prisma.$queryRawUnsafe<{ v: string | null }[]>(
@@ -89,10 +93,11 @@ export function cancelPageWarmUp(db: Database): void {
 export function warmPageCaches(db: Database, onError?: (err: unknown, page: string) => void): Promise<void> {
   cancelPageWarmUp(db);
   const generation = generations.get(db)!;
+  const versionRead = versionOrReport(db, onError);
+  warming.set(db, { version: versionRead, generation });
   const run = (async () => {
-    const version = await versionOrReport(db, onError);
+    const version = await versionRead;
     if (version === null) return;
-    warming.set(db, { version, generation });
     for (const page of WARM_PAGES) {
       if (generations.get(db) !== generation) return;
       try {
@@ -116,10 +121,15 @@ export async function warmPageCachesOnce(
   db: Database,
   onError?: (err: unknown, page: string) => void,
 ): Promise<void> {
-  const version = await versionOrReport(db, onError);
-  if (version === null) return;
   const latest = warming.get(db);
-  if (latest && latest.version === version && latest.generation === generations.get(db))
+  const [version, latestVersion] = await Promise.all([versionOrReport(db, onError), latest?.version]);
+  if (version === null) return;
+  if (
+    latest &&
+    latestVersion === version &&
+    warming.get(db) === latest &&
+    latest.generation === generations.get(db)
+  )
     return pageWarmUpSettled(db);
   return warmPageCaches(db, onError);
 }

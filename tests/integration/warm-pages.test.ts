@@ -15,7 +15,7 @@ import {
   listReplenishment,
   replenishmentPageKept,
 } from "../../server/modules/purchasing/purchasing.service.ts";
-import { pageWarmUpSettled, warmPageCaches } from "../../server/modules/warm-pages.ts";
+import { pageWarmUpSettled, warmPageCaches, warmPageCachesOnce } from "../../server/modules/warm-pages.ts";
 import { EXCEPTION_KINDS } from "../../shared/forecasting.ts";
 import { startTestApp, type TestApp } from "../helpers/app.ts";
 import { testBackend } from "../helpers/db.ts";
@@ -98,6 +98,44 @@ describe(`warming the pages after a calculation (${testBackend})`, () => {
     expect(await replenishmentPageKept(db(), { pageSize: 250 })).toBe(true);
     expect(await pages(db())).toEqual(served);
   }, 120_000);
+
+  it.skipIf(testBackend !== "postgres")(
+    "a progress event of the run just completed arriving late over the bus does not stop its warm-up",
+    async () => {
+      await reset();
+      // The warm-up the run's completion started; a "running" event of that same run delivered now
+      // (as LISTEN/NOTIFY may under load, after the run has ended) must leave it to finish.
+      const settled = pageWarmUpSettled(db());
+      const last = t.app.services.dataOps.latestEvent("reset");
+      expect(last?.status).toBe("complete");
+      await t.app.services.bus.publish({ ...last!, status: "running", operation: "Calculating" });
+      await settled;
+      expect(pageWarmUpSettled(db())).toBe(settled);
+      expect(await replenishmentPageKept(db(), { pageSize: 250 })).toBe(true);
+    },
+    120_000,
+  );
+
+  it.skipIf(testBackend !== "postgres")(
+    "the run's completion arriving on the progress bus while its warm-up starts does not start another",
+    async () => {
+      await reset();
+      await pageWarmUpSettled(db());
+      clearForecastCaches(db());
+      clearPurchasingCaches(db());
+      // The run's own warm-up (the after-import hook), then its completion as the bus delivers it
+      // on this instance, many times at once: each reads the calculation's version on a connection
+      // of its own, some before the warm-up has read it.
+      const warm = warmPageCaches(db());
+      const settled = pageWarmUpSettled(db());
+      await Promise.all(Array.from({ length: 20 }, () => warmPageCachesOnce(db())));
+      // Still the one warm-up: whoever waits for it (closing, this test) waits for every page.
+      expect(pageWarmUpSettled(db())).toBe(settled);
+      await warm;
+      expect(await replenishmentPageKept(db(), { pageSize: 250 })).toBe(true);
+    },
+    120_000,
+  );
 
   it.skipIf(testBackend !== "postgres")(
     "another instance on the database warms its own pages when the run completes",
