@@ -348,8 +348,8 @@ function openPostgres(url: string, max: number): Database {
 }
 
 async function openPglite(dataDir: string | undefined): Promise<Database> {
-  // Loaded only here: on PostgreSQL the embedded database's code would cost the process ≈ 43 MB of
-  // memory for nothing (measured on Node 20).
+  // Loaded only here: on PostgreSQL the embedded database's code would cost the process ≈ 38 MB of
+  // memory for nothing (measured on Node 20, docs/performance.md).
   const [{ PGlite }, { pg_trgm }, { PrismaPGlite }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite/contrib/pg_trgm"),

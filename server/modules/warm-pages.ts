@@ -124,12 +124,8 @@ export async function warmPageCachesOnce(
   const latest = warming.get(db);
   const [version, latestVersion] = await Promise.all([versionOrReport(db, onError), latest?.version]);
   if (version === null) return;
-  if (
-    latest &&
-    latestVersion === version &&
-    warming.get(db) === latest &&
-    latest.generation === generations.get(db)
-  )
+  // (A newer warm-up since would have moved the generation on: warmPageCaches cancels first.)
+  if (latest && latestVersion === version && latest.generation === generations.get(db))
     return pageWarmUpSettled(db);
   return warmPageCaches(db, onError);
 }
