@@ -144,6 +144,30 @@ export class BinaryRowWriter {
     this.o += this.buf.write(v, this.o);
   }
 
+  /** A text field of the UTF-8 bytes src[start, end), as they are (the database checks the encoding). */
+  bytes(src: Buffer, start: number, end: number): void {
+    const n = end - start;
+    this.room(4 + n);
+    const b = this.buf;
+    let o = this.buf.writeInt32BE(n, this.o);
+    // Short texts byte by byte: a native copy per field costs more than the bytes.
+    if (n <= 32) for (let i = start; i < end; i++) b[o++] = src[i]!;
+    else o += src.copy(b, o, start, end);
+    this.o = o;
+  }
+
+  /** A timestamptz, given in whole milliseconds since 1970-01-01 00:00 UTC (|ms| < 2^53 ÷ 1,000). */
+  timestampMs(ms: number): void {
+    // Microseconds since 2000-01-01 00:00 UTC, as two 32-bit halves (exact below 2^53).
+    const us = (ms - PG_EPOCH_DAYS * 86_400_000) * 1000;
+    if (!Number.isSafeInteger(us)) throw new Error(`binary COPY: ${ms} ms is out of range`);
+    const hi = Math.floor(us / TWO_32);
+    this.room(12);
+    this.o = this.buf.writeInt32BE(8, this.o);
+    this.o = this.buf.writeInt32BE(hi, this.o);
+    this.o = this.buf.writeUInt32BE(us - hi * TWO_32, this.o);
+  }
+
   /** A date, given in days since 1970-01-01. */
   date(day: number): void {
     if (!Number.isInteger(day)) throw new Error(`binary COPY: ${day} is not a whole day`);

@@ -667,6 +667,9 @@ export class DataOps {
               asOf: runStart,
               findAsOf,
               shared,
+              // With calculation_as_of = today the as-of moment is known before the order lines
+              // are: their pass is built as they load (order-lines-load.ts).
+              passAsOf: asOfMode === "latest_data" ? null : runStart,
             });
             swapped = true;
           } catch (err) {
@@ -872,6 +875,8 @@ export class DataOps {
     findAsOf: (conn: SqlConnection) => Promise<Date>;
     /** The run's shared state (CalcContext.shared), for the modules run beside too. */
     shared: RunShared;
+    /** The run's as-of moment when it is known before the order lines are loaded (else null). */
+    passAsOf: Date | null;
   }): Promise<void> {
     const { run, conn, source, steps, counts, calculate } = ctx;
     const { db } = this.opts;
@@ -905,6 +910,10 @@ export class DataOps {
           },
           { list: ctx.modules.filter((m) => m.beside), asOf: ctx.findAsOf, shared: ctx.shared },
           this.opts.sourceTimeZone ?? "UTC",
+          {
+            asOf: ctx.passAsOf,
+            log: (message) => this.opts.log?.info(`Full reset ${run.runId}: ${message}`),
+          },
         );
         run.abort.signal.addEventListener("abort", stopBeside);
       }
@@ -960,6 +969,7 @@ export class DataOps {
             await steps.run(`Check and index ${b.def.table}`, () => b.indexed(tx));
             ctx.extraDetails.beside = {
               table: b.def.table,
+              read_by: b.readBy,
               load_s: b.timings.load,
               references_s: b.timings.references,
               index_s: b.timings.indexes,

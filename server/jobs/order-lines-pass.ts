@@ -10,6 +10,7 @@
 // benchmark of one module) streams them itself, with the same figures.
 import { centsAt, int4At, int8At, PG_EPOCH_DAYS } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
+import type { LoadedPass } from "./order-lines-load.ts";
 import type { StockRuns } from "./planning/stock-walk.ts";
 
 const DAY_US = 86_400_000_000;
@@ -157,12 +158,27 @@ export class RunShared {
     this.readers = readers ? new Set(readers) : null;
   }
 
+  /**
+   * Hands over the pass a Full Reset built while it loaded the order lines (order-lines-load.ts):
+   * the first module that asks for the lines as of the same moment gets it, once its pids are
+   * looked up among the products (or, should a line name an unknown pid, the pass streamed as usual).
+   */
+  preload(pass: LoadedPass): void {
+    this.preloaded = pass;
+  }
+
+  private preloaded: LoadedPass | null = null;
+
   /** The order lines up to asOf, streamed on `conn` the first time they are asked for. */
   orderLines(conn: SqlConnection, asOf: Date): Promise<OrderLines> {
     const key = asOf.getTime();
     let p = this.lines.get(key);
     if (!p) {
-      p = streamOrderLines(conn, asOf);
+      const loaded = this.preloaded?.asOfMs === key ? this.preloaded : null;
+      this.preloaded = null;
+      p = loaded
+        ? loaded.resolve(conn).then((l) => l ?? streamOrderLines(conn, asOf))
+        : streamOrderLines(conn, asOf);
       // A failed pass is not kept: the next module that asks streams again (and fails on its own).
       p.then(
         (l) => {
@@ -203,6 +219,7 @@ export class RunShared {
   moduleDone(name: string): void {
     if (!this.readers?.delete(name) || this.readers.size > 0) return;
     this.lines.clear();
+    this.preloaded = null;
   }
 }
 

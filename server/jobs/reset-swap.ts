@@ -14,6 +14,7 @@
 import { CopyError, type SqlConnection } from "../db/database.ts";
 import type { CalcModule } from "./calculate.ts";
 import { fileColumnsOf, type TableCounts } from "./import.ts";
+import { loadOrderLinesBinary, Unfit } from "./order-lines-load.ts";
 import type { RunShared } from "./order-lines-pass.ts";
 import { SETTINGS_TABLES } from "./planning/context.ts";
 import type { DataSource } from "./source.ts";
@@ -239,6 +240,49 @@ export async function loadFresh(
 }
 
 /**
+ * loadFresh() of order_lines.csv on PostgreSQL, read by the app (order-lines-load.ts): binary COPY
+ * into a new table that keeps the live one's NOT NULLs (the app fills the discount's default and
+ * checks the statuses and required text itself, so no CHECK constraint, no scan for empty fields),
+ * and the calculation's pass over the lines as of `passAsOf` handed to the run (`shared`). A file
+ * the app does not read exactly as the database would goes through loadFresh() as before.
+ */
+export async function loadFreshOrderLines(
+  conn: SqlConnection,
+  source: DataSource,
+  def: TableDef,
+  step: StepContext,
+  timeZone: string,
+  passAsOf: Date | null,
+  shared: RunShared | undefined,
+  log?: (message: string) => void,
+  /** Called when the app read the file (not the database's COPY). */
+  readByApp?: () => void,
+): Promise<number> {
+  await conn.exec(
+    `CREATE TABLE ${fresh(def)} (LIKE ${q(def.table)} INCLUDING ALL EXCLUDING INDEXES EXCLUDING STATISTICS)
+       WITH (autovacuum_enabled = false)`,
+  );
+  const result = await loadOrderLinesBinary({
+    conn,
+    source,
+    def,
+    schema: SWAP_SCHEMA,
+    utc: timeZone === "UTC",
+    passAsOf: shared ? passAsOf : null,
+    signal: step.signal,
+    onProgress: (bytes, total) => step.progress({ current: bytes, total, unit: "bytes" }),
+  });
+  if (result instanceof Unfit) {
+    log?.(`${def.file}: loaded by the database's COPY (${result.reason})`);
+    await conn.exec(`DROP TABLE ${fresh(def)}`);
+    return loadFresh(conn, source, def, step, timeZone);
+  }
+  if (result.pass) shared?.preload(result.pass);
+  readByApp?.();
+  return result.rows;
+}
+
+/**
  * Checks the new table's CHECK constraint (loadFresh) against its rows: one scan, under a lock
  * that lets readers go on (not CREATE INDEX, so one connection does both in turn). A violation is
  * bad data: RetryWithStaging.
@@ -394,6 +438,8 @@ export class BesideLoader {
   });
   /** Seconds spent loading (COPY, ANALYZE), checking (constraints, references), building the indexes. */
   readonly timings = { load: 0, references: 0, indexes: 0 };
+  /** Who read the file: the app (order_lines.csv: loadFreshOrderLines) or the database's CSV COPY. */
+  readBy: "app" | "database" = "database";
 
   /**
    * The indexes still to build: this table's (its keys first), queued as soon as it is loaded, and
@@ -427,23 +473,39 @@ export class BesideLoader {
     },
     /** SOURCE_TIMEZONE (loadFresh) */
     timeZone = "UTC",
+    /**
+     * For order_lines.csv: the as-of moment the run's pass over the order lines is built for while
+     * the app reads the file (loadFreshOrderLines), when it is known before the load (null: the
+     * load only); undefined: loadFresh() as for any file.
+     */
+    orderLinesPass?: { asOf: Date | null; log?: (message: string) => void },
   ) {
     for (const m of modules.list) this.moduleRuns.set(m.name, deferred<number>());
     const started = performance.now();
     this.loadedRows = (async () => {
-      const rows = await loadFresh(
-        conn,
-        source,
-        def,
-        {
-          signal: this.stop.signal,
-          progress: (p) => {
-            this.lastProgress = p;
-            this.relay?.(p);
-          },
+      const step: StepContext = {
+        signal: this.stop.signal,
+        progress: (p) => {
+          this.lastProgress = p;
+          this.relay?.(p);
         },
-        timeZone,
-      );
+      };
+      const rows =
+        orderLinesPass && def.file === "order_lines.csv"
+          ? await loadFreshOrderLines(
+              conn,
+              source,
+              def,
+              step,
+              timeZone,
+              orderLinesPass.asOf,
+              modules.shared,
+              orderLinesPass.log,
+              () => {
+                this.readBy = "app";
+              },
+            )
+          : await loadFresh(conn, source, def, step, timeZone);
       this.timings.load = seconds(started);
       return rows;
     })();
