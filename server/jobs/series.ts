@@ -336,16 +336,11 @@ export const salesSeriesModule: CalcModule = {
         out.int4(cells[at + RET_UNITS]!);
         out.numeric(cells[at + RET_C]!, 2);
       };
-      for (let d = 0; d < days; d++) {
-        if (hasLine[d]) row("total", 0, d, totalCells, d * MEASURES, takings[d]!, orders[d]!);
-        if (out.full) yield out.take();
-      }
-      for (const [dim, cells, ids] of [
-        ["brand", brandCells, brands.ids],
-        ["vendor", vendorCells, vendors.ids],
-        ["category", categoryCells, categories.ids],
-      ] as const) {
-        for (let k = 0; k < ids.length; k++) {
+      // In the order of the table's key (dim, key, day), so that building its index finds the rows
+      // sorted already (half the time of sorting them).
+      function* dimRows(dim: string, cells: Float64Array, ids: readonly number[]): Generator<Buffer> {
+        const order = ids.map((_, k) => k).sort((a, b) => ids[a]! - ids[b]!);
+        for (const k of order) {
           for (let d = 0; d < days; d++) {
             const at = (d * ids.length + k) * MEASURES;
             if (active(cells, at)) row(dim, ids[k]!, d, cells, at, cells[at + REVENUE_C]!, 0);
@@ -353,6 +348,13 @@ export const salesSeriesModule: CalcModule = {
           }
         }
       }
+      yield* dimRows("brand", brandCells, brands.ids);
+      yield* dimRows("category", categoryCells, categories.ids);
+      for (let d = 0; d < days; d++) {
+        if (hasLine[d]) row("total", 0, d, totalCells, d * MEASURES, takings[d]!, orders[d]!);
+        if (out.full) yield out.take();
+      }
+      yield* dimRows("vendor", vendorCells, vendors.ids);
       yield out.end();
     }
     const daily = await conn.copyCsv({
