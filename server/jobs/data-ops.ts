@@ -57,6 +57,14 @@ const DATA_OPS_LOCK_KEY = 72_707_370;
 export const RUN_SESSION_SETTINGS =
   "SET TIME ZONE 'UTC'; SET work_mem = '128MB'; SET maintenance_work_mem = '256MB'; SET jit = off";
 
+/**
+ * A Full Reset's two connections: no parallel workers for their index builds and statements (the
+ * two connections and the app keep both cores of the reference machine busy already, and a worker
+ * only adds its start-up and the leader's merge).
+ */
+const NO_PARALLEL_WORKERS =
+  "SET max_parallel_maintenance_workers = 0; SET max_parallel_workers_per_gather = 0";
+
 const LABEL: Record<RunType, string> = { update: "Full update", reset: "Full reset", chat: "Chat import" };
 
 /** The last step of the calculation phase: the metrics tables' plain indexes (dropPlainIndexes). */
@@ -888,6 +896,7 @@ export class DataOps {
       // The settings as they are now, for every module of this run on either connection.
       await copySettingsFresh(conn);
       if (db.kind === "postgres") {
+        await conn.exec(NO_PARALLEL_WORKERS);
         // The largest file (the order lines) loads and gets its indexes on a second connection.
         const big = await largestTable(source);
         besideConn = await db.connect();
@@ -896,9 +905,7 @@ export class DataOps {
         ];
         // One process for its statements and index builds: the run's connection needs the other
         // core meanwhile.
-        await besideConn.exec(
-          `${RUN_SESSION_SETTINGS}; SET max_parallel_maintenance_workers = 0; SET max_parallel_workers_per_gather = 0`,
-        );
+        await besideConn.exec(`${RUN_SESSION_SETTINGS}; ${NO_PARALLEL_WORKERS}`);
         // It also runs the modules that read only imported tables (CalcModule.beside), once every
         // table is loaded, while this connection runs the others.
         beside = new BesideLoader(

@@ -385,6 +385,8 @@ export async function analyzeFresh(conn: SqlConnection, def: TableDef): Promise<
 const FREE_TEXT: Record<string, readonly string[]> = {
   products: ["description", "image_url", "harmonized_tariff_code"],
   order_lines: ["order_number"],
+  // Each product's search result as JSON, read by its pid only
+  product_search_rows: ["json"],
 };
 
 /**
@@ -478,6 +480,8 @@ export class BesideLoader {
    * builds it.
    */
   private readonly laterIndexes: IndexStatement[] = [];
+  /** This table's own indexes among them (queued first). */
+  private readonly frontIndexes = new Set<IndexStatement>();
   /** Woken when an index is next added to the shared queue (nextQueued). */
   private queued: { promise: Promise<void>; wake: () => void } | null = null;
   /** Per module run here: its rows, once it is done and its new tables are complete. */
@@ -692,8 +696,18 @@ export class BesideLoader {
 
   private queue(position: "front" | "back", builds: IndexStatement[]): void {
     if (!builds.length) return;
-    if (position === "front") this.laterIndexes.unshift(...builds);
-    else this.laterIndexes.push(...builds);
+    if (position === "front") {
+      this.laterIndexes.unshift(...builds);
+      for (const b of builds) this.frontIndexes.add(b);
+    } else {
+      for (const b of builds) {
+        // A GIN index (the products' trigram ones, the largest of the other tables') goes before the
+        // B-trees handed over: built last, it ran alone at the end of the run.
+        const at = isGin(b) ? this.laterIndexes.findIndex((x) => !this.frontIndexes.has(x) && !isGin(x)) : -1;
+        if (at < 0) this.laterIndexes.push(b);
+        else this.laterIndexes.splice(at, 0, b);
+      }
+    }
     const queued = this.queued;
     this.queued = null;
     queued?.wake();
@@ -789,11 +803,18 @@ async function runModuleFresh(
         await tx.exec(s.build);
         if (s.attach) await tx.exec(s.attach);
       }
-      await tx.exec(await analyzeStatement(tx, table));
+      // (Unless the module analyzed it itself.)
+      const [analyzed] = await tx.query<{ any: boolean }>(
+        "SELECT EXISTS (SELECT 1 FROM pg_statistic WHERE starelid = to_regclass($1)) AS any",
+        [freshTable(table)],
+      );
+      if (!analyzed?.any) await tx.exec(await analyzeStatement(tx, table));
     }
     return rows;
   });
 }
+
+const isGin = (s: IndexStatement) => / USING gin /i.test(s.build);
 
 /** Rejects once the signal is aborted. */
 function abortion(signal: AbortSignal): Promise<never> {
