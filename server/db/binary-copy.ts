@@ -62,28 +62,39 @@ const FLOAT8_OID = 701;
  * CSV's shortest round-trip text gives it, except −0, written as 0 (as String(−0) is "0").
  */
 export class BinaryRowWriter {
+  /** The slab the chunks are cut from: the current chunk is buf[start, o). */
   private buf: Buffer;
+  private start = 0;
   private o: number;
   private readonly chunkBytes: number;
+  private readonly slabBytes: number;
   /** numeric's scratch: at most 4 base-10,000 digits below 2^53. */
   private readonly digits = new Int32Array(5);
 
-  constructor(chunkBytes = 1 << 20) {
+  /**
+   * Chunks are cut one after another from slabs of `slabBytes` (at least 4 × `chunkBytes`): a new
+   * buffer per chunk made the garbage collector run for memory that was mostly never written.
+   */
+  constructor(chunkBytes = 1 << 20, slabBytes = 8 << 20) {
     this.chunkBytes = chunkBytes;
-    this.buf = Buffer.allocUnsafe(chunkBytes);
+    this.slabBytes = Math.max(slabBytes, 4 * chunkBytes);
+    this.buf = Buffer.allocUnsafe(this.slabBytes);
     this.o = binaryCopyHeader().copy(this.buf, 0);
   }
 
   /** Whether a chunk is ready to take (the rows written so far fill most of it). */
   get full(): boolean {
-    return this.o >= this.chunkBytes - 4096;
+    return this.o - this.start >= this.chunkBytes - 4096;
   }
 
-  /** The bytes written since the last take. */
+  /** The bytes written since the last take (a view of the slab, never written again). */
   take(): Buffer {
-    const out = this.buf.subarray(0, this.o);
-    this.buf = Buffer.allocUnsafe(this.chunkBytes);
-    this.o = 0;
+    const out = this.buf.subarray(this.start, this.o);
+    if (this.buf.length - this.o < this.chunkBytes) {
+      this.buf = Buffer.allocUnsafe(this.slabBytes);
+      this.o = 0;
+    }
+    this.start = this.o;
     return out;
   }
 
@@ -91,17 +102,22 @@ export class BinaryRowWriter {
   end(): Buffer {
     this.room(2);
     this.o = this.buf.writeInt16BE(-1, this.o);
-    const out = this.buf.subarray(0, this.o);
+    const out = this.buf.subarray(this.start, this.o);
     this.buf = Buffer.alloc(0);
+    this.start = 0;
     this.o = 0;
     return out;
   }
 
+  /** Room for `bytes` more after o: the current chunk moves to a new slab when this one is full. */
   private room(bytes: number): void {
     if (this.o + bytes <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(2 * this.buf.length, this.o + bytes));
-    this.buf.copy(grown, 0, 0, this.o);
+    const used = this.o - this.start;
+    const grown = Buffer.allocUnsafe(Math.max(this.slabBytes, 2 * (used + bytes)));
+    this.buf.copy(grown, 0, this.start, this.o);
     this.buf = grown;
+    this.start = 0;
+    this.o = used;
   }
 
   row(fields: number): void {

@@ -91,7 +91,19 @@ export class DayOrders {
   private lastHi = 0;
   private lastLo = 0;
   private any = false;
-  readonly perDay = new Map<number, number>();
+  private readonly counts = new Map<number, number>();
+  /** New pairs of day `pendingDay` not yet added to `counts` (lines come mostly in day order). */
+  private pendingDay = 0;
+  private pending = 0;
+
+  /** Each day's distinct orders so far. */
+  get perDay(): Map<number, number> {
+    if (this.pending) {
+      this.counts.set(this.pendingDay, (this.counts.get(this.pendingDay) ?? 0) + this.pending);
+      this.pending = 0;
+    }
+    return this.counts;
+  }
 
   constructor(bits = 16) {
     this.slots = new Int32Array(4 << bits);
@@ -106,7 +118,13 @@ export class DayOrders {
     this.lastHi = hi;
     this.lastLo = lo;
     if (!this.insert(day, hi, lo)) return;
-    this.perDay.set(day, (this.perDay.get(day) ?? 0) + 1);
+    if (day !== this.pendingDay || this.pending === 0) {
+      if (this.pending)
+        this.counts.set(this.pendingDay, (this.counts.get(this.pendingDay) ?? 0) + this.pending);
+      this.pendingDay = day;
+      this.pending = 0;
+    }
+    this.pending++;
     if (++this.size * 4 > (this.mask + 1) * 3) this.grow();
   }
 
