@@ -474,10 +474,10 @@ export class BesideLoader {
 
   /**
    * The indexes still to build: this table's (its keys first), queued as soon as it is loaded, and
-   * the plain indexes of the other new tables (buildLater). Built here once this connection's
-   * modules are done, or by the run's connection whenever it would only wait for this one (for a
-   * module run here: moduleDone's helper; at the end: indexed's helper): whoever takes one first
-   * builds it.
+   * the plain indexes of the other new tables (buildLater). This table's are built here before
+   * its modules, the others once they are done, or by the run's connection whenever it would only
+   * wait for this one (for a module run here: moduleDone's helper; at the end: indexed's helper):
+   * whoever takes one first builds it.
    */
   private readonly laterIndexes: IndexStatement[] = [];
   /** This table's own indexes among them (queued first). */
@@ -567,6 +567,14 @@ export class BesideLoader {
           statements.filter((s) => s.build.startsWith("CREATE ")),
         );
         await Promise.race([this.others, abortion(this.stop.signal)]);
+        // Its own indexes before the modules: the run's connection starts with the modules whose
+        // work is the app's (product_metrics' sums, stock_history's walk), and this one's modules
+        // wait on the app too (the forecast's fits), so the database builds them meanwhile instead
+        // of at the end (Full Reset 15.6–15.9 → 15.0–15.2 s on the 50k set).
+        for (let s = this.laterIndexes[0]; s && this.frontIndexes.has(s); s = this.laterIndexes[0]) {
+          this.laterIndexes.shift();
+          await this.build(conn, s);
+        }
         // The modules first: the run's connection waits for their tables, not for the checks. A
         // module that fails may have tripped over bad data the checks below would name (a
         // duplicate key, say): its error goes to whoever waits for it, and the checks still run,
