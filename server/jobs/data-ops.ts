@@ -70,6 +70,12 @@ const LABEL: Record<RunType, string> = { update: "Full update", reset: "Full res
 /** The last step of the calculation phase: the metrics tables' plain indexes (dropPlainIndexes). */
 export const METRICS_INDEX_STEP = "Index metrics tables";
 
+/**
+ * The last module of a run that writes a module table of another (product_metrics: filled by module
+ * product_metrics, updated by planning): its plain indexes are built as that module ends.
+ */
+const LAST_WRITER: Record<string, string> = { product_metrics: "planning" };
+
 export interface DataOpsOptions {
   db: Database;
   bus: ProgressBus;
@@ -620,11 +626,28 @@ export class DataOps {
             const [c] = await tx.query<{ lines: number }>("SELECT lines FROM calc_sales_corrections");
             extraDetails.sales_corrections = { completed_lines_with_negative_quantity: c?.lines ?? 0 };
           }
-          if (deferred.length) {
+          if (anyDeferred) {
             await steps.run(METRICS_INDEX_STEP, async () => {
-              for (const sql of deferred) await tx.exec(sql);
-              return deferred.length;
+              const n = deferred.length;
+              for (const sql of deferred.splice(0)) await tx.exec(sql);
+              return n;
             });
+          }
+        };
+        // A table's plain indexes right after the last module that writes it (LAST_WRITER), while
+        // the second connection may still be busy, rather than all at the end on this one alone.
+        const anyDeferred = deferred.length > 0;
+        const indexWritten = async (moduleName: string) => {
+          const tables = Object.entries(LAST_WRITER)
+            .filter(([, writer]) => writer === moduleName)
+            .map(([table]) => table);
+          for (const table of tables) {
+            const onTable = new RegExp(` ON (?:[\\w"]+\\.)?"?${table}"? USING `);
+            const on = deferred.filter((sql) => onTable.test(sql));
+            for (const sql of on) {
+              await tx.exec(sql);
+              deferred.splice(deferred.indexOf(sql), 1);
+            }
           }
         };
         const lastHere = modules.reduce((last, m, i) => (away(m) ? last : i), -1);
@@ -634,7 +657,13 @@ export class DataOps {
             check?.();
             return away(module)
               ? beside!.moduleDone(module.name, tx)
-              : module.run({ conn: tx, asOf, shared }).finally(() => shared.moduleDone(module.name));
+              : module
+                  .run({ conn: tx, asOf, shared })
+                  .then(async (rows) => {
+                    await indexWritten(module.name);
+                    return rows;
+                  })
+                  .finally(() => shared.moduleDone(module.name));
           });
           if (i === lastHere) await finishHere();
         }
