@@ -811,10 +811,11 @@ async function runModuleFresh(
         await tx.exec(s.build);
         if (s.attach) await tx.exec(s.attach);
       }
-      // (Unless the module analyzed it itself.)
+      // (Unless the module analyzed it itself. pg_stats, not pg_statistic: that one only a
+      // superuser may read.)
       const [analyzed] = await tx.query<{ any: boolean }>(
-        "SELECT EXISTS (SELECT 1 FROM pg_statistic WHERE starelid = to_regclass($1)) AS any",
-        [freshTable(table)],
+        "SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = $1 AND tablename = $2) AS any",
+        [SWAP_SCHEMA, table],
       );
       if (!analyzed?.any) await tx.exec(await analyzeStatement(tx, table));
     }

@@ -26,7 +26,13 @@ function withDatabase(url: string, name: string): string {
  * A database of this test file's own, migrated unless `migrated: false`. On PostgreSQL it is a new
  * database (Prisma's migrations name the public schema, so per-file schemas would not isolate).
  */
-export async function createTestDatabase(opts: { migrated?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  opts: {
+    migrated?: boolean;
+    /** PostgreSQL: a role without superuser rights (made if missing) that owns the database and connects. */
+    owner?: string;
+  } = {},
+): Promise<TestDatabase> {
   const migrated = opts.migrated ?? true;
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
@@ -44,9 +50,20 @@ export async function createTestDatabase(opts: { migrated?: boolean } = {}): Pro
   const name = `bo_test_${process.pid}_${randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  if (opts.owner) {
+    await admin.query(
+      `DO $$ BEGIN CREATE ROLE ${opts.owner} LOGIN NOSUPERUSER; EXCEPTION WHEN duplicate_object THEN NULL; END $$`,
+    );
+    await admin.query(`CREATE DATABASE ${name} OWNER ${opts.owner}`);
+  } else await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const url = withDatabase(adminUrl, name);
+  if (opts.owner) {
+    const u = new URL(url);
+    u.username = opts.owner;
+    u.password = "";
+    return ownedDatabase(u.toString(), adminUrl, name, migrated);
+  }
   const others: Database[] = [];
   const db = await openDatabase({ databaseUrl: url, poolSize: 5 });
   if (migrated) {
@@ -63,6 +80,31 @@ export async function createTestDatabase(opts: { migrated?: boolean } = {}): Pro
     },
     async drop() {
       await Promise.all([db, ...others].map((d) => d.close().catch(() => {})));
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+async function ownedDatabase(
+  url: string,
+  adminUrl: string,
+  name: string,
+  migrated: boolean,
+): Promise<TestDatabase> {
+  const db = await openDatabase({ databaseUrl: url, poolSize: 5 });
+  if (migrated) {
+    await migrate(db);
+    await syncPermissionCatalogue(db);
+  }
+  return {
+    db,
+    url,
+    openAnother: () => openDatabase({ databaseUrl: url, poolSize: 5 }),
+    async drop() {
+      await db.close().catch(() => {});
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -168,4 +168,25 @@ describe.skipIf(testBackend !== "postgres")("order lines read in the app during 
       await p.close();
     }
   }, 300_000);
+
+  it("runs as a role that is not a superuser (the app's usual database user)", async () => {
+    const owned = await createTestDatabase({ owner: "bo_test_owner" });
+    try {
+      const p = await pipeline(owned.db, () => dirs[0]!);
+      try {
+        const end = await p.run("reset");
+        expect(end.status, JSON.stringify(end).slice(0, 500)).toBe("complete");
+      } finally {
+        await p.close();
+      }
+      const [run] = await owned.db.prisma.$queryRawUnsafe<{ read_by: unknown; su: boolean }[]>(
+        `SELECT additional_info->'details'->'beside'->>'read_by' AS read_by,
+                (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) AS su
+         FROM import_history ORDER BY id DESC LIMIT 1`,
+      );
+      expect(run).toEqual({ read_by: "app", su: false });
+    } finally {
+      await owned.drop();
+    }
+  }, 300_000);
 });
