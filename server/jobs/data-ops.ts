@@ -609,6 +609,7 @@ export class DataOps {
           tx,
           modules.filter((m) => !away(m)).flatMap((m) => m.tables),
         );
+        const anyDeferred = deferred.length > 0;
         // What follows this connection's last module (its tables' indexes, the run's figures): done
         // as soon as that module ends, while the second connection may still run its last ones.
         const finishHere = async () => {
@@ -636,7 +637,6 @@ export class DataOps {
         };
         // A table's plain indexes right after the last module that writes it (LAST_WRITER), while
         // the second connection may still be busy, rather than all at the end on this one alone.
-        const anyDeferred = deferred.length > 0;
         const indexWritten = async (moduleName: string) => {
           const tables = Object.entries(LAST_WRITER)
             .filter(([, writer]) => writer === moduleName)

@@ -13,29 +13,17 @@
 
 import { BinaryRowWriter } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
-import { CHUNK_BITS, DayOrders, type LineChunk, type OrderLines, orderSetBits } from "./order-lines-pass.ts";
+import { DayOrders, type OrderLines, orderSetBits, PassLines, productIndex } from "./order-lines-pass.ts";
 import type { DataSource } from "./source.ts";
-import type { TableDef } from "./tables.ts";
+import { type TableDef, targetOf } from "./tables.ts";
 
 const DAY_MS = 86_400_000;
-const CHUNK = 1 << CHUNK_BITS;
 /** Pids below this are remembered in a flat bitmap rather than a Set. */
 const FLAT_PIDS = 1 << 24;
 /** Bytes of the file read between two turns of the event loop. */
 const SLICE = 128 * 1024;
 
-/** The table's columns in the order the binary rows carry them. */
-export const ORDER_LINE_COLUMNS = [
-  "id",
-  "order_number",
-  "pid",
-  "order_date",
-  "quantity",
-  "price",
-  "discount",
-  "status",
-] as const;
-/** The file's column names of those columns. */
+/** The file's columns of order_lines.csv the binary rows carry, in this order (tables.ts). */
 const FILE_NAMES = [
   "line_id",
   "order_number",
@@ -46,7 +34,8 @@ const FILE_NAMES = [
   "discount",
   "status",
 ];
-const DISCOUNT = 6;
+/** The one of them a file may leave out (its default, 0, is sent). */
+const DISCOUNT = FILE_NAMES.indexOf("discount");
 
 /**
  * The pass built during the load, before the products are known: each stored line's product is
@@ -56,12 +45,10 @@ export class LoadedPass {
   constructor(
     /** The as-of moment the lines were cut at (ms). */
     readonly asOfMs: number,
-    private readonly chunks: LineChunk[],
-    private readonly lines: number,
+    private readonly lines: PassLines,
     private readonly seenFlat: Uint8Array,
     private readonly seenOther: Set<number>,
     private readonly ordersByDay: Map<number, number>,
-    private readonly discounts: OrderLines["discounts"],
   ) {}
 
   /**
@@ -70,34 +57,18 @@ export class LoadedPass {
    * counts them) and checks the references as it would have.
    */
   async resolve(conn: SqlConnection): Promise<OrderLines | null> {
-    const products = await conn.query<{ pid: number }>("SELECT pid FROM products ORDER BY pid");
-    const pids = Int32Array.from(products, (p) => p.pid);
-    const indexOf = new Map<number, number>();
-    for (let i = 0; i < pids.length; i++) indexOf.set(pids[i]!, i);
+    const { pids, indexOf, flat } = await productIndex(conn);
+    const indexAt = (pid: number) =>
+      flat && pid >= 0 && pid < flat.length ? flat[pid]! : (indexOf.get(pid) ?? -1);
     for (const pid of this.seenOther) if (!indexOf.has(pid)) return null;
-    const flat = new Int32Array(this.seenFlat.length).fill(-1);
-    for (let i = 0; i < pids.length; i++) {
-      const pid = pids[i]!;
-      if (pid >= 0 && pid < flat.length) flat[pid] = i;
-    }
     for (let pid = 0; pid < this.seenFlat.length; pid++)
-      if (this.seenFlat[pid] && flat[pid]! < 0) return null;
-    for (const chunk of this.chunks) {
+      if (this.seenFlat[pid] && indexAt(pid) < 0) return null;
+    const { chunks, lines, discounts } = this.lines;
+    for (const chunk of chunks) {
       const product = chunk.product;
-      for (let j = 0; j < chunk.n; j++) {
-        const pid = product[j]!;
-        product[j] = pid >= 0 && pid < flat.length ? flat[pid]! : indexOf.get(pid)!;
-      }
+      for (let j = 0; j < chunk.n; j++) product[j] = indexAt(product[j]!);
     }
-    return {
-      pids,
-      indexOf,
-      chunks: this.chunks,
-      lines: this.lines,
-      unknownPids: 0,
-      ordersByDay: this.ordersByDay,
-      discounts: this.discounts,
-    };
+    return { pids, indexOf, chunks, lines, unknownPids: 0, ordersByDay: this.ordersByDay, discounts };
   }
 }
 
@@ -113,7 +84,6 @@ enum Ch {
   Plus = 0x2b,
   Dot = 0x2e,
   Zero = 0x30,
-  Nine = 0x39,
   Colon = 0x3a,
   T = 0x54,
   Z = 0x5a,
@@ -305,8 +275,7 @@ function quotedFields(line: Buffer): Buffer[] | null {
 }
 
 /**
- * Loads order_lines.csv into `target` (the new table, empty, columns as in ORDER_LINE_COLUMNS, every
- * one NOT NULL) by binary COPY, and builds the pass as of `passAsOf` (null: no pass, the load only).
+ * Loads order_lines.csv into `target` (the new table, empty, every column NOT NULL) by binary COPY, and builds the pass as of `passAsOf` (null: no pass, the load only).
  * Answers the rows and the pass, or Unfit (the table is emptied again).
  */
 export async function loadOrderLinesBinary(opts: {
@@ -340,21 +309,9 @@ export async function loadOrderLinesBinary(opts: {
   const pass = opts.passAsOf !== null;
 
   // The pass's arrays (as order-lines-pass.ts builds them), each line's product still its pid.
-  const chunks: LineChunk[] = [];
-  const newChunk = (): LineChunk => ({
-    n: 0,
-    product: new Int32Array(CHUNK),
-    day: new Int32Array(CHUNK),
-    done: new Uint8Array(CHUNK),
-    quantity: new Int32Array(CHUNK),
-    amountC: new Float64Array(CHUNK),
-  });
-  let chunk = newChunk();
-  chunks.push(chunk);
-  let lines = 0;
+  const passLines = new PassLines();
   // About 65 bytes a line and two lines an order in a shop's export: the set's size from the file's.
   const orders = new DayOrders(orderSetBits((opened.size ?? 0) / 65 / 2));
-  let discounts = { n: 0, line: new Int32Array(1 << 14), cents: new Float64Array(1 << 14) };
   let seenFlat = new Uint8Array(1 << 16);
   const seenOther = new Set<number>();
 
@@ -419,15 +376,7 @@ export async function loadOrderLinesBinary(opts: {
       seenFlat[pid] = 1;
     } else seenOther.add(pid);
     if ((!completed && !returned) || ms > asOfMs) return true;
-    if (chunk.n === CHUNK) {
-      chunk = newChunk();
-      chunks.push(chunk);
-    }
-    const j = chunk.n++;
-    chunk.product[j] = pid;
     const d = Math.floor(ms / DAY_MS);
-    chunk.day[j] = d;
-    chunk.done[j] = completed ? 1 : 0;
     if (completed) {
       // A 64-bit hash of the order number (two 32-bit lanes), for DayOrders.
       let h1 = 0x811c9dc5;
@@ -450,25 +399,12 @@ export async function loadOrderLinesBinary(opts: {
       h2 ^= h2 >>> 16;
       orders.add(d, h1 | 0, h2 | 0);
     }
-    chunk.quantity[j] = quantity;
     const amount = quantity * priceC - discountC;
     if (!Number.isSafeInteger(amount)) {
       unfit = new Unfit(`line ${lineNo}: amount`);
       return false;
     }
-    chunk.amountC[j] = amount;
-    if (discountC !== 0) {
-      if (discounts.n === discounts.line.length) {
-        const line = new Int32Array(2 * discounts.n);
-        const cents = new Float64Array(2 * discounts.n);
-        line.set(discounts.line);
-        cents.set(discounts.cents);
-        discounts = { n: discounts.n, line, cents };
-      }
-      discounts.line[discounts.n] = lines;
-      discounts.cents[discounts.n++] = discountC;
-    }
-    lines++;
+    passLines.push(pid, d, completed ? 1 : 0, quantity, amount, discountC);
     return true;
   };
 
@@ -581,7 +517,7 @@ export async function loadOrderLinesBinary(opts: {
     loaded = await conn.copyCsv({
       schema: opts.schema,
       table: def.table,
-      columns: ORDER_LINE_COLUMNS,
+      columns: FILE_NAMES.map((name) => targetOf(def.columns.find((c) => c.name === name)!)),
       source: rows(),
       header: false,
       binary: true,
@@ -598,6 +534,6 @@ export async function loadOrderLinesBinary(opts: {
   }
   return {
     rows: loaded,
-    pass: pass ? new LoadedPass(asOfMs, chunks, lines, seenFlat, seenOther, orders.perDay, discounts) : null,
+    pass: pass ? new LoadedPass(asOfMs, passLines, seenFlat, seenOther, orders.perDay) : null,
   };
 }

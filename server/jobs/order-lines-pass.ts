@@ -261,26 +261,83 @@ function newChunk(): LineChunk {
   };
 }
 
+/** The pass's line arrays as they are filled, one line after another (streamed or read from the file). */
+export class PassLines {
+  readonly chunks: LineChunk[] = [newChunk()];
+  private chunk = this.chunks[0]!;
+  /** Lines so far. */
+  lines = 0;
+  discounts: OrderLines["discounts"] = {
+    n: 0,
+    line: new Int32Array(1 << 14),
+    cents: new Float64Array(1 << 14),
+  };
+
+  /** A line: its product, UTC day, 1 completed / 0 returned, quantity, amount and discount in cents. */
+  push(
+    product: number,
+    day: number,
+    done: number,
+    quantity: number,
+    amountC: number,
+    discountC: number,
+  ): void {
+    if (this.chunk.n === CHUNK) {
+      this.chunk = newChunk();
+      this.chunks.push(this.chunk);
+    }
+    const chunk = this.chunk;
+    const j = chunk.n++;
+    chunk.product[j] = product;
+    chunk.day[j] = day;
+    chunk.done[j] = done;
+    chunk.quantity[j] = quantity;
+    chunk.amountC[j] = amountC;
+    if (discountC !== 0) {
+      let discounts = this.discounts;
+      if (discounts.n === discounts.line.length) {
+        const line = new Int32Array(2 * discounts.n);
+        const cents = new Float64Array(2 * discounts.n);
+        line.set(discounts.line);
+        cents.set(discounts.cents);
+        discounts = { n: discounts.n, line, cents };
+        this.discounts = discounts;
+      }
+      discounts.line[discounts.n] = this.lines;
+      discounts.cents[discounts.n++] = discountC;
+    }
+    this.lines++;
+  }
+}
+
+/**
+ * The products of the table `products` (as the connection's search path finds it) in pid order:
+ * `pids`, each pid's index (`indexOf`), and when the pids allow, a flat array pid → index (−1: none;
+ * a Map lookup per line was a tenth of the pass).
+ */
+export async function productIndex(
+  conn: SqlConnection,
+): Promise<{ pids: Int32Array; indexOf: Map<number, number>; flat: Int32Array | null }> {
+  const products = await conn.query<{ pid: number }>("SELECT pid FROM products ORDER BY pid");
+  const pids = Int32Array.from(products, (p) => p.pid);
+  const indexOf = new Map<number, number>();
+  for (let i = 0; i < pids.length; i++) indexOf.set(pids[i]!, i);
+  const maxPid = pids.length ? pids[pids.length - 1]! : 0;
+  const flat =
+    pids.length && pids[0]! >= 0 && maxPid < FLAT_PIDS ? new Int32Array(maxPid + 1).fill(-1) : null;
+  if (flat) for (let i = 0; i < pids.length; i++) flat[pids[i]!] = i;
+  return { pids, indexOf, flat };
+}
+
 /**
  * Streams every completed and returned line up to asOf (its product, UTC day, status, quantity,
  * amount; the orders of each day). The other lines (cancelled, later than asOf) come too, for their
  * pid only: a pid not among the products is counted (unknownPids) wherever it is.
  */
 export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise<OrderLines> {
-  const products = await conn.query<{ pid: number }>("SELECT pid FROM products ORDER BY pid");
-  const pids = Int32Array.from(products, (p) => p.pid);
-  const indexOf = new Map<number, number>();
-  for (let i = 0; i < pids.length; i++) indexOf.set(pids[i]!, i);
-  // A line's product index by its pid: a flat array when the pids allow (a Map lookup per line was
-  // a tenth of the pass), else the Map.
-  const maxPid = pids.length ? pids[pids.length - 1]! : 0;
-  const flat =
-    pids.length && pids[0]! >= 0 && maxPid < FLAT_PIDS ? new Int32Array(maxPid + 1).fill(-1) : null;
-  if (flat) for (let i = 0; i < pids.length; i++) flat[pids[i]!] = i;
-  const chunks: LineChunk[] = [];
-  let chunk = newChunk();
-  chunks.push(chunk);
-  let lines = 0;
+  const { pids, indexOf, flat } = await productIndex(conn);
+  const maxPid = flat ? flat.length - 1 : 0;
+  const out = new PassLines();
   let unknownPids = 0;
   // The set of (day, order) pairs sized from the table's row count as last analyzed (half as many
   // orders as lines, room to spare): one table of the size its growing would reach, without
@@ -290,7 +347,6 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
     "SELECT GREATEST(reltuples, 0)::float8 AS lines FROM pg_class WHERE oid = to_regclass('order_lines')",
   );
   const orders = new DayOrders(orderSetBits(Number(estimate?.lines ?? 0) / 2));
-  let discounts = { n: 0, line: new Int32Array(1 << 14), cents: new Float64Array(1 << 14) };
   // The columns as stored (the day and the amount are worked out here: in the statement, the date
   // conversion and the numeric arithmetic cost the database about as much as the rest of it),
   // decoded straight into the arrays (copyOutRows: nothing allocated per line).
@@ -312,38 +368,18 @@ export async function streamOrderLines(conn: SqlConnection, asOf: Date): Promise
       }
       const done = int4At(buf, at[2]!);
       if (done === 2) return; // cancelled, or after asOf
-      if (chunk.n === CHUNK) {
-        chunk = newChunk();
-        chunks.push(chunk);
-      }
-      const j = chunk.n++;
-      chunk.product[j] = i;
       // UTC day: microseconds since 2000-01-01 → days since 1970-01-01 (10,957 days apart).
       const d = Math.floor(int8At(buf, at[1]!) / DAY_US) + PG_EPOCH_DAYS;
-      chunk.day[j] = d;
-      chunk.done[j] = done;
       if (done === 1) orders.add(d, int4At(buf, at[6]!), int4At(buf, at[6]! + 4));
       const q = int4At(buf, at[3]!);
-      chunk.quantity[j] = q;
       // Whole cents, exact below 2^53 (as the database's int8 would be below 2^63).
       const discount = centsAt(buf, at[5]!);
       const amount = q * centsAt(buf, at[4]!) - discount;
       if (!Number.isSafeInteger(amount))
         throw new Error(`An order line of product ${pid} comes to more than 2^53 cents`);
-      chunk.amountC[j] = amount;
-      if (discount !== 0) {
-        if (discounts.n === discounts.line.length) {
-          const line = new Int32Array(2 * discounts.n);
-          const cents = new Float64Array(2 * discounts.n);
-          line.set(discounts.line);
-          cents.set(discounts.cents);
-          discounts = { n: discounts.n, line, cents };
-        }
-        discounts.line[discounts.n] = lines;
-        discounts.cents[discounts.n++] = discount;
-      }
-      lines++;
+      out.push(i, d, done, q, amount, discount);
     },
   );
+  const { chunks, lines, discounts } = out;
   return { pids, indexOf, chunks, lines, unknownPids, ordersByDay: orders.perDay, discounts };
 }

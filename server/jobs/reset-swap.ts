@@ -255,9 +255,7 @@ export async function loadFreshOrderLines(
   passAsOf: Date | null,
   shared: RunShared | undefined,
   log?: (message: string) => void,
-  /** Called when the app read the file (not the database's COPY). */
-  readByApp?: () => void,
-): Promise<number> {
+): Promise<{ rows: number; readBy: "app" | "database" }> {
   await conn.exec(
     `CREATE TABLE ${fresh(def)} (LIKE ${q(def.table)} INCLUDING ALL EXCLUDING INDEXES EXCLUDING STATISTICS)
        WITH (autovacuum_enabled = false)`,
@@ -275,11 +273,10 @@ export async function loadFreshOrderLines(
   if (result instanceof Unfit) {
     log?.(`${def.file}: loaded by the database's COPY (${result.reason})`);
     await conn.exec(`DROP TABLE ${fresh(def)}`);
-    return loadFresh(conn, source, def, step, timeZone);
+    return { rows: await loadFresh(conn, source, def, step, timeZone), readBy: "database" };
   }
   if (result.pass) shared?.preload(result.pass);
-  readByApp?.();
-  return result.rows;
+  return { rows: result.rows, readBy: "app" };
 }
 
 /**
@@ -523,22 +520,21 @@ export class BesideLoader {
           this.relay?.(p);
         },
       };
-      const rows =
-        orderLinesPass && def.file === "order_lines.csv"
-          ? await loadFreshOrderLines(
-              conn,
-              source,
-              def,
-              step,
-              timeZone,
-              orderLinesPass.asOf,
-              modules.shared,
-              orderLinesPass.log,
-              () => {
-                this.readBy = "app";
-              },
-            )
-          : await loadFresh(conn, source, def, step, timeZone);
+      let rows: number;
+      if (orderLinesPass && def.file === "order_lines.csv") {
+        const load = await loadFreshOrderLines(
+          conn,
+          source,
+          def,
+          step,
+          timeZone,
+          orderLinesPass.asOf,
+          modules.shared,
+          orderLinesPass.log,
+        );
+        rows = load.rows;
+        this.readBy = load.readBy;
+      } else rows = await loadFresh(conn, source, def, step, timeZone);
       this.timings.load = seconds(started);
       return rows;
     })();

@@ -57,12 +57,12 @@ export async function createTestDatabase(
     await admin.query(`CREATE DATABASE ${name} OWNER ${opts.owner}`);
   } else await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = withDatabase(adminUrl, name);
+  let url = withDatabase(adminUrl, name);
   if (opts.owner) {
     const u = new URL(url);
     u.username = opts.owner;
     u.password = "";
-    return ownedDatabase(u.toString(), adminUrl, name, migrated);
+    url = u.toString();
   }
   const others: Database[] = [];
   const db = await openDatabase({ databaseUrl: url, poolSize: 5 });
@@ -80,31 +80,6 @@ export async function createTestDatabase(
     },
     async drop() {
       await Promise.all([db, ...others].map((d) => d.close().catch(() => {})));
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
-async function ownedDatabase(
-  url: string,
-  adminUrl: string,
-  name: string,
-  migrated: boolean,
-): Promise<TestDatabase> {
-  const db = await openDatabase({ databaseUrl: url, poolSize: 5 });
-  if (migrated) {
-    await migrate(db);
-    await syncPermissionCatalogue(db);
-  }
-  return {
-    db,
-    url,
-    openAnother: () => openDatabase({ databaseUrl: url, poolSize: 5 }),
-    async drop() {
-      await db.close().catch(() => {});
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
