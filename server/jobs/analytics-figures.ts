@@ -20,15 +20,18 @@ const RECEIPTS_SQL = `
   DROP TABLE IF EXISTS calc_af_receipts;
   CREATE TEMP TABLE calc_af_receipts ON COMMIT DROP AS
     SELECT pid, day, qty,
-      COALESCE(SUM(qty) OVER (PARTITION BY pid ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)::int AS newer,
-      row_number() OVER (PARTITION BY pid, date_trunc('month', day) ORDER BY day) = 1 AS first_in_month
+      (SUM(qty) OVER w - qty)::int AS newer,
+      date_trunc('month', (lead(day) OVER w)::timestamp) IS DISTINCT FROM date_trunc('month', day::timestamp)
+        AS first_in_month
     FROM (
       SELECT l.pid, r.received_date AS day, SUM(r.qty)::int AS qty
       FROM receivings r JOIN po_lines l ON l.id = r.po_line_id
       JOIN products p ON p.pid = l.pid AND p.kind = 'merchandise'
       WHERE r.qty > 0
       GROUP BY l.pid, r.received_date
-    ) rec;
+    ) rec
+    -- One order for both (one sort): newest first, so the next row is the receipt day before.
+    WINDOW w AS (PARTITION BY pid ORDER BY day DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
   ANALYZE calc_af_receipts;`;
 
 const AGE_BUCKET_SQL = `CASE ${AGING_BUCKETS.map(

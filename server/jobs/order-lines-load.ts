@@ -483,15 +483,24 @@ export async function loadOrderLinesBinary(opts: {
     for await (const piece of opened.body) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
       bytesRead += piece.length;
-      let buf = piece;
+      const buf = piece;
+      let s = 0;
       if (carry) {
-        buf = Buffer.concat([carry, piece]);
+        // The line the last piece ended in: joined on its own (not the whole piece to it, which
+        // copied every piece once more and made the garbage collector run for the copies).
+        const nl = buf.indexOf(Ch.Lf);
+        if (nl < 0) {
+          carry = Buffer.concat([carry, buf]);
+          continue;
+        }
+        const joined = Buffer.concat([carry, buf.subarray(0, nl)]);
         carry = null;
+        if (!line(joined, 0, joined.length)) break;
+        s = nl + 1;
       }
       // In slices of about SLICE bytes, each followed by a turn of the event loop: the run's other
       // connection and the server go on meanwhile (a whole piece at once held them ≈ 10 ms a time).
-      let s = 0;
-      for (let until = SLICE; ; until += SLICE) {
+      for (let until = s + SLICE; ; until += SLICE) {
         for (;;) {
           const nl = buf.indexOf(Ch.Lf, s);
           if (nl < 0 || !line(buf, s, nl)) break;

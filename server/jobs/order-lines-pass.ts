@@ -74,18 +74,20 @@ export interface OrderLines {
 
 /**
  * The distinct (day, order number) pairs of the completed lines, each order number by its 64-bit
- * hash (PostgreSQL's hashtextextended, seed 0): an open-addressing set in typed arrays (≈ 13 bytes
- * a slot; 1.3M orders over two years take 2M slots), counting each day's pairs as they come. Two
+ * hash (PostgreSQL's hashtextextended, seed 0), counting each day's pairs as they come. Two
  * different order numbers of one day would have to share all 64 bits to be counted once: for a day
  * of 10,000 orders the chance is about 3 in 10^12. (Counted by the database instead, a hashed
  * DISTINCT over the 2.8M completed lines of the large demo set took 1.7–2.6 s of its CPU; strings
  * for 1.3M order numbers would cost the app a few hundred MB.)
+ *
+ * Lines come in day order in a shop's export (by order, by date), so while they do, only the
+ * current day's pairs are looked up: an open-addressing set of that day in typed arrays, small
+ * enough to stay in the processor's cache (one set of all 1.3M pairs, 32 MB, made a cache miss of
+ * nearly every new order: a tenth of the pass). Every new pair is also appended to a list; should a
+ * day come back after another (lines out of day order), the pairs so far go into one set of all
+ * days (≈ 16 bytes a slot; 1.3M orders over two years take 2M slots) and it serves from then on.
  */
 export class DayOrders {
-  /** Slot k is slots[4k … 4k + 3]: used (0/1), day, hi, lo (one cache line per probe, not four). */
-  private slots: Int32Array;
-  private mask: number;
-  private size = 0;
   /** The pair added last: an order's lines mostly come one after another, so most adds stop here. */
   private lastDay = 0;
   private lastHi = 0;
@@ -96,6 +98,25 @@ export class DayOrders {
   private pendingDay = 0;
   private pending = 0;
 
+  // While days come in order: the current day, its set (slot k is daySlots[3k … 3k + 2]: stamp,
+  // hi, lo; used when its stamp is `stamp`, so a new day needs no clearing), the days before it,
+  // and every pair so far (log[3j … 3j + 2]: day, hi, lo).
+  private day = 0;
+  private stamp = 0;
+  private daySlots = new Int32Array(3 << 12);
+  private dayMask = (1 << 12) - 1;
+  private daySize = 0;
+  private readonly closed = new Set<number>();
+  private log: Int32Array | null = new Int32Array(3 << 16);
+  private logged = 0;
+
+  // Once a day came back: one set of every pair (slot k is slots[4k … 4k + 3]: used (0/1), day,
+  // hi, lo: one cache line per probe, not four), of at least 2^bits slots.
+  private slots: Int32Array | null = null;
+  private mask = 0;
+  private size = 0;
+  private readonly bits: number;
+
   /** Each day's distinct orders so far. */
   get perDay(): Map<number, number> {
     if (this.pending) {
@@ -105,19 +126,38 @@ export class DayOrders {
     return this.counts;
   }
 
+  /** `bits`: the size of the set of all days, should one be needed (orderSetBits). */
   constructor(bits = 16) {
-    this.slots = new Int32Array(4 << bits);
-    this.mask = (1 << bits) - 1;
+    this.bits = bits;
   }
 
   /** Adds order (hi, lo) on `day`; counts it for the day the first time the pair is seen. */
   add(day: number, hi: number, lo: number): void {
     if (this.any && lo === this.lastLo && hi === this.lastHi && day === this.lastDay) return;
+    const first = !this.any;
     this.any = true;
     this.lastDay = day;
     this.lastHi = hi;
     this.lastLo = lo;
-    if (!this.insert(day, hi, lo)) return;
+    if (this.slots === null) {
+      if (first || day !== this.day) {
+        if (!first) this.closed.add(this.day);
+        if (this.closed.has(day)) this.allDays();
+        else {
+          this.day = day;
+          this.stamp++;
+          this.daySize = 0;
+        }
+      }
+    }
+    if (this.slots !== null) {
+      if (!this.insert(day, hi, lo)) return;
+      if (++this.size * 4 > (this.mask + 1) * 3) this.grow();
+    } else {
+      if (!this.insertDay(hi, lo)) return;
+      this.append(day, hi, lo);
+      if (++this.daySize * 4 > (this.dayMask + 1) * 3) this.growDay();
+    }
     if (day !== this.pendingDay || this.pending === 0) {
       if (this.pending)
         this.counts.set(this.pendingDay, (this.counts.get(this.pendingDay) ?? 0) + this.pending);
@@ -125,29 +165,82 @@ export class DayOrders {
       this.pending = 0;
     }
     this.pending++;
-    if (++this.size * 4 > (this.mask + 1) * 3) this.grow();
+  }
+
+  private insertDay(hi: number, lo: number): boolean {
+    const { daySlots, dayMask, stamp } = this;
+    // The hash is uniform already.
+    let i = lo & dayMask;
+    for (;;) {
+      const at = i * 3;
+      if (daySlots[at] !== stamp) {
+        daySlots[at] = stamp;
+        daySlots[at + 1] = hi;
+        daySlots[at + 2] = lo;
+        return true;
+      }
+      if (daySlots[at + 2] === lo && daySlots[at + 1] === hi) return false;
+      i = (i + 1) & dayMask;
+    }
+  }
+
+  /** Doubles the day's set: its pairs are the last daySize of the list. */
+  private growDay(): void {
+    this.dayMask = 2 * (this.dayMask + 1) - 1;
+    this.daySlots = new Int32Array(3 * (this.dayMask + 1));
+    this.stamp = 1;
+    const log = this.log!;
+    for (let j = this.logged - this.daySize; j < this.logged; j++)
+      this.insertDay(log[3 * j + 1]!, log[3 * j + 2]!);
+  }
+
+  private append(day: number, hi: number, lo: number): void {
+    let log = this.log!;
+    if (3 * this.logged === log.length) {
+      const grown = new Int32Array(2 * log.length);
+      grown.set(log);
+      this.log = log = grown;
+    }
+    const at = 3 * this.logged++;
+    log[at] = day;
+    log[at + 1] = hi;
+    log[at + 2] = lo;
+  }
+
+  /** A day came back: every pair so far into one set of all days, which serves from now on. */
+  private allDays(): void {
+    const log = this.log!;
+    let bits = this.bits;
+    while ((1 << bits) * 3 < this.logged * 4) bits++;
+    this.slots = new Int32Array(4 << bits);
+    this.mask = (1 << bits) - 1;
+    for (let j = 0; j < this.logged; j++) this.insert(log[3 * j]!, log[3 * j + 1]!, log[3 * j + 2]!);
+    this.size = this.logged;
+    this.log = null;
+    this.daySlots = new Int32Array(0);
+    this.closed.clear();
   }
 
   private insert(day: number, hi: number, lo: number): boolean {
     const { slots, mask } = this;
-    // The hash is uniform already; the day is mixed in so one order's days spread too.
+    // The day is mixed in so one order's days spread too.
     let i = (lo ^ Math.imul(day, 0x9e3779b1)) & mask;
     for (;;) {
       const at = i << 2;
-      if (slots[at] === 0) {
-        slots[at] = 1;
-        slots[at + 1] = day;
-        slots[at + 2] = hi;
-        slots[at + 3] = lo;
+      if (slots![at] === 0) {
+        slots![at] = 1;
+        slots![at + 1] = day;
+        slots![at + 2] = hi;
+        slots![at + 3] = lo;
         return true;
       }
-      if (slots[at + 3] === lo && slots[at + 2] === hi && slots[at + 1] === day) return false;
+      if (slots![at + 3] === lo && slots![at + 2] === hi && slots![at + 1] === day) return false;
       i = (i + 1) & mask;
     }
   }
 
   private grow(): void {
-    const old = this.slots;
+    const old = this.slots!;
     this.slots = new Int32Array(2 * old.length);
     this.mask = 2 * (this.mask + 1) - 1;
     for (let at = 0; at < old.length; at += 4)
