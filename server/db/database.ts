@@ -11,6 +11,7 @@ import lockfile from "proper-lockfile";
 import { readBinaryRows } from "./binary-copy.ts";
 import { CopyRowsQuery } from "./copy-rows.ts";
 import { PrismaClient } from "./generated/client.ts";
+import { pacer } from "./pace.ts";
 
 export type { PrismaClient };
 
@@ -310,12 +311,16 @@ function openPostgres(url: string, max: number): Database {
         async copyCsv({ schema, table, columns, source, header, signal, onProgress, binary }) {
           const stream = client.query(copyFrom(copySql(table, columns, header, "STDIN", schema, binary)));
           let bytes = 0;
+          // Rows made in the app (a generator working through every product or line) let the event
+          // loop turn between chunks now and then (pace.ts).
+          const pace = pacer();
           async function* counted() {
             for await (const chunk of source) {
               if (signal?.aborted) throw signal.reason ?? new Error("aborted");
               bytes += chunk.length;
               onProgress?.(bytes);
               yield chunk;
+              await pace();
             }
           }
           try {

@@ -1,6 +1,7 @@
 // Calculation phase: each module recomputes one metrics table from the imported data with
 // set-based SQL, inside the run's transaction. The planning engine adds its modules to this list.
 import type { SqlConnection } from "../db/database.ts";
+import { pacer } from "../db/pace.ts";
 import { APP_OPEN_LINES_SQL, APP_PENDING_RECEIPTS_SQL } from "../modules/purchasing/open-orders.ts";
 import { analyticsFiguresModule } from "./analytics-figures.ts";
 import { orderLinesOf, passDay, passDayText, type RunShared } from "./order-lines-pass.ts";
@@ -181,7 +182,9 @@ async function salesFigures(ctx: CalcContext): Promise<void> {
   const min90 = new Int32Array(n).fill(2 ** 31 - 1);
   const max90 = new Int32Array(n).fill(-(2 ** 31));
   const any90 = new Uint8Array(n);
+  const pace = pacer();
   for (const c of lines.chunks) {
+    await pace();
     const { product, day, done, quantity, amountC } = c;
     for (let i = 0; i < c.n; i++) {
       if (!done[i]) continue;

@@ -19,6 +19,7 @@
 // keys are worked out in the app from product_search once it is filled (fillKeys).
 import { PRODUCT_SEARCH_LIMIT } from "../../shared/templates.ts";
 import type { SqlConnection } from "../db/database.ts";
+import { pacer } from "../db/pace.ts";
 import type { CalcModule } from "./calculate.ts";
 import { type OrderLines, orderLinesOf } from "./order-lines-pass.ts";
 import { lineChunks } from "./series.ts";
@@ -71,7 +72,9 @@ async function salesTable(conn: SqlConnection, pass: OrderLines): Promise<void> 
   const units = new Float64Array(pass.pids.length);
   const sold = new Uint8Array(pass.pids.length);
   const last = new Int32Array(pass.pids.length).fill(-1);
+  const pace = pacer();
   for (const chunk of pass.chunks) {
+    await pace();
     const { product, day, done, quantity } = chunk;
     for (let j = 0; j < chunk.n; j++) {
       if (!done[j]) continue;
@@ -153,7 +156,9 @@ async function fillKeys(conn: SqlConnection): Promise<number> {
   const add = (k: string) => {
     if (k !== "" && !mine.includes(k)) mine.push(k);
   };
-  products.forEach((p, i) => {
+  const pace = pacer();
+  for (const [i, p] of products.entries()) {
+    if ((i & 1023) === 0) await pace();
     mine.length = 0;
     for (const w of p.title.split(" ")) {
       if (w === "") continue;
@@ -179,7 +184,7 @@ async function fillKeys(conn: SqlConnection): Promise<number> {
       keyOf[n++] = id;
     }
     from[i + 1] = n;
-  });
+  }
   // The keys carried by enough products: their first entries, per rank, with the products taken in
   // the order (total_sold DESC, pid), so each rank's list is in the search's order as it grows and
   // the lists of ranks 0 … 3 one after the other are the key's entries in order (no sort per key).
@@ -190,7 +195,8 @@ async function fillKeys(conn: SqlConnection): Promise<number> {
   const order = Array.from(products.keys()).sort(
     (a, b) => products[b]!.total_sold - products[a]!.total_sold || products[a]!.pid - products[b]!.pid,
   );
-  for (const i of order) {
+  for (const [at, i] of order.entries()) {
+    if ((at & 1023) === 0) await pace();
     const p = products[i]!;
     for (let j = from[i]!; j < from[i + 1]!; j++) {
       const ranks = buckets.get(keyOf[j]!);

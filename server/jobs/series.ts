@@ -8,6 +8,7 @@ import { DETAIL_SERIES_WEEKS, detailSeriesStart, mondayOf } from "../../shared/f
 import { isMerchandiseSql } from "../../shared/metrics.ts";
 import { BinaryRowWriter, copyOutDecoded, wholeQuotient } from "../db/binary-copy.ts";
 import type { SqlConnection } from "../db/database.ts";
+import { pacer } from "../db/pace.ts";
 import { productCategoryAncestorsCte } from "../modules/config/category-types.ts";
 import type { CalcModule } from "./calculate.ts";
 import { orderLinesOf } from "./order-lines-pass.ts";
@@ -251,7 +252,9 @@ export const salesSeriesModule: CalcModule = {
     // Each product's completed lines in the detail's weeks, then a slot for each product with at
     // least WEEKLY_MIN_LINES of them (the only ones stored: a few thousand of 50k).
     const weekLines = new Int32Array(n);
+    const pace = pacer();
     for (const chunk of pass.chunks) {
+      await pace();
       const { product, day, done } = chunk;
       for (let j = 0; j < chunk.n; j++) {
         const i = localOf[product[j]!]!;
@@ -269,6 +272,7 @@ export const salesSeriesModule: CalcModule = {
     // grouping the lines gives them).
     const weekCells = new Int32Array(W * slots);
     for (const chunk of pass.chunks) {
+      await pace();
       const { product, day, done: doneOf, quantity, amountC } = chunk;
       for (let j = 0; j < chunk.n; j++) {
         const i = localOf[product[j]!]!;

@@ -8,6 +8,7 @@
 // works out each product's price levels (writeLevels) and writes them back; the fit is then a
 // weighted least-squares line per product computed from six sums per product, in SQL.
 import { copyOutDecoded } from "../../db/binary-copy.ts";
+import { pacer } from "../../db/pace.ts";
 import type { CalcContext, CalcModule } from "../calculate.ts";
 import { CHUNK_BITS, orderLinesOf, passDay } from "../order-lines-pass.ts";
 import { setLocal, utcDay, utcMidnight } from "./context.ts";
@@ -178,10 +179,14 @@ async function writeLevels(ctx: CalcContext, d0: string, from: Date): Promise<vo
   // row plus the marked weeks before it); the second sums the units and takings into the rows.
   const low = new Int32Array(nP); // weeks 0 … 31
   const high = new Int32Array(nP); // weeks 32 … 51
-  const eachLine = (visit: (i: number, k: number, q: number, takings: number) => void): void => {
+  const pace = pacer();
+  const eachLine = async (
+    visit: (i: number, k: number, q: number, takings: number) => void,
+  ): Promise<void> => {
     const { line: discountLine, cents: discountCents, n: discounted } = pass.discounts;
     let next = 0;
     for (const [ci, c] of pass.chunks.entries()) {
+      await pace();
       const base = ci << CHUNK_BITS;
       const { product, day, done, quantity, amountC } = c;
       for (let r = 0; r < c.n; r++) {
@@ -198,7 +203,7 @@ async function writeLevels(ctx: CalcContext, d0: string, from: Date): Promise<vo
       }
     }
   };
-  eachLine((i, k) => {
+  await eachLine((i, k) => {
     if (k < 32) low[i]! |= 1 << k;
     else high[i]! |= 1 << (k - 32);
   });
@@ -230,7 +235,7 @@ async function writeLevels(ctx: CalcContext, d0: string, from: Date): Promise<vo
       rowK[r++] = k;
     }
   }
-  eachLine((i, k, q, takings) => {
+  await eachLine((i, k, q, takings) => {
     const r = rowOf(i, k);
     rowU[r] = rowU[r]! + q;
     rowP[r] = rowP[r]! + takings;
@@ -313,8 +318,17 @@ async function writeLevels(ctx: CalcContext, d0: string, from: Date): Promise<vo
   await conn.copyCsv({
     table: "el_levels",
     columns: ["pid", "level", "u", "e", "x", "weeks", "changes"],
+    // (Made as they are copied: in chunks of 10,000 lines.)
     source: (async function* () {
-      for (let j = 0; j < lines.length; j += 10_000) yield Buffer.from(lines.slice(j, j + 10_000).join(""));
+      let chunk: string[] = [];
+      for (const line of lines) {
+        chunk.push(line);
+        if (chunk.length === 10_000) {
+          yield Buffer.from(chunk.join(""));
+          chunk = [];
+        }
+      }
+      if (chunk.length) yield Buffer.from(chunk.join(""));
     })(),
     header: false,
   });
@@ -339,7 +353,7 @@ interface LevelInput {
 }
 
 /** The CSV lines of el_levels (pid, level, u, e, x, weeks, changes) from the weeks with sales. */
-function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
+function* levelLines({ products, weeks, oos, homes }: LevelInput): Generator<string> {
   const { pid: pidOf, regular, ks, home: homeOfProduct, ownU, ownInRange } = products;
   const { weeks: homeWeeks, total: homeTotal, cum: homeCum } = homes;
   const nP = pidOf.length;
@@ -381,7 +395,6 @@ function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
   const gXU = new Float64Array(W);
   const gWeeks = new Int32Array(W);
   const gChanges = new Int32Array(W);
-  const lines: string[] = [];
   for (let i = 0; i < nP; i++) {
     const a = weeksOf.start[i]!;
     const b = weeksOf.start[i + 1]!;
@@ -451,12 +464,11 @@ function levelLines({ products, weeks, oos, homes }: LevelInput): string[] {
       }
     for (let g = 0; g < groups; g++) {
       const e = gLevel[g]! < 1 ? gE[g]! : Math.max(lifeE - discountedE, gE[g]!);
-      lines.push(`${pidOf[i]},${gLevel[g]},${gU[g]},${e},${gXU[g]! / gU[g]!},${gWeeks[g]},${gChanges[g]}\n`);
+      yield `${pidOf[i]},${gLevel[g]},${gU[g]},${e},${gXU[g]! / gU[g]!},${gWeeks[g]},${gChanges[g]}\n`;
     }
     for (let q = 0; q < c; q++) weekAt[wk[q]!] = -1;
     for (let j = oosOf.start[i]!; j < oosOf.start[i + 1]!; j++) daysOut[oosK[j]!] = 0;
   }
-  return lines;
 }
 
 export const elasticityModule: CalcModule = {

@@ -15,6 +15,7 @@
 import { addDaysIso, GRID_HISTORY_WEEKS } from "../../../shared/forecasting.ts";
 import { BinaryRowWriter } from "../../db/binary-copy.ts";
 import type { SqlConnection } from "../../db/database.ts";
+import { pacer } from "../../db/pace.ts";
 import { isProductCategorySql } from "../../modules/config/category-types.ts";
 import {
   calendarWeekSql,
@@ -172,7 +173,9 @@ async function fitInApp(conn: SqlConnection, lines: OrderLines, d0: string, asOf
       throw new Error(`Product ${lines.pids[p]} sold more than 2^31 units in one week`);
     cells[at] = sum;
   };
+  const pace = pacer();
   for (const chunk of lines.chunks) {
+    await pace();
     const { product, day, done, quantity } = chunk;
     for (let j = 0; j < chunk.n; j++) {
       if (!done[j]) continue;
