@@ -31,6 +31,7 @@ import {
   copySettingsFresh,
   createFreshModuleTables,
   createSwapSchema,
+  dropRetiredSchema,
   dropSwapSchema,
   indexFresh,
   largestTable,
@@ -64,6 +65,9 @@ export const RUN_SESSION_SETTINGS =
  */
 const NO_PARALLEL_WORKERS =
   "SET max_parallel_maintenance_workers = 0; SET max_parallel_workers_per_gather = 0";
+
+/** How long a start waits for the run lock held by a run's housekeeping (takeLock). */
+const LOCK_HOUSEKEEPING_MS = 5000;
 
 const LABEL: Record<RunType, string> = { update: "Full update", reset: "Full reset", chat: "Chat import" };
 
@@ -149,6 +153,8 @@ export interface DataOpsStatus {
 export class DataOps {
   private active: ActiveRun | null = null;
   private starting = false;
+  /** The last run's connection given back (after the housekeeping it does once the run is over). */
+  private released: Promise<void> = Promise.resolve();
   /**
    * A run this instance will start as soon as it can (the first start's import, queued before the
    * server listens): reported as active from the first request, and other starts get 409 meanwhile.
@@ -181,8 +187,9 @@ export class DataOps {
       if (locked) {
         try {
           await this.failStaleRuns();
-          // New tables of a reset that a stopped server left half built.
+          // New tables of a reset that a stopped server left half built, old ones it left retired.
           await dropSwapSchema(conn);
+          await dropRetiredSchema(conn);
         } finally {
           await conn.query("SELECT pg_advisory_unlock($1)", [DATA_OPS_LOCK_KEY]);
         }
@@ -249,6 +256,24 @@ export class DataOps {
         });
         this.remember(event);
       }
+    }
+  }
+
+  /**
+   * Takes the run lock on `conn`. Held by a session with no run running, it is a run's connection
+   * (of any instance) doing its housekeeping after the run (start(): dropping the tables its swaps
+   * replaced, a fraction of a second): waited for, LOCK_HOUSEKEEPING_MS at most.
+   */
+  private async takeLock(conn: SqlConnection): Promise<boolean> {
+    const deadline = Date.now() + LOCK_HOUSEKEEPING_MS;
+    for (;;) {
+      const [row] = await conn.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
+        DATA_OPS_LOCK_KEY,
+      ]);
+      if (row?.locked) return true;
+      const running = await this.opts.db.prisma.dataRun.count({ where: { status: "running" } });
+      if (running > 0 || Date.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 50));
     }
   }
 
@@ -346,7 +371,10 @@ export class DataOps {
     // A run that already sent its final event is only releasing its connection.
     if ((this.active?.finished || this.active?.recorded) && !this.starting)
       await this.active.done.catch(() => {});
-    // `starting` is set before the first await: two clicks on this instance cannot both pass.
+    if (this.active || this.starting) throw conflict("A data operation is already running");
+    // The last run's connection may still be dropping the tables it retired, holding the lock.
+    await this.released;
+    // `starting` is set before the first await after this check: two clicks cannot both pass.
     if (this.active || this.starting) throw conflict("A data operation is already running");
     this.starting = true;
     let handedOver = false;
@@ -355,10 +383,7 @@ export class DataOps {
       throw err;
     });
     try {
-      const [row] = await conn.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
-        DATA_OPS_LOCK_KEY,
-      ]);
-      if (!row?.locked) throw conflict("A data operation is already running");
+      if (!(await this.takeLock(conn))) throw conflict("A data operation is already running");
       try {
         // Holding the lock proves nothing else runs: rows still "running" belong to a dead instance.
         await this.failStaleRuns();
@@ -380,10 +405,22 @@ export class DataOps {
         this.active = active;
         if (opts.queued) this.queued = null;
         handedOver = true;
-        active.done = this.execute(active, conn)
-          .catch((err) => this.opts.log?.error({ err }, "data operation bookkeeping failed"))
+        const executed = this.execute(active, conn).catch((err) =>
+          this.opts.log?.error({ err }, "data operation bookkeeping failed"),
+        );
+        // The run is over once it has recorded its end. Its connection goes on, still holding the
+        // lock: on PostgreSQL it drops the live tables the run's swaps retired (their files are
+        // freed there, after the commit and without the run waiting: ≈ 0.2 s on the large demo
+        // set), then leaves nothing of the run on the pooled connection: settings, and above all
+        // the lock. The next start waits for that (released); on PGlite the run dropped them itself.
+        this.released = executed
+          .then(async () => {
+            if (this.opts.db.kind === "postgres" && type !== "chat")
+              await dropRetiredSchema(conn).catch((err) =>
+                this.opts.log?.error({ err }, "dropping the replaced tables failed"),
+              );
+          })
           .finally(async () => {
-            // Leave nothing of the run on a pooled connection: settings, and above all the lock.
             let clean = true;
             await conn.exec("RESET ALL").catch(() => {
               clean = false;
@@ -392,8 +429,10 @@ export class DataOps {
               clean = false;
             });
             await conn.release(!clean);
-            this.active = null;
           });
+        active.done = executed.then(() => {
+          this.active = null;
+        });
         return { run_id: run.id };
       } finally {
         if (!handedOver)
@@ -452,9 +491,15 @@ export class DataOps {
     await this.persistChain.catch(() => {});
   }
 
+  /** Idle, and the last run's connection given back (the tables its swaps replaced dropped). */
+  async settled(): Promise<void> {
+    await this.idle();
+    await this.released;
+  }
+
   async close(): Promise<void> {
     if (this.active) this.abortRun(this.active, SHUTDOWN_CANCEL_MESSAGE);
-    await this.idle();
+    await this.settled();
     for (const u of this.unsubscribe) u();
   }
 
@@ -883,6 +928,9 @@ export class DataOps {
       clearInterval(poll);
       await dropStaging(conn).catch(() => {});
       if (run.type === "reset") await dropSwapSchema(conn).catch(() => {});
+      // (On PostgreSQL the run's connection does this once the run is over: start().)
+      if (run.type !== "chat" && this.opts.db.kind !== "postgres")
+        await dropRetiredSchema(conn).catch(() => {});
       await publishChain;
       await this.persistChain.catch(() => {});
     }

@@ -454,6 +454,8 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
     expect((metricsBefore as unknown[]).length).toBeGreaterThan(5);
     expect((before.indexes as unknown[]).length).toBeGreaterThan(tables.length);
     expect((await p.run("reset")).status).toBe("complete");
+    // (On PostgreSQL the tables replaced are dropped after the run: until then the catalog lists them.)
+    await p.ops.settled();
     // New tables were swapped in (not the same tables refilled)…
     for (const [i, o] of (await oids()).entries()) expect(o.oid).not.toBe(oidsBefore[i]!.oid);
     // …and they look exactly like the ones the migrations made.
@@ -463,6 +465,35 @@ describe(`data pipeline on the hand-made fixture (${testBackend})`, () => {
       "SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'import_swap'",
     );
     expect(left!.n).toBe(0);
+    // The tables replaced are gone.
+    const [old] = await prisma.$queryRawUnsafe<{ n: number; schemas: number }[]>(
+      `SELECT (SELECT count(*)::int FROM pg_class WHERE oid = ANY ($1::oid[])) AS n,
+         (SELECT count(*)::int FROM pg_namespace WHERE nspname = 'import_retired') AS schemas`,
+      oidsBefore.map((o) => o.oid),
+    );
+    expect(old).toEqual({ n: 0, schemas: 0 });
+  });
+
+  it("a Full Reset fails and changes nothing when a view depends on a table it replaces", async () => {
+    const { prisma } = tdb.db;
+    dir = FIXTURE_DIR;
+    await prisma.$executeRawUnsafe(
+      "CREATE VIEW metrics_view AS SELECT pid, units_30d FROM product_metrics WHERE units_30d > 0",
+    );
+    try {
+      const before = await prisma.$queryRawUnsafe<unknown[]>("SELECT * FROM metrics_view ORDER BY pid");
+      expect(before.length).toBeGreaterThan(0);
+      const end = await p.run("reset");
+      expect(end.status).toBe("error");
+      expect(end.error).toMatch(/depend/);
+      await p.ops.settled();
+      // The view still reads the live table, which kept its figures.
+      expect(await prisma.$queryRawUnsafe<unknown[]>("SELECT * FROM metrics_view ORDER BY pid")).toEqual(
+        before,
+      );
+    } finally {
+      await prisma.$executeRawUnsafe("DROP VIEW IF EXISTS metrics_view");
+    }
   });
 });
 
