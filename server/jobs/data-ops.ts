@@ -926,11 +926,14 @@ export class DataOps {
       });
     } finally {
       clearInterval(poll);
-      await dropStaging(conn).catch(() => {});
-      if (run.type === "reset") await dropSwapSchema(conn).catch(() => {});
+      // Each tried twice: a cancel's interrupt (abortRun, sent from another connection) may reach
+      // the run's connection late, in one of these statements.
+      const twice = (fn: (c: SqlConnection) => Promise<void>) =>
+        fn(conn).catch(() => fn(conn).catch(() => {}));
+      await twice(dropStaging);
+      if (run.type === "reset") await twice(dropSwapSchema);
       // (On PostgreSQL the run's connection does this once the run is over: start().)
-      if (run.type !== "chat" && this.opts.db.kind !== "postgres")
-        await dropRetiredSchema(conn).catch(() => {});
+      if (run.type !== "chat" && this.opts.db.kind !== "postgres") await twice(dropRetiredSchema);
       await publishChain;
       await this.persistChain.catch(() => {});
     }
