@@ -429,7 +429,8 @@ export class DataOps {
               clean = false;
             });
             await conn.release(!clean);
-          });
+          })
+          .catch((err) => this.opts.log?.error({ err }, "giving back the run's connection failed"));
         active.done = executed.then(() => {
           this.active = null;
         });

@@ -951,11 +951,13 @@ export async function swapTable(
  */
 async function swapIn(tx: SqlConnection, table: string, attach: readonly string[]): Promise<void> {
   if (attach.length) await tx.exec(attach.join(";\n"));
-  // The live table, and whether anything outside it depends on it (a view, a key of another table:
-  // pg_depend's normal dependencies) or it owns a sequence.
+  // The live table, and whether anything outside it depends on it or on its row type (a view, a
+  // key of another table: pg_depend's normal dependencies) or it owns a sequence.
   const [live] = await tx.query<{ schema: string; held: boolean }>(
     `SELECT n.nspname AS schema,
-       EXISTS (SELECT 1 FROM pg_depend d WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = c.oid
+       EXISTS (SELECT 1 FROM pg_depend d
+               WHERE ((d.refclassid = 'pg_class'::regclass AND d.refobjid = c.oid)
+                      OR (d.refclassid = 'pg_type'::regclass AND d.refobjid = c.reltype))
                  AND d.deptype = 'n')
        OR EXISTS (SELECT 1 FROM pg_depend d JOIN pg_class s ON s.oid = d.objid
                   WHERE d.classid = 'pg_class'::regclass AND d.refclassid = 'pg_class'::regclass
